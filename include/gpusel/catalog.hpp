@@ -1,0 +1,72 @@
+#pragma once
+// The GPU catalog: parsed, typed records of data/gpus.json (see data/schema/gpus.schema.json
+// for each field's unit and convention).
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpusel {
+
+struct Price {
+  double amount = 0;
+  std::string currency;  // ISO 4217: USD, CNY, EUR, ...
+  std::string kind;      // msrp | street | used | estimate
+  std::string as_of;     // YYYY-MM-DD
+  std::string source;
+};
+
+struct Interconnect {
+  std::string kind = "none";  // none | nvlink-bridge | nvlink | infinity-fabric | xe-link | hccs | ...
+  double bandwidth_gbs = 0;   // per GPU, total of both directions, as vendors quote NVLink
+  int max_gpus = 1;           // largest group linked all-to-all at that bandwidth
+};
+
+struct Gpu {
+  std::string id, name, vendor, architecture, segment, form_factor, memory_type;
+  int launch_year = 0;
+  double vram_gb = 0;  // as marketed (10^9 bytes for HBM/GDDR marketing, see schema)
+  bool ecc = false;
+  bool unified_memory = false;  // Apple: memory shared with the CPU
+  double bandwidth_gbs = 0;
+  double fp32_tflops = 0;
+  // Dense tensor throughput (never "with sparsity"). fp16/bf16 accumulate in FP32.
+  std::optional<double> bf16_tflops_dense, fp16_tflops_dense, fp16_acc16_tflops_dense,
+      int8_tops_dense, fp8_tflops_dense, fp4_tflops_dense;
+  double tdp_w = 0;
+  Interconnect interconnect;
+  int pcie_gen = 0, pcie_lanes = 0;
+  std::string ecosystem;        // cuda | rocm | oneapi | synapseai | cann | metal
+  std::string platform_target;  // e.g. "sm_89", "gfx942": what kernels must be built for
+  std::vector<Price> prices;
+  std::vector<std::string> sources;
+  std::string notes;
+  nlohmann::json raw;  // the record as read, for `catalog show --format json`
+
+  // Dense 16-bit tensor TFLOPS used for training: BF16 where the card has it, else FP16.
+  double tensor16_tflops() const;
+};
+
+struct Catalog {
+  std::string origin;    // "embedded" or a path, for messages
+  std::string reviewed;  // date the catalog's numbers were last checked
+  std::vector<Gpu> gpus;
+
+  const Gpu* find(std::string_view id) const;
+  std::vector<std::string> ids() const;
+};
+
+// Parses a catalog document. Throws Error(data) naming origin and the record on a
+// missing or mistyped required field; full checking is `validate_catalog`'s job.
+Catalog parse_catalog(const nlohmann::json& doc, const std::string& origin);
+
+// Parses JSON text, throwing Error(data) "origin:line:col: ..." on a syntax error.
+nlohmann::json parse_json_text(const std::string& text, const std::string& origin);
+
+// Overlay: records with an id already present replace it in place; new ones append.
+void merge_catalog(Catalog& base, const Catalog& overlay);
+
+// The lookup behind `catalog show`: exact id, else Error(usage) with suggestions.
+const Gpu& require_gpu(const Catalog& catalog, std::string_view id);
+
+}  // namespace gpusel

@@ -1,0 +1,22 @@
+#pragma once
+// Small text helpers shared by the core modules.
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpusel {
+
+// Whole file as a string; Error(data) naming the path when it cannot be read
+// (missing, a directory, no permission).
+std::string read_file(const std::string& path);
+
+// Levenshtein distance, for "did you mean" suggestions.
+std::size_t edit_distance(std::string_view a, std::string_view b);
+
+// Up to `max` candidates closest to `word` (prefix matches first), nearest first.
+std::vector<std::string> nearest(std::string_view word, const std::vector<std::string>& candidates,
+                                 std::size_t max = 3);
+
+std::string to_lower(std::string_view s);
+
+}  // namespace gpusel

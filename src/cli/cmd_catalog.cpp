@@ -1,0 +1,115 @@
+// `gpusel catalog list|show|validate`.
+#include <algorithm>
+
+#include "cli/context.hpp"
+#include "cli/render.hpp"
+#include "gpusel/error.hpp"
+#include "gpusel/text.hpp"
+
+namespace gpusel::cli {
+namespace {
+
+struct ListArgs {
+  std::string vendor, segment, format = "table";
+  double min_vram = 0;
+};
+
+std::string opt(const std::optional<double>& v, int decimals) {
+  return v ? fixed(*v, decimals) : "-";
+}
+
+std::string link(const Gpu& g) {
+  if (g.interconnect.kind == "none") return "PCIe";
+  return g.interconnect.kind + " " + fixed(g.interconnect.bandwidth_gbs, 0);
+}
+
+// The price a buyer would pay today: the newest dated entry, whatever its kind.
+std::string latest_price(const Gpu& g) {
+  if (g.prices.empty()) return "-";
+  auto it = std::max_element(g.prices.begin(), g.prices.end(),
+                             [](const Price& a, const Price& b) { return a.as_of < b.as_of; });
+  return fixed(it->amount, 0) + " " + it->currency + " " + it->kind;
+}
+
+Table gpu_table(const std::vector<const Gpu*>& gpus) {
+  Table t{{{"id"}, {"name"}, {"vendor"}, {"segment"}, {"vram_gb", true}, {"memory"},
+           {"bw_gbs", true}, {"bf16_tflops", true}, {"fp32_tflops", true}, {"tdp_w", true},
+           {"link_gbs"}, {"ecosystem"}, {"latest price"}},
+          {}};
+  for (const Gpu* g : gpus)
+    t.rows.push_back({g->id, g->name, g->vendor, g->segment, fixed(g->vram_gb, 0), g->memory_type,
+                      fixed(g->bandwidth_gbs, 0), opt(g->bf16_tflops_dense, 1),
+                      fixed(g->fp32_tflops, 1), fixed(g->tdp_w, 0), link(*g), g->ecosystem,
+                      latest_price(*g)});
+  return t;
+}
+
+bool matches(const Gpu& g, const ListArgs& a) {
+  return (a.vendor.empty() || to_lower(a.vendor) == g.vendor) &&
+         (a.segment.empty() || to_lower(a.segment) == g.segment) && g.vram_gb >= a.min_vram;
+}
+
+int run_list(Context& ctx, const ListArgs& a) {
+  const Format f = parse_format(a.format);
+  std::vector<const Gpu*> picked;
+  for (const auto& g : ctx.catalog().gpus)
+    if (matches(g, a)) picked.push_back(&g);
+  Output o;
+  o.table = gpu_table(picked);
+  o.after = std::to_string(picked.size()) + " of " + std::to_string(ctx.catalog().gpus.size()) +
+            " GPUs (" + ctx.catalog().origin + "); tensor TFLOPS are dense, FP32 accumulate\n";
+  o.json = {{"schema_version", 1}, {"count", picked.size()}, {"gpus", nlohmann::json::array()}};
+  for (const Gpu* g : picked) o.json["gpus"].push_back(g->raw);
+  emit(*ctx.out, o, f);
+  return 0;
+}
+
+Table record_table(const nlohmann::json& rec) {
+  Table t{{{"field"}, {"value"}}, {}};
+  for (const auto& [key, value] : rec.items())
+    t.rows.push_back({key, value.is_string() ? value.get<std::string>() : value.dump()});
+  return t;
+}
+
+int run_show(Context& ctx, const std::string& id, const std::string& format) {
+  const Format f = parse_format(format);
+  const Gpu& g = require_gpu(ctx.catalog(), id);
+  Output o;
+  o.table = record_table(g.raw);
+  o.json = {{"schema_version", 1}, {"gpu", g.raw}};
+  emit(*ctx.out, o, f);
+  return 0;
+}
+
+void add_list(CLI::App& catalog, Context& ctx) {
+  auto args = std::make_shared<ListArgs>();
+  auto* cmd = catalog.add_subcommand("list", "List catalog GPUs (filters combine)");
+  cmd->add_option("--vendor", args->vendor, "nvidia, amd, intel, huawei or apple");
+  cmd->add_option("--segment", args->segment, "consumer, workstation or datacenter");
+  cmd->add_option("--min-vram", args->min_vram, "only cards with at least this many GB")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--format", args->format, "table, json or csv")->capture_default_str();
+  cmd->callback([&ctx, args] { ctx.action = [&ctx, args] { return run_list(ctx, *args); }; });
+}
+
+void add_show(CLI::App& catalog, Context& ctx) {
+  auto id = std::make_shared<std::string>();
+  auto format = std::make_shared<std::string>("table");
+  auto* cmd = catalog.add_subcommand("show", "Show every field of one GPU, with its sources");
+  cmd->add_option("id", *id, "GPU id, e.g. rtx-4090")->required();
+  cmd->add_option("--format", *format, "table or json")->capture_default_str();
+  cmd->callback([&ctx, id, format] {
+    ctx.action = [&ctx, id, format] { return run_show(ctx, *id, *format); };
+  });
+}
+
+}  // namespace
+
+void add_catalog_commands(CLI::App& app, Context& ctx) {
+  auto* catalog = app.add_subcommand("catalog", "List, show and validate the GPU catalog");
+  catalog->require_subcommand(1);
+  add_list(*catalog, ctx);
+  add_show(*catalog, ctx);
+}
+
+}  // namespace gpusel::cli

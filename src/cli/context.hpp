@@ -1,0 +1,27 @@
+#pragma once
+// What every subcommand shares: the global options and the data they select.
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <ostream>
+
+#include "gpusel/data_source.hpp"
+
+namespace gpusel::cli {
+
+struct Context {
+  DataPaths paths;
+  std::ostream* out = nullptr;
+  std::function<int()> action;  // set by the subcommand that was chosen
+
+  const Catalog& catalog();  // loaded once, on first use
+
+ private:
+  std::optional<Catalog> catalog_;
+};
+
+// Each command family adds its subcommands to the app; the chosen one sets ctx.action.
+void add_catalog_commands(CLI::App& app, Context& ctx);
+
+}  // namespace gpusel::cli

@@ -1,0 +1,90 @@
+#include "cli/render.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "gpusel/error.hpp"
+
+namespace gpusel::cli {
+namespace {
+
+// Display width, counting each UTF-8 code point once (units like "µ" or "¥").
+std::size_t width(const std::string& s) {
+  return static_cast<std::size_t>(
+      std::count_if(s.begin(), s.end(), [](char c) { return (c & 0xC0) != 0x80; }));
+}
+
+std::string pad(const std::string& s, std::size_t w, bool right) {
+  std::string fill(w > width(s) ? w - width(s) : 0, ' ');
+  return right ? fill + s : s + fill;
+}
+
+std::string csv_cell(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+}  // namespace
+
+Format parse_format(const std::string& name) {
+  if (name == "table") return Format::table;
+  if (name == "json") return Format::json;
+  if (name == "csv") return Format::csv;
+  throw usage_error("unknown format '" + name + "' (use table, json or csv)");
+}
+
+std::string render_table(const Table& t) {
+  std::vector<std::size_t> w(t.columns.size());
+  for (std::size_t c = 0; c < t.columns.size(); ++c) {
+    w[c] = width(t.columns[c].header);
+    for (const auto& row : t.rows) w[c] = std::max(w[c], width(row.at(c)));
+  }
+  auto line = [&](auto cell) {
+    std::string s;
+    for (std::size_t c = 0; c < t.columns.size(); ++c)
+      s += (c ? "  " : "") + pad(cell(c), w[c], t.columns[c].right);
+    while (!s.empty() && s.back() == ' ') s.pop_back();
+    return s + "\n";
+  };
+  std::string out = line([&](std::size_t c) { return t.columns[c].header; });
+  out += line([&](std::size_t c) { return std::string(w[c], '-'); });
+  for (const auto& row : t.rows) out += line([&](std::size_t c) { return row[c]; });
+  return out;
+}
+
+std::string render_csv(const Table& t) {
+  std::string out;
+  for (std::size_t c = 0; c < t.columns.size(); ++c)
+    out += (c ? "," : "") + csv_cell(t.columns[c].header);
+  out += "\n";
+  for (const auto& row : t.rows) {
+    for (std::size_t c = 0; c < row.size(); ++c) out += (c ? "," : "") + csv_cell(row[c]);
+    out += "\n";
+  }
+  return out;
+}
+
+void emit(std::ostream& out, const Output& o, Format f) {
+  std::string text;
+  if (f == Format::json) text = o.json.dump(2) + "\n";
+  else if (f == Format::csv) text = render_csv(o.table);
+  else text = o.before + (o.table.columns.empty() ? "" : render_table(o.table)) + o.after;
+  out << text;
+  out.flush();
+}
+
+std::string fixed(double v, int decimals) { return fmt::format("{:.{}f}", v, decimals); }
+
+std::string gib(double bytes) { return fixed(bytes / (1024.0 * 1024.0 * 1024.0), 2); }
+
+bool colour_enabled() {
+  const char* no = std::getenv("NO_COLOR");
+  return isatty(STDOUT_FILENO) && !(no && *no);
+}
+
+}  // namespace gpusel::cli
