@@ -110,6 +110,7 @@ void add_catalog_commands(CLI::App& app, Context& ctx) {
   catalog->require_subcommand(1);
   add_list(*catalog, ctx);
   add_show(*catalog, ctx);
+  add_validate_command(*catalog, ctx);
 }
 
 }  // namespace gpusel::cli

@@ -23,5 +23,6 @@ struct Context {
 
 // Each command family adds its subcommands to the app; the chosen one sets ctx.action.
 void add_catalog_commands(CLI::App& app, Context& ctx);
+void add_validate_command(CLI::App& catalog, Context& ctx);
 
 }  // namespace gpusel::cli
