@@ -1,0 +1,43 @@
+#pragma once
+// Rows of tests/calibration/vram_measured.csv turned into workloads the estimator can
+// price, with what each row measured and how to compare it.
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpusel/models.hpp"
+#include "gpusel/workload.hpp"
+
+namespace calibration {
+
+using Row = std::map<std::string, std::string>;  // column -> cell
+
+// RFC 4180-style CSV (quoted cells with commas and doubled quotes). Throws on a ragged row.
+std::vector<Row> read_csv(const std::string& path);
+
+enum class Metric { allocated, reserved, total };
+enum class Kind { point, oom, fits };  // a measurement, an OOM, a configuration that fit
+
+struct Case {
+  std::string id, model, source, status;
+  gpusel::Workload workload;
+  Kind kind = Kind::point;
+  Metric metric = Metric::total;
+  double measured_bytes = 0;    // per GPU
+  double capacity_bytes = 0;    // the card's marketed VRAM (oom/fits rows)
+  double context_bytes = -1;    // the row's own measured CUDA context, when it states one
+  bool suspect = false;         // the data flags the row as suspect: reported, not scored
+  bool held_out = false;        // not looked at while developing the model
+};
+
+struct Conversion {
+  std::optional<Case> c;
+  std::string skip_reason;  // when c is empty
+};
+
+Conversion convert(const Row& row, const std::vector<gpusel::ModelArch>& presets);
+
+const char* to_string(Metric m);
+
+}  // namespace calibration

@@ -1,0 +1,144 @@
+// Calibration report: the estimator against every expressible row of vram_measured.csv.
+// Usage: vram_report [path/to/vram_measured.csv] [--quiet]
+// Exits 1 when a target is missed: median |error| <= 10 %, p90 <= 25 %, no OOM row
+// predicted to fit. Rows the data flags as suspect are listed but not scored.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "calibration_rows.hpp"
+#include "gpusel/embedded.hpp"
+#include "gpusel/error.hpp"
+#include "gpusel/estimator.hpp"
+#include "gpusel/fit.hpp"
+#include "gpusel/json_source.hpp"
+
+#ifndef GPUSEL_CALIBRATION_CSV
+#define GPUSEL_CALIBRATION_CSV "tests/calibration/vram_measured.csv"
+#endif
+
+namespace {
+
+using calibration::Case;
+using calibration::Kind;
+using calibration::Metric;
+
+struct Scored {
+  const Case* c;
+  double predicted;  // in the row's metric
+  double error;      // (predicted - measured) / measured
+};
+
+double predicted_in_metric(const Case& c, const gpusel::Estimate& e) {
+  switch (c.metric) {
+    case Metric::allocated: return e.allocated_bytes();
+    case Metric::reserved: return e.reserved_bytes();
+    case Metric::total:
+      // A row that states its own CUDA context (an old V100/CUDA 11 stack) uses it.
+      return c.context_bytes > 0 ? e.reserved_bytes() + c.context_bytes : e.total_bytes;
+  }
+  return e.total_bytes;
+}
+
+double percentile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const double pos = q * double(v.size() - 1);
+  const auto lo = std::size_t(std::floor(pos)), hi = std::size_t(std::ceil(pos));
+  return v[lo] + (v[hi] - v[lo]) * (pos - double(lo));
+}
+
+struct Summary {
+  std::vector<double> all, dev, held;
+};
+
+void print_stats(const char* name, const std::vector<double>& errs) {
+  std::printf("  %-10s n=%3zu  median |error| %5.1f %%  p90 %5.1f %%  max %5.1f %%\n", name,
+              errs.size(), 100 * percentile(errs, 0.5), 100 * percentile(errs, 0.9),
+              errs.empty() ? 0.0 : 100 * *std::max_element(errs.begin(), errs.end()));
+}
+
+std::string describe(const gpusel::Workload& w) {
+  std::string s = gpusel::to_string(w.mode) + " " + gpusel::to_string(w.precision) +
+                  (w.amp ? "+amp" : "") + " b" + std::to_string(w.batch) + " s" +
+                  std::to_string(w.seq_len);
+  if (gpusel::is_training(w.mode)) s += w.grad_ckpt ? " ckpt" : "";
+  if (w.gpus > 1) s += " " + std::to_string(w.gpus) + "x" + gpusel::to_string(w.shard);
+  return s;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string path = GPUSEL_CALIBRATION_CSV;
+  bool quiet = false;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--quiet") == 0) quiet = true;
+    else path = argv[i];
+  }
+  try {
+    const auto doc = gpusel::parse_located(gpusel::embedded_text("data/models.json"),
+                                           "data/models.json").doc;
+    const auto presets = gpusel::parse_models(doc, "data/models.json");
+    const auto rows = calibration::read_csv(path);
+    std::vector<Case> cases;
+    std::map<std::string, int> skipped;
+    for (const auto& row : rows) {
+      auto conv = calibration::convert(row, presets);
+      if (conv.c) cases.push_back(*conv.c);
+      else skipped[conv.skip_reason]++;
+    }
+    Summary sum;
+    int oom_wrong = 0, fits_wrong = 0, bounds = 0;
+    std::printf("%-4s %-24s %-34s %-12s %9s %9s %8s\n", "id", "model", "workload", "metric",
+                "measured", "estimate", "error");
+    for (const auto& c : cases) {
+      const auto e = gpusel::estimate(c.workload);
+      const double pred = predicted_in_metric(c, e);
+      if (c.kind != Kind::point) {
+        ++bounds;
+        // The same verdict `gpusel fit` gives: the total against the usable memory.
+        gpusel::Gpu gpu;
+        gpu.vram_gb = c.capacity_bytes / 1e9;
+        const bool fits = e.total_bytes <= gpusel::usable_bytes(gpu);
+        const bool right = (c.kind == Kind::oom) != fits;
+        if (!right) (c.kind == Kind::oom ? oom_wrong : fits_wrong)++;
+        std::printf("%-4s %-24.24s %-34.34s %-12s %8s %8.2fG %8s\n", c.id.c_str(),
+                    c.model.c_str(), describe(c.workload).c_str(),
+                    c.kind == Kind::oom ? "OOM" : "fit-bound",
+                    (std::to_string(int(c.capacity_bytes / 1e9)) + "G").c_str(),
+                    e.total_bytes / 1e9, right ? "right" : "WRONG");
+        continue;
+      }
+      const double err = (pred - c.measured_bytes) / c.measured_bytes;
+      if (!quiet || std::abs(err) > 0.25)
+        std::printf("%-4s %-24.24s %-34.34s %-12s %8.2fG %8.2fG %+7.1f%%%s%s\n", c.id.c_str(),
+                    c.model.c_str(), describe(c.workload).c_str(), to_string(c.metric),
+                    c.measured_bytes / 1e9, pred / 1e9, 100 * err,
+                    c.held_out ? " (held out)" : "", c.suspect ? " (suspect, not scored)" : "");
+      if (c.suspect) continue;
+      sum.all.push_back(std::abs(err));
+      (c.held_out ? sum.held : sum.dev).push_back(std::abs(err));
+    }
+    std::printf("\nrows %zu, expressed %zu, skipped %zu:\n", rows.size(), cases.size(),
+                rows.size() - cases.size());
+    for (const auto& [why, n] : skipped) std::printf("  %2d  %s\n", n, why.c_str());
+    std::printf("\nerror on measured rows (estimate in the row's metric):\n");
+    print_stats("all", sum.all);
+    print_stats("developed", sum.dev);
+    print_stats("held out", sum.held);
+    std::printf("bound rows %d: OOM predicted to fit %d, fit-bound predicted not to fit %d\n",
+                bounds, oom_wrong, fits_wrong);
+    const bool ok = percentile(sum.all, 0.5) <= 0.10 && percentile(sum.all, 0.9) <= 0.25 &&
+                    oom_wrong == 0;
+    std::printf("targets (median <= 10 %%, p90 <= 25 %%, no OOM predicted to fit): %s\n",
+                ok ? "met" : "MISSED");
+    return ok ? 0 : 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "vram_report: %s\n", e.what());
+    return 2;
+  }
+}
