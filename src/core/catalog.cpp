@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "gpusel/error.hpp"
+#include "gpusel/json_source.hpp"
 #include "gpusel/text.hpp"
 
 namespace gpusel {
@@ -137,22 +138,8 @@ Catalog parse_catalog(const json& doc, const std::string& origin) {
 }
 
 json parse_json_text(const std::string& text, const std::string& origin) {
-  try {
-    return json::parse(text);
-  } catch (const json::parse_error& e) {
-    // byte offset -> line:column, so the user can jump to the spot in an editor
-    std::size_t pos = std::min<std::size_t>(e.byte, text.size());
-    std::size_t line = 1, col = 1;
-    for (std::size_t i = 0; i + 1 < pos; ++i) {
-      if (text[i] == '\n') ++line, col = 1;
-      else ++col;
-    }
-    std::string msg = e.what();
-    auto cut = msg.find("; last read");
-    auto start = msg.find("syntax error");
-    if (start != std::string::npos) msg = msg.substr(start, cut == std::string::npos ? msg.npos : cut - start);
-    throw data_error(origin + ":" + std::to_string(line) + ":" + std::to_string(col) + ": " + msg);
-  }
+  // parse_located bounds nesting depth and reports "origin:line:col: reason".
+  return parse_located(text, origin).doc;
 }
 
 void merge_catalog(Catalog& base, const Catalog& overlay) {

@@ -1,6 +1,8 @@
 #include "gpusel/validate.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <tuple>
 #include <regex>
 #include <set>
 
@@ -123,6 +125,11 @@ ValidationReport validate_document(std::string_view text, const std::string& fil
   }
   check_against_schema(src.doc, *kind, f);
   check_semantics(src.doc, *kind, options, f);
+  // Source order, so a reader can walk the file top to bottom.
+  std::stable_sort(report.diagnostics.begin(), report.diagnostics.end(),
+                   [](const Diagnostic& a, const Diagnostic& b) {
+                     return std::tie(a.pos.line, a.pos.column) < std::tie(b.pos.line, b.pos.column);
+                   });
   return report;
 }
 
