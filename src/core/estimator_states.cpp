@@ -10,10 +10,15 @@ namespace gpusel::detail {
 
 std::string num(double v) {
   char buf[32];
-  if (v != 0 && (v >= 1e5 || v < 1e-2)) std::snprintf(buf, sizeof buf, "%.3ge%d",
-      v / std::pow(10.0, std::floor(std::log10(std::abs(v)))),
-      int(std::floor(std::log10(std::abs(v)))));
-  else std::snprintf(buf, sizeof buf, "%.4g", v);
+  const double a = std::abs(v);
+  if (a >= 1e5) {
+    const int e = int(std::floor(std::log10(a)));
+    std::snprintf(buf, sizeof buf, "%.3ge%d", v / std::pow(10.0, e), e);
+  } else if (v == std::floor(v)) {
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.4g", v);
+  }
   return buf;
 }
 
@@ -189,7 +194,8 @@ void add_lora(const Setup& s, std::vector<Component>& out) {
 double trained_value_bytes(const Setup& s, bool for_grads) {
   const Workload& w = s.w;
   if (s.adapters) return estimator_constant("lora_param_bytes");
-  if (w.amp) return (for_grads && s.shards_grads()) ? 2 : 4;  // ZeRO keeps 16-bit grads
+  // DeepSpeed ZeRO/FSDP reduce 16-bit gradients; torch AMP accumulates them into fp32 params.
+  if (w.amp) return (for_grads && s.shards_states()) ? 2 : 4;
   return bytes_per_value(w.precision);
 }
 

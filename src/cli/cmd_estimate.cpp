@@ -1,0 +1,167 @@
+// `gpusel estimate` (memory per GPU, part by part) and `gpusel fit` (what fits on a card).
+#include "cli/cmd_estimate.hpp"
+
+#include "cli/render.hpp"
+#include "cli/workload_options.hpp"
+#include "gpusel/error.hpp"
+#include "gpusel/estimator.hpp"
+#include "gpusel/fit.hpp"
+
+namespace gpusel::cli {
+namespace {
+
+using nlohmann::json;
+
+struct EstimateArgs {
+  WorkloadArgs w;
+  std::string format = "table";
+  bool explain = false;
+};
+
+struct FitArgs {
+  WorkloadArgs w;
+  std::string gpu, reserve, format = "table";
+  int count = 1;
+};
+
+std::string share(double part, double total) {
+  return total > 0 ? fixed(100 * part / total, 1) + " %" : "-";
+}
+
+json estimate_json(const Estimate& e) {
+  json j{{"schema_version", 1},
+         {"total_bytes", e.total_bytes},
+         {"low_bytes", e.low_bytes},
+         {"high_bytes", e.high_bytes},
+         {"components", json::array()},
+         {"assumptions", e.assumptions}};
+  for (const auto& c : e.components)
+    j["components"].push_back({{"name", c.name}, {"bytes", c.bytes}, {"formula", c.formula}});
+  return j;
+}
+
+Table component_table(const Estimate& e, bool explain) {
+  Table t{{{"component"}, {"GiB", true}, {"share", true}}, {}};
+  if (explain) t.columns.push_back({"formula"});
+  for (const auto& c : e.components) {
+    std::vector<std::string> row{c.name, gib(c.bytes), share(c.bytes, e.total_bytes)};
+    if (explain) row.push_back(c.formula);
+    t.rows.push_back(row);
+  }
+  return t;
+}
+
+std::string bullet_list(const std::vector<std::string>& lines) {
+  std::string out;
+  for (const auto& l : lines) out += "  - " + l + "\n";
+  return out;
+}
+
+std::string headline(const Workload& w) {
+  return w.model.name + " (" + (w.model_from_preset ? w.model.id : "bare count") + ", " +
+         fixed(w.model.params / 1e9, 2) + "B params), " + to_string(w.mode) + "\n";
+}
+
+int run_estimate(Context& ctx, const EstimateArgs& a) {
+  const Format f = parse_format(a.format);
+  const Workload w = resolve_workload(a.w);
+  const Estimate e = estimate(w);
+  Output o;
+  o.before = headline(w);
+  o.table = component_table(e, a.explain);
+  o.after = "total per GPU " + gib(e.total_bytes) + " GiB (" + fixed(e.total_bytes / 1e9, 2) +
+            " GB), likely " + gib(e.low_bytes) + " to " + gib(e.high_bytes) +
+            " GiB\nassumptions:\n" + bullet_list(e.assumptions);
+  o.json = estimate_json(e);
+  emit(*ctx.out, o, f);
+  return 0;
+}
+
+std::string seq_text(const FitResult& r) {
+  if (r.max_seq_len == 0) return "none";
+  std::string s = std::to_string(r.max_seq_len);
+  if (r.max_seq_len == r.seq_len_cap) s += " (the model's context)";
+  return s;
+}
+
+Table fit_table(const FitResult& r, const Workload& w) {
+  const std::string len = is_training(w.mode) ? "largest sequence length" : "largest context";
+  Table t{{{"question"}, {"answer", true}}, {}};
+  t.rows.push_back({"usable memory per card (GiB)", gib(r.usable_bytes)});
+  t.rows.push_back({"requested workload (GiB)", gib(r.requested.total_bytes)});
+  t.rows.push_back({"fits", r.fits ? "yes" : "no"});
+  t.rows.push_back({"largest batch at seq " + std::to_string(w.seq_len),
+                    r.max_batch ? std::to_string(r.max_batch) : "none"});
+  t.rows.push_back({len + " at batch " + std::to_string(w.batch), seq_text(r)});
+  return t;
+}
+
+std::string changes_text(const FitResult& r) {
+  if (r.changes.empty()) return "";
+  std::string out = "changes (KNOWLEDGE K37), each re-estimated:\n";
+  for (const auto& c : r.changes)
+    out += "  " + std::string(c.fits ? "fits    " : "too big ") + gib(c.estimate.total_bytes) +
+           " GiB  " + c.change + "\n";
+  return out;
+}
+
+json fit_json(const FitResult& r, const Gpu& g, int count, const Reserve& res) {
+  json j{{"schema_version", 1},       {"gpu", g.id},
+         {"count", count},            {"reserve", describe(res)},
+         {"usable_bytes", r.usable_bytes}, {"fits", r.fits},
+         {"requested", estimate_json(r.requested)},
+         {"max_batch", r.max_batch}, {"max_seq_len", r.max_seq_len},
+         {"seq_len_cap", r.seq_len_cap}, {"changes", json::array()}};
+  for (const auto& c : r.changes)
+    j["changes"].push_back(
+        {{"change", c.change}, {"total_bytes", c.estimate.total_bytes}, {"fits", c.fits}});
+  return j;
+}
+
+int run_fit(Context& ctx, const FitArgs& a) {
+  const Format f = parse_format(a.format);
+  const Workload w = resolve_workload(a.w);
+  const Gpu& g = require_gpu(ctx.catalog(), a.gpu);
+  const Reserve res = a.reserve.empty() ? Reserve{} : parse_reserve(a.reserve);
+  const FitResult r = fit(w, g, a.count, res);
+  Output o;
+  o.before = headline(w) + "on " + std::to_string(a.count) + " x " + g.name + " (" +
+             fixed(g.vram_gb, 0) + " GB, reserve " + describe(res) + ")\n";
+  o.table = fit_table(r, w);
+  o.after = changes_text(r);
+  o.json = fit_json(r, g, a.count, res);
+  emit(*ctx.out, o, f);
+  return r.fits ? 0 : static_cast<int>(ExitCode::negative);
+}
+
+void add_estimate(CLI::App& app, Context& ctx) {
+  auto args = std::make_shared<EstimateArgs>();
+  CLI::App* cmd = app.add_subcommand("estimate", "GPU memory a workload needs, per GPU, by part");
+  add_workload_options(cmd, args->w);
+  cmd->add_option("--format", args->format, "table|json (default table)");
+  cmd->add_flag("--explain", args->explain, "show each component's formula with its numbers");
+  cmd->callback([&ctx, args] { ctx.action = [&ctx, args] { return run_estimate(ctx, *args); }; });
+}
+
+void add_fit(CLI::App& app, Context& ctx) {
+  auto args = std::make_shared<FitArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "fit", "largest batch and sequence that fit on a card; what to change when nothing does");
+  cmd->add_option("--gpu", args->gpu, "GPU id (gpusel catalog list)")->required();
+  cmd->add_option("--count", args->count, "number of such cards (default 1)");
+  cmd->add_option("--reserve", args->reserve,
+                  "memory kept free per card: 10% (default, engine defaults / K2), 0.15, 2GB");
+  add_workload_options(cmd, args->w);
+  cmd->add_option("--format", args->format, "table|json (default table)");
+  cmd->callback([&ctx, args] { ctx.action = [&ctx, args] { return run_fit(ctx, *args); }; });
+}
+
+}  // namespace
+
+void add_estimate_commands(CLI::App& app, Context& ctx) {
+  add_estimate(app, ctx);
+  add_fit(app, ctx);
+  add_models_commands(app, ctx);
+}
+
+}  // namespace gpusel::cli

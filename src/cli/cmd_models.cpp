@@ -1,0 +1,74 @@
+// `gpusel models list`: the architecture presets of data/models.json.
+#include "cli/cmd_estimate.hpp"
+#include "cli/render.hpp"
+#include "cli/workload_options.hpp"
+
+namespace gpusel::cli {
+namespace {
+
+struct ModelsArgs {
+  std::string path, format = "table";
+};
+
+std::string opt_int(const std::optional<int>& v) { return v ? std::to_string(*v) : "-"; }
+
+Table models_table(const std::vector<ModelArch>& models) {
+  Table t{{{"id"}, {"name"}, {"kind"}, {"params_b", true}, {"active_b", true}, {"layers", true},
+           {"hidden", true}, {"heads", true}, {"kv_heads", true}, {"ffn", true},
+           {"vocab", true}, {"context", true}, {"window", true}, {"moe"}},
+          {}};
+  for (const auto& m : models) {
+    const std::string moe = m.moe ? std::to_string(m.moe->active) + "/" +
+                                        std::to_string(m.moe->experts)
+                                  : "-";
+    t.rows.push_back({m.id, m.name, m.kind, fixed(m.params / 1e9, 2),
+                      m.active_params ? fixed(*m.active_params / 1e9, 2) : "-",
+                      std::to_string(m.layers), std::to_string(m.hidden),
+                      std::to_string(m.heads), std::to_string(m.kv_heads),
+                      std::to_string(m.intermediate), std::to_string(m.vocab),
+                      std::to_string(m.max_context), opt_int(m.sliding_window), moe});
+  }
+  return t;
+}
+
+nlohmann::json models_json(const std::vector<ModelArch>& models) {
+  nlohmann::json j{{"schema_version", 1}, {"count", models.size()},
+                   {"models", nlohmann::json::array()}};
+  for (const auto& m : models)
+    j["models"].push_back({{"id", m.id}, {"name", m.name}, {"family", m.family},
+                           {"kind", m.kind}, {"params", m.params},
+                           {"active_params", m.active_params ? nlohmann::json(*m.active_params)
+                                                             : nlohmann::json()},
+                           {"layers", m.layers}, {"hidden", m.hidden}, {"heads", m.heads},
+                           {"kv_heads", m.kv_heads}, {"head_dim", m.head_dim},
+                           {"intermediate", m.intermediate}, {"vocab", m.vocab},
+                           {"max_context", m.max_context}, {"source", m.source}});
+  return j;
+}
+
+int run_list(Context& ctx, const ModelsArgs& a) {
+  const Format f = parse_format(a.format);
+  const auto models = load_models(a.path);
+  Output o;
+  o.table = models_table(models);
+  o.after = std::to_string(models.size()) + " presets (" +
+            (a.path.empty() ? std::string("embedded data/models.json") : a.path) +
+            "); a bare --params COUNT gets a typical Llama-3-style shape\n";
+  o.json = models_json(models);
+  emit(*ctx.out, o, f);
+  return 0;
+}
+
+}  // namespace
+
+void add_models_commands(CLI::App& app, Context& ctx) {
+  CLI::App* models = app.add_subcommand("models", "model architecture presets");
+  models->require_subcommand(1);
+  auto args = std::make_shared<ModelsArgs>();
+  CLI::App* list = models->add_subcommand("list", "list the presets with their shapes");
+  list->add_option("--models", args->path, "presets JSON replacing the embedded one");
+  list->add_option("--format", args->format, "table|json|csv (default table)");
+  list->callback([&ctx, args] { ctx.action = [&ctx, args] { return run_list(ctx, *args); }; });
+}
+
+}  // namespace gpusel::cli

@@ -1,0 +1,108 @@
+#include "cli/workload_options.hpp"
+
+#include <algorithm>
+
+#include "gpusel/data_source.hpp"
+#include "gpusel/error.hpp"
+#include "gpusel/json_source.hpp"
+
+namespace gpusel::cli {
+namespace {
+
+std::string choices(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : "|") + n;
+  return out;
+}
+
+void add_model_options(CLI::App* cmd, WorkloadArgs& a) {
+  cmd->add_option("--model", a.model, "model preset id (gpusel models list)");
+  cmd->add_option("--params", a.params,
+                  "bare parameter count: 7B, 1.5B, 350M, 7e9, 8x7B, 30B-A3B (typical "
+                  "Llama-style architecture)");
+  cmd->add_option("--models", a.models_path, "model presets JSON replacing the embedded one");
+  cmd->add_option("--mode", a.mode, choices(mode_names()) + " (default inference)");
+  cmd->add_option("--precision", a.precision,
+                  choices(precision_names()) + " weights (default bf16; qlora: NF4 base)");
+  cmd->add_flag("--double-quant,!--no-double-quant", a.double_quant,
+                "NF4 with nested quantization of its constants (default on)");
+  cmd->add_flag("--amp", a.amp, "full/freeze: fp32 master weights with 16-bit compute");
+}
+
+void add_training_options(CLI::App* cmd, WorkloadArgs& a) {
+  cmd->add_option("--optimizer", a.optimizer, choices(optimizer_names()) + " (default adamw)");
+  cmd->add_option("--batch", a.batch, "micro-batch per GPU (default 1)");
+  cmd->add_option("--seq-len", a.seq_len,
+                  "tokens per sample; inference: prompt + generated (default 2048, capped at "
+                  "the model's context)");
+  cmd->add_option("--prompt-len", a.prompt_len,
+                  "inference: tokens prefilled at once (default: all of --seq-len)");
+  cmd->add_flag("--grad-ckpt,!--no-grad-ckpt", a.grad_ckpt,
+                "gradient checkpointing (default on, as LLM fine-tuning recipes)");
+  cmd->add_flag("--flash-attn,!--no-flash-attn", a.flash_attn,
+                "FlashAttention/SDPA, no seq x seq scores (default on)");
+  cmd->add_option("--loss", a.loss, choices(loss_names()) + " cross-entropy (default full)");
+  cmd->add_option("--lora-rank", a.lora_rank, "LoRA rank (default 16)");
+  cmd->add_option("--lora-targets", a.lora_targets,
+                  choices(lora_target_names()) + " (default all-linear)");
+  cmd->add_flag("--train-embeddings", a.train_embeddings,
+                "lora: also train embeddings and LM head (PEFT modules_to_save)");
+  cmd->add_option("--trainable-layers", a.trainable_layers,
+                  "freeze: number of last blocks that train (default 2)");
+}
+
+void add_parallel_options(CLI::App* cmd, WorkloadArgs& a) {
+  cmd->add_option("--gpus", a.gpus, "GPUs the workload runs on (default 1)");
+  cmd->add_option("--shard", a.shard, choices(shard_names()) + " (default none)");
+  cmd->add_option("--offload", a.offload, choices(offload_names()) + " (default none)");
+}
+
+ModelArch pick_model(const WorkloadArgs& a, bool& from_preset) {
+  if (a.model.empty() == a.params.empty())
+    throw usage_error("give exactly one of --model ID and --params COUNT");
+  from_preset = !a.model.empty();
+  if (from_preset) return require_model(load_models(a.models_path), a.model);
+  return typical_arch(parse_param_count(a.params));
+}
+
+}  // namespace
+
+void add_workload_options(CLI::App* cmd, WorkloadArgs& a) {
+  add_model_options(cmd, a);
+  add_training_options(cmd, a);
+  add_parallel_options(cmd, a);
+}
+
+std::vector<ModelArch> load_models(const std::string& path) {
+  const std::string origin = path.empty() ? "data/models.json" : path;
+  const std::string text = load_text(path, "data/models.json");
+  return parse_models(parse_located(text, origin).doc, origin);
+}
+
+Workload resolve_workload(const WorkloadArgs& a) {
+  Workload w;
+  w.model = pick_model(a, w.model_from_preset);
+  w.mode = parse_mode(a.mode);
+  w.precision = a.precision.empty() ? Precision::bf16 : parse_precision(a.precision);
+  w.double_quant = a.double_quant;
+  w.amp = a.amp;
+  w.optimizer = parse_optimizer(a.optimizer);
+  w.batch = a.batch;
+  const int cap = w.model.max_context > 0 ? w.model.max_context : 2048;
+  w.seq_len = a.seq_len != 0 ? a.seq_len : std::min(2048, cap);
+  w.prompt_len = a.prompt_len;
+  w.grad_ckpt = a.grad_ckpt;
+  w.flash_attn = a.flash_attn;
+  w.loss = parse_loss(a.loss);
+  w.lora_rank = a.lora_rank;
+  w.lora_targets = parse_lora_targets(a.lora_targets);
+  w.train_embeddings = a.train_embeddings;
+  w.freeze_trainable_layers = a.trainable_layers;
+  w.gpus = a.gpus;
+  w.shard = parse_shard(a.shard);
+  w.offload = parse_offload(a.offload);
+  validate(w);
+  return w;
+}
+
+}  // namespace gpusel::cli

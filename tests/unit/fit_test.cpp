@@ -1,0 +1,97 @@
+#include "gpusel/fit.hpp"
+
+#include <catch2/catch.hpp>
+
+#include "estimator_fixtures.hpp"
+#include "gpusel/error.hpp"
+
+using namespace gpusel;
+using test_models::on;
+
+namespace {
+
+Gpu card(double gb) {
+  Gpu g;
+  g.id = "test-" + std::to_string(int(gb));
+  g.name = g.id;
+  g.vram_gb = gb;
+  return g;
+}
+
+}  // namespace
+
+TEST_CASE("usable memory is the marketed VRAM less the reserve") {
+  CHECK(usable_bytes(card(24)) == Approx(21.6e9));  // default 10 %
+  CHECK(usable_bytes(card(24), parse_reserve("15%")) == Approx(20.4e9));
+  CHECK(usable_bytes(card(24), parse_reserve("0.2")) == Approx(19.2e9));
+  CHECK(usable_bytes(card(24), parse_reserve("2GB")) == Approx(22e9));
+  CHECK(usable_bytes(card(24), parse_reserve("1GiB")) == Approx(24e9 - 1073741824.0));
+  CHECK(usable_bytes(card(24), parse_reserve("0")) == Approx(24e9));
+  CHECK(usable_bytes(card(1), parse_reserve("2GB")) == 0);
+  for (const char* bad : {"", "abc", "-1GB", "150%", "2", "5TB", "nan"}) {
+    INFO(bad);
+    CHECK_THROWS_AS(parse_reserve(bad), Error);
+  }
+}
+
+TEST_CASE("fit finds the largest batch and context, right at the edge") {
+  const Workload w = on(test_models::llama31_8b(), Mode::inference);
+  const Gpu g = card(24);
+  const FitResult r = fit(w, g, 1);
+  const double usable = usable_bytes(g);
+  REQUIRE(r.fits);
+  REQUIRE(r.max_batch >= 1);
+  Workload v = w;
+  v.batch = r.max_batch;
+  CHECK(estimate(v).total_bytes <= usable);
+  v.batch = r.max_batch + 1;
+  CHECK(estimate(v).total_bytes > usable);
+  REQUIRE(r.max_seq_len >= 1);
+  v = w;
+  v.seq_len = r.max_seq_len;
+  CHECK(estimate(v).total_bytes <= usable);
+  if (r.max_seq_len < r.seq_len_cap) {
+    v.seq_len = r.max_seq_len + 1;
+    CHECK(estimate(v).total_bytes > usable);
+  }
+  CHECK(r.changes.empty());
+}
+
+TEST_CASE("the context search stops at the model's maximum context") {
+  const FitResult r = fit(on(test_models::llama2_7b(), Mode::inference), card(80), 1);
+  CHECK(r.seq_len_cap == 4096);
+  CHECK(r.max_seq_len == 4096);
+}
+
+TEST_CASE("when nothing fits, the K37 changes are re-estimated and the fitting ones come first") {
+  Workload w = on(test_models::llama31_8b(), Mode::full);
+  w.amp = true, w.batch = 4, w.grad_ckpt = false;
+  const FitResult r = fit(w, card(24), 1);
+  CHECK_FALSE(r.fits);
+  CHECK(r.max_batch == 0);
+  REQUIRE_FALSE(r.changes.empty());
+  bool seen_too_big = false, qlora_fits = false;
+  for (const auto& c : r.changes) {
+    INFO(c.change);
+    CHECK(c.estimate.total_bytes == Approx(estimate(c.workload).total_bytes));
+    CHECK(c.fits == (c.estimate.total_bytes <= usable_bytes(card(24))));
+    if (!c.fits) seen_too_big = true;
+    CHECK_FALSE((c.fits && seen_too_big));
+    if (c.change.find("qlora") != std::string::npos && c.fits) qlora_fits = true;
+  }
+  CHECK(qlora_fits);
+}
+
+TEST_CASE("a 70B model in bf16 needs several 80 GB cards; fit says how many") {
+  const Workload w = on(test_models::llama31_8b(), Mode::inference);
+  Workload big = on(typical_arch({70e9, 70e9}), Mode::inference);
+  big.model_from_preset = true;
+  const FitResult r = fit(big, card(80), 1);
+  CHECK_FALSE(r.fits);
+  bool sharded = false;
+  for (const auto& c : r.changes)
+    if (c.change.find("--shard tp") != std::string::npos) sharded = c.fits;
+  CHECK(sharded);
+  CHECK(fit(big, card(80), 4).fits);
+  CHECK_THROWS_AS(fit(w, card(80), 0), Error);
+}
