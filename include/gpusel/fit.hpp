@@ -38,9 +38,9 @@ struct FitResult {
   double usable_bytes = 0;  // per card
   Estimate requested;       // the workload as given
   bool fits = false;
-  int max_batch = 0;        // at the requested sequence length; 0: not even batch 1
-  int max_seq_len = 0;      // at the requested batch; 0: not even 1 token
-  int seq_len_cap = 0;      // the model's max_context, the search's upper bound
+  int max_batch = 0;               // at the requested sequence length; 0: not even batch 1
+  int max_seq_len = 0;             // at the requested batch; 0: not even 1 token
+  int seq_len_cap = 0;             // the model's max_context, the search's upper bound
   std::vector<FitChange> changes;  // when it does not fit: the K37 remedies, fitting first
 };
 

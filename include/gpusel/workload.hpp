@@ -27,15 +27,15 @@ struct Workload {
   bool double_quant = true;  // QLoRA's nested quantization of the NF4 constants
   bool amp = false;          // full/freeze: fp32 master weights, 16-bit compute
   Optimizer optimizer = Optimizer::adamw;
-  int batch = 1;      // micro-batch per GPU
-  int seq_len = 2048; // training: tokens per sample; inference: prompt + generated
-  int prompt_len = 0; // inference: tokens prefilled at once; 0 = all of seq_len
+  int batch = 1;           // micro-batch per GPU
+  int seq_len = 2048;      // training: tokens per sample; inference: prompt + generated
+  int prompt_len = 0;      // inference: tokens prefilled at once; 0 = all of seq_len
   bool grad_ckpt = true;   // recipes for LLM fine-tuning turn it on
   bool flash_attn = true;  // SDPA/FlashAttention: no seq x seq score matrix
   Loss loss = Loss::full;
   int lora_rank = 16;
   LoraTargets lora_targets = LoraTargets::all_linear;
-  bool train_embeddings = false;  // lora: embeddings and LM head trained too
+  bool train_embeddings = false;    // lora: embeddings and LM head trained too
   int freeze_trainable_layers = 2;  // freeze: the last N blocks train (LLaMA-Factory)
   int gpus = 1;
   Shard shard = Shard::none;
@@ -43,8 +43,8 @@ struct Workload {
 };
 
 bool is_training(Mode m);
-bool is_quantized(Precision p);      // int8, int4
-double bytes_per_value(Precision p); // fp32 4, bf16/fp16 2, fp8/int8 1, int4 0.5
+bool is_quantized(Precision p);       // int8, int4
+double bytes_per_value(Precision p);  // fp32 4, bf16/fp16 2, fp8/int8 1, int4 0.5
 
 std::string to_string(Mode v);
 std::string to_string(Precision v);

@@ -29,12 +29,9 @@ std::string share(double part, double total) {
 }
 
 json estimate_json(const Estimate& e) {
-  json j{{"schema_version", 1},
-         {"total_bytes", e.total_bytes},
-         {"low_bytes", e.low_bytes},
-         {"high_bytes", e.high_bytes},
-         {"components", json::array()},
-         {"assumptions", e.assumptions}};
+  json j{{"schema_version", 1},         {"total_bytes", e.total_bytes},
+         {"low_bytes", e.low_bytes},    {"high_bytes", e.high_bytes},
+         {"components", json::array()}, {"assumptions", e.assumptions}};
   for (const auto& c : e.components)
     j["components"].push_back({{"name", c.name}, {"bytes", c.bytes}, {"formula", c.formula}});
   return j;
@@ -106,12 +103,17 @@ std::string changes_text(const FitResult& r) {
 }
 
 json fit_json(const FitResult& r, const Gpu& g, int count, const Reserve& res) {
-  json j{{"schema_version", 1},       {"gpu", g.id},
-         {"count", count},            {"reserve", describe(res)},
-         {"usable_bytes", r.usable_bytes}, {"fits", r.fits},
+  json j{{"schema_version", 1},
+         {"gpu", g.id},
+         {"count", count},
+         {"reserve", describe(res)},
+         {"usable_bytes", r.usable_bytes},
+         {"fits", r.fits},
          {"requested", estimate_json(r.requested)},
-         {"max_batch", r.max_batch}, {"max_seq_len", r.max_seq_len},
-         {"seq_len_cap", r.seq_len_cap}, {"changes", json::array()}};
+         {"max_batch", r.max_batch},
+         {"max_seq_len", r.max_seq_len},
+         {"seq_len_cap", r.seq_len_cap},
+         {"changes", json::array()}};
   for (const auto& c : r.changes)
     j["changes"].push_back(
         {{"change", c.change}, {"total_bytes", c.estimate.total_bytes}, {"fits", c.fits}});

@@ -13,36 +13,54 @@ struct ModelsArgs {
 std::string opt_int(const std::optional<int>& v) { return v ? std::to_string(*v) : "-"; }
 
 Table models_table(const std::vector<ModelArch>& models) {
-  Table t{{{"id"}, {"name"}, {"kind"}, {"params_b", true}, {"active_b", true}, {"layers", true},
-           {"hidden", true}, {"heads", true}, {"kv_heads", true}, {"ffn", true},
-           {"vocab", true}, {"context", true}, {"window", true}, {"moe"}},
+  Table t{{{"id"},
+           {"name"},
+           {"kind"},
+           {"params_b", true},
+           {"active_b", true},
+           {"layers", true},
+           {"hidden", true},
+           {"heads", true},
+           {"kv_heads", true},
+           {"ffn", true},
+           {"vocab", true},
+           {"context", true},
+           {"window", true},
+           {"moe"}},
           {}};
   for (const auto& m : models) {
-    const std::string moe = m.moe ? std::to_string(m.moe->active) + "/" +
-                                        std::to_string(m.moe->experts)
-                                  : "-";
+    const std::string moe =
+        m.moe ? std::to_string(m.moe->active) + "/" + std::to_string(m.moe->experts) : "-";
     t.rows.push_back({m.id, m.name, m.kind, fixed(m.params / 1e9, 2),
                       m.active_params ? fixed(*m.active_params / 1e9, 2) : "-",
-                      std::to_string(m.layers), std::to_string(m.hidden),
-                      std::to_string(m.heads), std::to_string(m.kv_heads),
-                      std::to_string(m.intermediate), std::to_string(m.vocab),
-                      std::to_string(m.max_context), opt_int(m.sliding_window), moe});
+                      std::to_string(m.layers), std::to_string(m.hidden), std::to_string(m.heads),
+                      std::to_string(m.kv_heads), std::to_string(m.intermediate),
+                      std::to_string(m.vocab), std::to_string(m.max_context),
+                      opt_int(m.sliding_window), moe});
   }
   return t;
 }
 
 nlohmann::json models_json(const std::vector<ModelArch>& models) {
-  nlohmann::json j{{"schema_version", 1}, {"count", models.size()},
-                   {"models", nlohmann::json::array()}};
+  nlohmann::json j{
+      {"schema_version", 1}, {"count", models.size()}, {"models", nlohmann::json::array()}};
   for (const auto& m : models)
-    j["models"].push_back({{"id", m.id}, {"name", m.name}, {"family", m.family},
-                           {"kind", m.kind}, {"params", m.params},
-                           {"active_params", m.active_params ? nlohmann::json(*m.active_params)
-                                                             : nlohmann::json()},
-                           {"layers", m.layers}, {"hidden", m.hidden}, {"heads", m.heads},
-                           {"kv_heads", m.kv_heads}, {"head_dim", m.head_dim},
-                           {"intermediate", m.intermediate}, {"vocab", m.vocab},
-                           {"max_context", m.max_context}, {"source", m.source}});
+    j["models"].push_back(
+        {{"id", m.id},
+         {"name", m.name},
+         {"family", m.family},
+         {"kind", m.kind},
+         {"params", m.params},
+         {"active_params", m.active_params ? nlohmann::json(*m.active_params) : nlohmann::json()},
+         {"layers", m.layers},
+         {"hidden", m.hidden},
+         {"heads", m.heads},
+         {"kv_heads", m.kv_heads},
+         {"head_dim", m.head_dim},
+         {"intermediate", m.intermediate},
+         {"vocab", m.vocab},
+         {"max_context", m.max_context},
+         {"source", m.source}});
   return j;
 }
 

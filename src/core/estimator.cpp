@@ -75,8 +75,8 @@ void describe(const Workload& w, const detail::Setup& s, std::vector<std::string
     a.push_back("optimizer " + to_string(w.optimizer) + ", gradient checkpointing " +
                 (w.grad_ckpt ? "on" : "off") + ", loss " + to_string(w.loss));
     if (s.adapters)
-      a.push_back("LoRA rank " + std::to_string(w.lora_rank) + " on " +
-                  to_string(w.lora_targets) + ", adapters fp32, lora_dropout > 0" +
+      a.push_back("LoRA rank " + std::to_string(w.lora_rank) + " on " + to_string(w.lora_targets) +
+                  ", adapters fp32, lora_dropout > 0" +
                   (w.train_embeddings ? ", embeddings and LM head trained" : ""));
     if (w.mode == Mode::freeze)
       a.push_back("freeze: the last " + std::to_string(w.freeze_trainable_layers) +
@@ -94,7 +94,8 @@ void describe(const Workload& w, const detail::Setup& s, std::vector<std::string
 double estimator_constant(std::string_view name) {
   const auto& t = constants();
   auto it = t.find(name);
-  if (it == t.end()) throw data_error("data/constants.json: no constant '" + std::string(name) + "'");
+  if (it == t.end())
+    throw data_error("data/constants.json: no constant '" + std::string(name) + "'");
   return it->second;
 }
 

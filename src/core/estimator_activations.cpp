@@ -73,8 +73,8 @@ double layer_bytes(const Setup& s, double seq) {
   if (s.adapters) {             // LoRA dropout: a dropped copy of each adapted input + mask
     const double per = cb + estimator_constant("lora_dropout_mask_bytes");
     const LoraPlacement& l = k.lora;
-    b += per * ((l.q + l.k + l.v) * d.h + l.o * d.q + l.mlp_in * (gated ? 2 : 1) * d.h +
-                l.mlp_out * d.i);
+    b += per *
+         ((l.q + l.k + l.v) * d.h + l.o * d.q + l.mlp_in * (gated ? 2 : 1) * d.h + l.mlp_out * d.i);
   }
   return b;
 }
@@ -142,8 +142,8 @@ void add_kv(const Setup& s, std::vector<Component>& out) {
   if (m.mla) {
     per_token = m.layers * double(m.mla->kv_lora_rank + m.mla->qk_rope_head_dim) * s.cb;
     f = num(tokens) + " tokens x " + std::to_string(m.layers) + " layers x (" +
-        std::to_string(m.mla->kv_lora_rank) + " + " +
-        std::to_string(m.mla->qk_rope_head_dim) + ") latent x " + num(s.cb) + " B";
+        std::to_string(m.mla->kv_lora_rank) + " + " + std::to_string(m.mla->qk_rope_head_dim) +
+        ") latent x " + num(s.cb) + " B";
   } else {
     per_token = 2.0 * m.layers * m.kv_heads * m.head_dim * s.cb;
     f = "2 x " + std::to_string(m.layers) + " layers x " + std::to_string(m.kv_heads) +

@@ -46,8 +46,7 @@ double mlp_width(const ModelArch& m) {
 // r x (d_in + d_out) per adapted matrix (Hu et al. arXiv:2106.09685).
 double lora_params_per_layer(const ModelArch& m, int rank, LoraTargets t) {
   const LoraPlacement at = lora_placement(t);
-  const double h = m.hidden, q = double(m.heads) * m.head_dim,
-               kv = double(m.kv_heads) * m.head_dim;
+  const double h = m.hidden, q = double(m.heads) * m.head_dim, kv = double(m.kv_heads) * m.head_dim;
   double sum = 0;
   if (at.q) sum += h + q;
   if (at.k) sum += h + kv;
@@ -74,8 +73,10 @@ double per_layer(const ModelArch& m, const ArchParams& p) {
 double trainable_params(const Setup& s) {
   const Workload& w = s.w;
   switch (w.mode) {
-    case Mode::inference: return 0;
-    case Mode::full: return s.p.total;
+    case Mode::inference:
+      return 0;
+    case Mode::full:
+      return s.p.total;
     case Mode::freeze:
       return std::min(w.freeze_trainable_layers, w.model.layers) * s.layer_params;
     case Mode::lora:
@@ -128,11 +129,10 @@ void add_weights(const Setup& s, std::vector<Component>& out) {
   const double lin = amp ? 2 : linear_bytes(s), oth = amp ? 2 : other_bytes(s);
   const double rest = s.p.total - s.p.linear;
   double bytes = s.p.linear * lin + rest * oth;
-  std::string f = num(s.p.linear) + " linear x " + num(lin) + " B + " + num(rest) +
-                  " other x " + num(oth) + " B";
+  std::string f = num(s.p.linear) + " linear x " + num(lin) + " B + " + num(rest) + " other x " +
+                  num(oth) + " B";
   if (amp) f = num(s.p.total) + " params x 2 B (16-bit working copy; fp32 master below)";
-  const bool split = s.shards_params() || s.shard == Shard::tp ||
-                     (!is_training(w.mode) && s.n > 1);
+  const bool split = s.shards_params() || s.shard == Shard::tp || (!is_training(w.mode) && s.n > 1);
   if (split) {
     bytes /= s.n;
     f += " / " + std::to_string(s.n) + " GPUs";
@@ -177,9 +177,8 @@ void add_lora(const Setup& s, std::vector<Component>& out) {
   if (!s.adapters) return;
   const double b = estimator_constant("lora_param_bytes");
   double bytes = s.lora_params * b;
-  std::string f = num(s.lora_params) + " adapter params (rank " +
-                  std::to_string(s.w.lora_rank) + ", " + to_string(s.w.lora_targets) +
-                  ") x " + num(b) + " B";
+  std::string f = num(s.lora_params) + " adapter params (rank " + std::to_string(s.w.lora_rank) +
+                  ", " + to_string(s.w.lora_targets) + ") x " + num(b) + " B";
   if (s.w.train_embeddings) {
     const double copy = s.p.embedding + s.p.lm_head;
     bytes += copy * 2;

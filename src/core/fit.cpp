@@ -53,8 +53,10 @@ Reserve parse_reserve(std::string_view text) {
 std::string describe(const Reserve& r) {
   char buf[64];
   if (r.fraction < 0) return describe(Reserve{estimator_constant("default_reserve_fraction")});
-  if (r.fraction > 0 || r.bytes <= 0) std::snprintf(buf, sizeof buf, "%g%% of VRAM", r.fraction * 100);
-  else std::snprintf(buf, sizeof buf, "%.2f GB", r.bytes / 1e9);
+  if (r.fraction > 0 || r.bytes <= 0)
+    std::snprintf(buf, sizeof buf, "%g%% of VRAM", r.fraction * 100);
+  else
+    std::snprintf(buf, sizeof buf, "%.2f GB", r.bytes / 1e9);
   return buf;
 }
 
@@ -82,8 +84,10 @@ int largest(int hi, const std::function<bool(int)>& ok) {
   int lo = 1;
   while (lo < hi) {
     const int mid = lo + (hi - lo + 1) / 2;
-    if (ok(mid)) lo = mid;
-    else hi = mid - 1;
+    if (ok(mid))
+      lo = mid;
+    else
+      hi = mid - 1;
   }
   return lo;
 }

@@ -30,25 +30,26 @@ void training_candidates(const Workload& w, std::vector<Candidate>& out) {
                    }});
   }
   if (!w.grad_ckpt) out.push_back({"--grad-ckpt", [](Workload& v) { v.grad_ckpt = true; }});
-  if (w.batch > 1) out.push_back({"--batch 1 (gradient accumulation for the rest)",
-                                  [](Workload& v) { v.batch = 1; }});
+  if (w.batch > 1)
+    out.push_back(
+        {"--batch 1 (gradient accumulation for the rest)", [](Workload& v) { v.batch = 1; }});
   if (w.optimizer == Optimizer::adamw || w.optimizer == Optimizer::sgd)
-    out.push_back({"--optimizer adamw-8bit",
-                   [](Workload& v) { v.optimizer = Optimizer::adamw_8bit; }});
+    out.push_back(
+        {"--optimizer adamw-8bit", [](Workload& v) { v.optimizer = Optimizer::adamw_8bit; }});
   if (w.precision == Precision::fp32 && !w.amp)
-    out.push_back({"--amp (16-bit compute, fp32 master weights)",
-                   [](Workload& v) { v.amp = true; }});
+    out.push_back(
+        {"--amp (16-bit compute, fp32 master weights)", [](Workload& v) { v.amp = true; }});
   if (w.loss == Loss::full && w.model.kind == "decoder")
     out.push_back({"--loss chunked", [](Workload& v) { v.loss = Loss::chunked; }});
   if (w.offload == Offload::none)
     out.push_back({"--offload optimizer", [](Workload& v) { v.offload = Offload::optimizer; }});
-  out.push_back({"all of: qlora, --grad-ckpt, --batch 1, adamw-8bit, chunked loss",
-                 [](Workload& v) {
-                   if (v.mode == Mode::lora || v.mode == Mode::full)
-                     v.mode = Mode::qlora, v.amp = false, v.precision = Precision::bf16;
-                   v.grad_ckpt = true, v.batch = 1, v.loss = Loss::chunked;
-                   v.optimizer = Optimizer::adamw_8bit;
-                 }});
+  out.push_back(
+      {"all of: qlora, --grad-ckpt, --batch 1, adamw-8bit, chunked loss", [](Workload& v) {
+         if (v.mode == Mode::lora || v.mode == Mode::full)
+           v.mode = Mode::qlora, v.amp = false, v.precision = Precision::bf16;
+         v.grad_ckpt = true, v.batch = 1, v.loss = Loss::chunked;
+         v.optimizer = Optimizer::adamw_8bit;
+       }});
 }
 
 void inference_candidates(const Workload& w, std::vector<Candidate>& out) {
@@ -81,8 +82,10 @@ void sharding_candidate(const Workload& w, double usable, std::vector<Candidate>
 
 std::vector<FitChange> remedies(const Workload& w, double usable) {
   std::vector<Candidate> cands;
-  if (is_training(w.mode)) training_candidates(w, cands);
-  else inference_candidates(w, cands);
+  if (is_training(w.mode))
+    training_candidates(w, cands);
+  else
+    inference_candidates(w, cands);
   sharding_candidate(w, usable, cands);
   std::vector<FitChange> out;
   for (const auto& c : cands) {

@@ -85,7 +85,8 @@ namespace {
 
 template <typename T>
 T field(const json& rec, const char* key, const std::string& at) {
-  if (!rec.contains(key) || rec[key].is_null()) throw data_error(at + ": missing field '" + key + "'");
+  if (!rec.contains(key) || rec[key].is_null())
+    throw data_error(at + ": missing field '" + key + "'");
   try {
     return rec.at(key).get<T>();
   } catch (const json::exception&) {

@@ -22,11 +22,22 @@ constexpr double kMaxParams = 1e14;  // 100T: far beyond any published model
 
 double suffix_scale(char c) {
   switch (c) {
-    case 'k': case 'K': return 1e3;
-    case 'm': case 'M': return 1e6;
-    case 'b': case 'B': case 'g': case 'G': return 1e9;
-    case 't': case 'T': return 1e12;
-    default: return 0;
+    case 'k':
+    case 'K':
+      return 1e3;
+    case 'm':
+    case 'M':
+      return 1e6;
+    case 'b':
+    case 'B':
+    case 'g':
+    case 'G':
+      return 1e9;
+    case 't':
+    case 'T':
+      return 1e12;
+    default:
+      return 0;
   }
 }
 
@@ -39,8 +50,8 @@ double parse_one(std::string_view part, std::string_view whole) {
     scale = s;
     part.remove_suffix(1);
   }
-  if (part.empty() || !(std::isdigit(static_cast<unsigned char>(part.front())) ||
-                        part.front() == '.'))
+  if (part.empty() ||
+      !(std::isdigit(static_cast<unsigned char>(part.front())) || part.front() == '.'))
     reject(whole, "a count starts with a digit");
   double v = 0;
   auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), v);
@@ -83,16 +94,15 @@ ParamCount parse_experts(std::string_view s, std::size_t x, std::string_view who
 ParamCount parse_param_count(std::string_view text) {
   std::string_view s = trim(text);
   if (s.empty()) reject(text, "empty");
-  if (auto x = s.find_first_of("xX"); x != std::string_view::npos)
-    return parse_experts(s, x, text);
+  if (auto x = s.find_first_of("xX"); x != std::string_view::npos) return parse_experts(s, x, text);
   if (auto a = s.find("-A"); a != std::string_view::npos) {
     double total = parse_one(s.substr(0, a), text);
     double active = parse_one(s.substr(a + 2), text);
     if (active > total) reject(text, "active exceeds total");
     return {total, active};
   }
-  if (auto a = s.find("-a"); a != std::string_view::npos) return parse_param_count(
-      std::string(s.substr(0, a)) + "-A" + std::string(s.substr(a + 2)));
+  if (auto a = s.find("-a"); a != std::string_view::npos)
+    return parse_param_count(std::string(s.substr(0, a)) + "-A" + std::string(s.substr(a + 2)));
   double v = parse_one(s, text);
   return {v, v};
 }
@@ -132,8 +142,10 @@ ModelArch shaped(int hidden, int layers, bool tied) {
 
 std::string short_count(double p) {
   char buf[32];
-  if (p >= 1e9) std::snprintf(buf, sizeof buf, "%.3gB", p / 1e9);
-  else std::snprintf(buf, sizeof buf, "%.3gM", p / 1e6);
+  if (p >= 1e9)
+    std::snprintf(buf, sizeof buf, "%.3gB", p / 1e9);
+  else
+    std::snprintf(buf, sizeof buf, "%.3gM", p / 1e6);
   return buf;
 }
 
@@ -156,11 +168,11 @@ ModelArch typical_arch(const ParamCount& count) {
   m.id = "params-" + short_count(count.total);
   m.name = "typical " + short_count(count.total) + " decoder";
   m.family = "typical";
-  m.notes = "Llama-3-style shape for " + short_count(p) + " parameters: " +
-            std::to_string(m.layers) + " layers, hidden " + std::to_string(m.hidden) + ", " +
-            std::to_string(m.heads) + " heads, " + std::to_string(m.kv_heads) +
-            " KV heads x 128, MLP " + std::to_string(m.intermediate) + " (SwiGLU), vocab " +
-            std::to_string(m.vocab) + (tied ? ", tied embeddings" : "");
+  m.notes = "Llama-3-style shape for " + short_count(p) +
+            " parameters: " + std::to_string(m.layers) + " layers, hidden " +
+            std::to_string(m.hidden) + ", " + std::to_string(m.heads) + " heads, " +
+            std::to_string(m.kv_heads) + " KV heads x 128, MLP " + std::to_string(m.intermediate) +
+            " (SwiGLU), vocab " + std::to_string(m.vocab) + (tied ? ", tied embeddings" : "");
   if (m.active_params)
     m.notes += "; mixture of experts: a dense shape of the active size, weights of the total";
   return m;

@@ -70,8 +70,8 @@ E parse_name(const Names<E, N>& names, std::string_view s, const char* what) {
     if (ch == '_') ch = '-';
   for (const auto& [e, n] : names)
     if (key == n) return e;
-  throw usage_error("invalid " + std::string(what) + " '" + std::string(s) +
-                    "' (expected " + join(all_names(names)) + ")");
+  throw usage_error("invalid " + std::string(what) + " '" + std::string(s) + "' (expected " +
+                    join(all_names(names)) + ")");
 }
 
 }  // namespace
@@ -81,12 +81,16 @@ bool is_quantized(Precision p) { return p == Precision::int8 || p == Precision::
 
 double bytes_per_value(Precision p) {
   switch (p) {
-    case Precision::fp32: return 4;
+    case Precision::fp32:
+      return 4;
     case Precision::bf16:
-    case Precision::fp16: return 2;
+    case Precision::fp16:
+      return 2;
     case Precision::fp8:
-    case Precision::int8: return 1;
-    case Precision::int4: return 0.5;
+    case Precision::int8:
+      return 1;
+    case Precision::int4:
+      return 0.5;
   }
   return 2;
 }
@@ -120,8 +124,8 @@ std::vector<std::string> lora_target_names() { return all_names(kTargets); }
 namespace {
 
 void require_positive(long v, const char* what) {
-  if (v < 1) throw usage_error(std::string(what) + " must be at least 1 (got " +
-                               std::to_string(v) + ")");
+  if (v < 1)
+    throw usage_error(std::string(what) + " must be at least 1 (got " + std::to_string(v) + ")");
 }
 
 void validate_precision(const Workload& w) {
@@ -151,8 +155,8 @@ void validate(const Workload& w) {
   require_positive(w.seq_len, "--seq-len");
   require_positive(w.gpus, "--gpus");
   if (w.prompt_len < 0 || w.prompt_len > w.seq_len)
-    throw usage_error("--prompt-len must be between 1 and --seq-len (" +
-                      std::to_string(w.seq_len) + ")");
+    throw usage_error("--prompt-len must be between 1 and --seq-len (" + std::to_string(w.seq_len) +
+                      ")");
   if (w.mode == Mode::lora || w.mode == Mode::qlora) require_positive(w.lora_rank, "--lora-rank");
   if (w.mode == Mode::freeze) require_positive(w.freeze_trainable_layers, "--trainable-layers");
   if (w.model.layers < 1 || w.model.hidden < 1)

@@ -21,9 +21,12 @@ std::vector<std::string> split_record(std::istream& in) {
   bool quoted = false;
   for (int ch; (ch = in.get()) != EOF;) {
     if (quoted) {
-      if (ch == '"' && in.peek() == '"') cells.back() += char(in.get());
-      else if (ch == '"') quoted = false;
-      else cells.back() += char(ch);
+      if (ch == '"' && in.peek() == '"')
+        cells.back() += char(in.get());
+      else if (ch == '"')
+        quoted = false;
+      else
+        cells.back() += char(ch);
     } else if (ch == '"') {
       quoted = true;
     } else if (ch == ',') {
@@ -50,43 +53,69 @@ double number(const std::string& s) {
 // Model names of the data -> preset ids of data/models.json.
 const std::map<std::string, std::string>& preset_ids() {
   static const std::map<std::string, std::string> ids{
-      {"phi-1.5", "phi-1.5"}, {"StableLM-base-alpha-3B", "stablelm-base-alpha-3b"},
-      {"Llama-2-7B", "llama-2-7b"}, {"Llama-2-13B", "llama-2-13b"},
-      {"Llama-2-70B", "llama-2-70b"}, {"Falcon-40B", "falcon-40b"},
-      {"CodeLlama-34B", "codellama-34b"}, {"Llama-3-8B", "llama-3-8b"},
-      {"Mistral-7B-v0.1", "mistral-7b-v0.1"}, {"Gemma-2B", "gemma-2b"},
-      {"Gemma-7B", "gemma-7b"}, {"Gemma-2-9B", "gemma-2-9b"},
-      {"Phi-3-mini-4k-instruct", "phi-3-mini-4k"}, {"TinyLlama-1.1B", "tinyllama-1.1b"},
-      {"Llama-3.2-3B", "llama-3.2-3b"}, {"Llama-3.2-1B", "llama-3.2-1b"},
+      {"phi-1.5", "phi-1.5"},
+      {"StableLM-base-alpha-3B", "stablelm-base-alpha-3b"},
+      {"Llama-2-7B", "llama-2-7b"},
+      {"Llama-2-13B", "llama-2-13b"},
+      {"Llama-2-70B", "llama-2-70b"},
+      {"Falcon-40B", "falcon-40b"},
+      {"CodeLlama-34B", "codellama-34b"},
+      {"Llama-3-8B", "llama-3-8b"},
+      {"Mistral-7B-v0.1", "mistral-7b-v0.1"},
+      {"Gemma-2B", "gemma-2b"},
+      {"Gemma-7B", "gemma-7b"},
+      {"Gemma-2-9B", "gemma-2-9b"},
+      {"Phi-3-mini-4k-instruct", "phi-3-mini-4k"},
+      {"TinyLlama-1.1B", "tinyllama-1.1b"},
+      {"Llama-3.2-3B", "llama-3.2-3b"},
+      {"Llama-3.2-1B", "llama-3.2-1b"},
       {"bert-large-uncased", "bert-large-uncased"},
       {"bert-large-uncased (seq-cls)", "bert-large-uncased"},
-      {"bigcode/octocoder", "octocoder"}, {"Qwen-1.8B", "qwen-1.8b"},
-      {"Qwen-1.8B-Chat", "qwen-1.8b"}, {"Qwen-7B", "qwen-7b"}, {"Qwen-7B-Chat", "qwen-7b"},
-      {"Qwen-7B(-Chat)", "qwen-7b"}, {"Qwen-14B", "qwen-14b"}, {"Qwen-14B-Chat", "qwen-14b"},
-      {"Qwen-72B", "qwen-72b"}, {"Qwen-72B-Chat", "qwen-72b"},
-      {"llama-7b (decapoda)", "llama-7b"}, {"llama-13b (decapoda)", "llama-13b"},
+      {"bigcode/octocoder", "octocoder"},
+      {"Qwen-1.8B", "qwen-1.8b"},
+      {"Qwen-1.8B-Chat", "qwen-1.8b"},
+      {"Qwen-7B", "qwen-7b"},
+      {"Qwen-7B-Chat", "qwen-7b"},
+      {"Qwen-7B(-Chat)", "qwen-7b"},
+      {"Qwen-14B", "qwen-14b"},
+      {"Qwen-14B-Chat", "qwen-14b"},
+      {"Qwen-72B", "qwen-72b"},
+      {"Qwen-72B-Chat", "qwen-72b"},
+      {"llama-7b (decapoda)", "llama-7b"},
+      {"llama-13b (decapoda)", "llama-13b"},
       {"LLaMA-7B", "llama-7b"}};
   return ids;
 }
 
 std::string mode_or_skip(const Row& r, Mode& mode) {
   const std::string m = r.at("method");
-  if (m == "LoRA") mode = Mode::lora;
-  else if (m == "QLoRA" || m == "LoRA (8-bit base)") mode = Mode::qlora;
-  else if (m == "full") mode = Mode::full;
-  else if (m == "inference" || m == "weights loaded (no compute)") mode = Mode::inference;
-  else if (m == "inference (weights only)") return "a file size of GGUF Q4_0 weights, not a run";
-  else return "measures the CUDA context alone (the constant's source, not a workload)";
+  if (m == "LoRA")
+    mode = Mode::lora;
+  else if (m == "QLoRA" || m == "LoRA (8-bit base)")
+    mode = Mode::qlora;
+  else if (m == "full")
+    mode = Mode::full;
+  else if (m == "inference" || m == "weights loaded (no compute)")
+    mode = Mode::inference;
+  else if (m == "inference (weights only)")
+    return "a file size of GGUF Q4_0 weights, not a run";
+  else
+    return "measures the CUDA context alone (the constant's source, not a workload)";
   return "";
 }
 
 void set_precision(const Row& r, Workload& w) {
   const std::string p = r.at("weights_precision") + " " + r.at("quant");
-  if (has(p, "int8") || has(p, "8-bit")) w.precision = Precision::int8;
-  else if (has(p, "4") || has(p, "nf4") || has(p, "gptq")) w.precision = Precision::int4;
-  else if (has(p, "fp32")) w.precision = Precision::fp32;
-  else if (has(p, "amp")) w.precision = Precision::fp16, w.amp = true;
-  else w.precision = Precision::bf16;
+  if (has(p, "int8") || has(p, "8-bit"))
+    w.precision = Precision::int8;
+  else if (has(p, "4") || has(p, "nf4") || has(p, "gptq"))
+    w.precision = Precision::int4;
+  else if (has(p, "fp32"))
+    w.precision = Precision::fp32;
+  else if (has(p, "amp"))
+    w.precision = Precision::fp16, w.amp = true;
+  else
+    w.precision = Precision::bf16;
   if (has(p, "gptq")) w.precision = has(p, "int8") ? Precision::int8 : Precision::int4;
   // NF4 without the nested quantization unless the row says "-dq"/"double quant";
   // GPTQ's group-128 scales and zeros (~0.16 bit) are closest to the double-quant case.
@@ -151,8 +180,10 @@ void set_training(const Row& r, Workload& w) {
 void set_parallel(const Row& r, Workload& w) {
   const std::string settings = r.at("other_settings");
   w.gpus = r.at("n_gpus").empty() ? 1 : std::stoi(r.at("n_gpus"));
-  if (has(settings, "fsdp")) w.shard = gpusel::Shard::fsdp;
-  else if (has(settings, "zero3")) w.shard = gpusel::Shard::zero3;
+  if (has(settings, "fsdp"))
+    w.shard = gpusel::Shard::fsdp;
+  else if (has(settings, "zero3"))
+    w.shard = gpusel::Shard::zero3;
   // Qwen's only full-parameter script is DeepSpeed's (finetune_ds.sh), on any GPU count.
   else if (w.mode == Mode::full && (w.gpus > 1 || has(r.at("source"), "qwen")))
     w.shard = gpusel::Shard::zero3;
@@ -163,20 +194,26 @@ void set_parallel(const Row& r, Workload& w) {
 // FlashAttention/SDPA where the source says so or its framework uses it by default.
 void set_attention(const Row& r, Workload& w) {
   const std::string text = r.at("location") + " " + r.at("other_settings");
-  bool flash = has(r.at("source"), "litgpt") || has(text, "flash-attn 2") ||
-               has(text, "sdpa flash");
+  bool flash =
+      has(r.at("source"), "litgpt") || has(text, "flash-attn 2") || has(text, "sdpa flash");
   if (has(text, "no flash") || has(text, "eager attention")) flash = false;
   w.flash_attn = flash;
 }
 
 std::string set_measurement(const Row& r, Case& c) {
   const std::string metric = r.at("metric"), status = r.at("status"), per = r.at("per");
-  if (has(metric, "allocated")) c.metric = Metric::allocated;
-  else if (has(metric, "nvidia-smi")) c.metric = Metric::total;
-  else if (has(metric, "not stated") || has(metric, "fit")) c.metric = Metric::reserved;
-  else return "metric '" + metric + "' is not a device peak";
-  if (has(status, "oom")) c.kind = Kind::oom;
-  else if (has(status, "fit-bound")) c.kind = Kind::fits;
+  if (has(metric, "allocated"))
+    c.metric = Metric::allocated;
+  else if (has(metric, "nvidia-smi"))
+    c.metric = Metric::total;
+  else if (has(metric, "not stated") || has(metric, "fit"))
+    c.metric = Metric::reserved;
+  else
+    return "metric '" + metric + "' is not a device peak";
+  if (has(status, "oom"))
+    c.kind = Kind::oom;
+  else if (has(status, "fit-bound"))
+    c.kind = Kind::fits;
   c.suspect = has(status, "flagged");
   if (c.kind != Kind::point) {
     std::smatch m;
@@ -240,9 +277,12 @@ Conversion convert(const Row& row, const std::vector<gpusel::ModelArch>& presets
 
 const char* to_string(Metric m) {
   switch (m) {
-    case Metric::allocated: return "allocated";
-    case Metric::reserved: return "reserved";
-    case Metric::total: return "device total";
+    case Metric::allocated:
+      return "allocated";
+    case Metric::reserved:
+      return "reserved";
+    case Metric::total:
+      return "device total";
   }
   return "?";
 }

@@ -34,8 +34,10 @@ struct Scored {
 
 double predicted_in_metric(const Case& c, const gpusel::Estimate& e) {
   switch (c.metric) {
-    case Metric::allocated: return e.allocated_bytes();
-    case Metric::reserved: return e.reserved_bytes();
+    case Metric::allocated:
+      return e.allocated_bytes();
+    case Metric::reserved:
+      return e.reserved_bytes();
     case Metric::total:
       // A row that states its own CUDA context (an old V100/CUDA 11 stack) uses it.
       return c.context_bytes > 0 ? e.reserved_bytes() + c.context_bytes : e.total_bytes;
@@ -76,20 +78,24 @@ int main(int argc, char** argv) {
   std::string path = GPUSEL_CALIBRATION_CSV;
   bool quiet = false;
   for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--quiet") == 0) quiet = true;
-    else path = argv[i];
+    if (std::strcmp(argv[i], "--quiet") == 0)
+      quiet = true;
+    else
+      path = argv[i];
   }
   try {
-    const auto doc = gpusel::parse_located(gpusel::embedded_text("data/models.json"),
-                                           "data/models.json").doc;
+    const auto doc =
+        gpusel::parse_located(gpusel::embedded_text("data/models.json"), "data/models.json").doc;
     const auto presets = gpusel::parse_models(doc, "data/models.json");
     const auto rows = calibration::read_csv(path);
     std::vector<Case> cases;
     std::map<std::string, int> skipped;
     for (const auto& row : rows) {
       auto conv = calibration::convert(row, presets);
-      if (conv.c) cases.push_back(*conv.c);
-      else skipped[conv.skip_reason]++;
+      if (conv.c)
+        cases.push_back(*conv.c);
+      else
+        skipped[conv.skip_reason]++;
     }
     Summary sum;
     int oom_wrong = 0, fits_wrong = 0, bounds = 0;
@@ -106,9 +112,8 @@ int main(int argc, char** argv) {
         const bool fits = e.total_bytes <= gpusel::usable_bytes(gpu);
         const bool right = (c.kind == Kind::oom) != fits;
         if (!right) (c.kind == Kind::oom ? oom_wrong : fits_wrong)++;
-        std::printf("%-4s %-24.24s %-34.34s %-12s %8s %8.2fG %8s\n", c.id.c_str(),
-                    c.model.c_str(), describe(c.workload).c_str(),
-                    c.kind == Kind::oom ? "OOM" : "fit-bound",
+        std::printf("%-4s %-24.24s %-34.34s %-12s %8s %8.2fG %8s\n", c.id.c_str(), c.model.c_str(),
+                    describe(c.workload).c_str(), c.kind == Kind::oom ? "OOM" : "fit-bound",
                     (std::to_string(int(c.capacity_bytes / 1e9)) + "G").c_str(),
                     e.total_bytes / 1e9, right ? "right" : "WRONG");
         continue;
@@ -117,8 +122,8 @@ int main(int argc, char** argv) {
       if (!quiet || std::abs(err) > 0.25)
         std::printf("%-4s %-24.24s %-34.34s %-12s %8.2fG %8.2fG %+7.1f%%%s%s\n", c.id.c_str(),
                     c.model.c_str(), describe(c.workload).c_str(), to_string(c.metric),
-                    c.measured_bytes / 1e9, pred / 1e9, 100 * err,
-                    c.held_out ? " (held out)" : "", c.suspect ? " (suspect, not scored)" : "");
+                    c.measured_bytes / 1e9, pred / 1e9, 100 * err, c.held_out ? " (held out)" : "",
+                    c.suspect ? " (suspect, not scored)" : "");
       if (c.suspect) continue;
       sum.all.push_back(std::abs(err));
       (c.held_out ? sum.held : sum.dev).push_back(std::abs(err));
@@ -132,8 +137,8 @@ int main(int argc, char** argv) {
     print_stats("held out", sum.held);
     std::printf("bound rows %d: OOM predicted to fit %d, fit-bound predicted not to fit %d\n",
                 bounds, oom_wrong, fits_wrong);
-    const bool ok = percentile(sum.all, 0.5) <= 0.10 && percentile(sum.all, 0.9) <= 0.25 &&
-                    oom_wrong == 0;
+    const bool ok =
+        percentile(sum.all, 0.5) <= 0.10 && percentile(sum.all, 0.9) <= 0.25 && oom_wrong == 0;
     std::printf("targets (median <= 10 %%, p90 <= 25 %%, no OOM predicted to fit): %s\n",
                 ok ? "met" : "MISSED");
     return ok ? 0 : 1;

@@ -44,8 +44,9 @@ TEST_CASE("ZeRO's 7.5B example: 120 GB, and 31.4 / 16.6 / 1.9 GB per GPU at N_d 
   CHECK(states(estimate(zero_paper(Shard::zero1, 64))) / 1e9 == Approx(31.4).margin(0.05));
   CHECK(states(estimate(zero_paper(Shard::zero2, 64))) / 1e9 == Approx(16.6).margin(0.05));
   const Workload w3 = zero_paper(Shard::zero3, 64);
-  const double gathered = 2 * 2 * (7.5e9 - arch_params(w3.model).embedding -
-                                   arch_params(w3.model).lm_head) / w3.model.layers;
+  const double gathered =
+      2 * 2 * (7.5e9 - arch_params(w3.model).embedding - arch_params(w3.model).lm_head) /
+      w3.model.layers;
   CHECK((states(estimate(w3)) - gathered) / 1e9 == Approx(1.875).margin(0.01));
 }
 
@@ -169,9 +170,9 @@ TEST_CASE("chunked loss, checkpointing and flash attention each save memory") {
   Workload w = on(test_models::llama31_8b(), Mode::lora);
   w.seq_len = 4096, w.grad_ckpt = false, w.flash_attn = false;
   const double base = estimate(w).total_bytes;
-  for (auto change : {+[](Workload& v) { v.loss = Loss::chunked; },
-                      +[](Workload& v) { v.grad_ckpt = true; },
-                      +[](Workload& v) { v.flash_attn = true; }}) {
+  for (auto change :
+       {+[](Workload& v) { v.loss = Loss::chunked; }, +[](Workload& v) { v.grad_ckpt = true; },
+        +[](Workload& v) { v.flash_attn = true; }}) {
     Workload v = w;
     change(v);
     CHECK(estimate(v).total_bytes < base);

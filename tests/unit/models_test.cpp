@@ -14,11 +14,10 @@ TEST_CASE("parse_param_count accepts the documented forms") {
     const char* text;
     double total, active;
   };
-  const Case cases[] = {{"7B", 7e9, 7e9},         {"7b", 7e9, 7e9},
-                        {"1.5B", 1.5e9, 1.5e9},   {"350M", 3.5e8, 3.5e8},
-                        {"0.5T", 5e11, 5e11},     {"7e9", 7e9, 7e9},
-                        {"7000000000", 7e9, 7e9}, {" 13B ", 13e9, 13e9},
-                        {"30B-A3B", 30e9, 3e9},   {"235b-a22b", 235e9, 22e9}};
+  const Case cases[] = {{"7B", 7e9, 7e9},          {"7b", 7e9, 7e9},      {"1.5B", 1.5e9, 1.5e9},
+                        {"350M", 3.5e8, 3.5e8},    {"0.5T", 5e11, 5e11},  {"7e9", 7e9, 7e9},
+                        {"7000000000", 7e9, 7e9},  {" 13B ", 13e9, 13e9}, {"30B-A3B", 30e9, 3e9},
+                        {"235b-a22b", 235e9, 22e9}};
   for (const auto& c : cases) {
     INFO(c.text);
     const ParamCount p = parse_param_count(c.text);
@@ -105,8 +104,8 @@ TEST_CASE("parse_models reads records and names the bad one") {
   CHECK(models[0].kv_heads == 2);
   CHECK(models[0].tied_embeddings);
   doc["models"][0].erase("hidden");
-  CHECK_THROWS_WITH(parse_models(doc, "x.json"), Catch::Contains("models[0] (m)") &&
-                                                     Catch::Contains("hidden"));
+  CHECK_THROWS_WITH(parse_models(doc, "x.json"),
+                    Catch::Contains("models[0] (m)") && Catch::Contains("hidden"));
   doc = one_record();
   doc["models"].push_back(doc["models"][0]);
   CHECK_THROWS_WITH(parse_models(doc, "x.json"), Catch::Contains("duplicate"));
