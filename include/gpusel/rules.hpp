@@ -1,0 +1,178 @@
+#pragma once
+// Declarative rules (data/rules.json): expert knowledge the ranker applies to each candidate
+// configuration as warnings, notes, score adjustments or exclusions, each rule citing the fact
+// it encodes and a source a user can read. Core only: no printing.
+//
+// File format: {"schema_version": 1, "rules": [<rule>...]} (schema: data/schema/rules.schema.json)
+//   {"id": "k17-pcie-multi-gpu-training",       kebab-case, unique within a file
+//    "fact": "what it encodes, one sentence",
+//    "knowledge": "K17",                          optional: the KNOWLEDGE.md id
+//    "source": "https://...",                     optional for user rules; shipped rules have one
+//    "when": <condition>,
+//    "effects": {"warning": "text", "note": "text",
+//                "score": {"compute": -15, "budget": 0, "ecosystem": -10},
+//                "exclude": "reason"}}               each effect optional, at least one
+//   {"id": "...", "disabled": true}                 switches off a rule of that id when merged
+//
+// Condition language:
+//   ["fact", "op", value]        op: == != < <= > >= in not-in (in/not-in take an array)
+//   {"all": [cond, ...]}         true when every operand is true
+//   {"any": [cond, ...]}         true when some operand is true
+//   {"not": cond}
+// Typing is checked when the file is loaded, never silently false at run time: an unknown
+// fact, an operator the fact's type has no meaning for (< on a string or boolean), a value
+// of the wrong type, or a value outside a closed set (gpu.segment "datacentre") is an
+// Error(data) naming the file and the JSON path, with a "did you mean" where one is close.
+// Numbers compare as numbers, strings exactly (case matters), booleans with == and != only.
+//
+// Missing facts: a fact absent from the Facts map is unknown (e.g. workload.long_run when
+// the user gave no duration). Logic is three-valued (Kleene): a comparison on an unknown
+// fact is unknown, `not` keeps it unknown, `all` is false if any operand is false, `any` is
+// true if any operand is true. A rule fires only when its condition is known true.
+//
+// Texts (warning, note, exclude) may hold placeholders: {gpu.vram_gb} is replaced by the
+// fact's value (numbers without needless decimals, booleans as yes/no, unknown as "?"),
+// {config.headroom:pct} by a fraction as a percentage ("7.5%"). "{{" and "}}" are literal
+// braces. A placeholder naming an unknown fact is a load error.
+//
+// Fact vocabulary (name, type, meaning; closed value sets in brackets):
+//   gpu.id                   text    catalog id, e.g. "rtx-4090"
+//   gpu.name                 text    marketing name
+//   gpu.vendor               text    [nvidia amd intel huawei apple]
+//   gpu.segment              text    [consumer workstation datacenter]
+//   gpu.form_factor          text    [pcie sxm oam mezzanine superchip soc]
+//   gpu.vram_gb              number  memory per card as marketed, GB
+//   gpu.memory_type          text    GDDR6X, HBM3, LPDDR5X, ...
+//   gpu.ecc                  bool    ECC on the card's memory
+//   gpu.unified_memory       bool    memory shared with the CPU (Apple)
+//   gpu.tdp_w                number  board power, W
+//   gpu.ecosystem            text    [cuda rocm oneapi synapseai cann metal]
+//   gpu.platform_target      text    kernel target: "sm_89", "gfx942", ...
+//   gpu.launch_year          number  year of launch
+//   gpu.bf16_tflops          number  dense 16-bit tensor TFLOPS (BF16, else FP16)
+//   gpu.fp8                  bool    the card has FP8 tensor math
+//   gpu.interconnect         text    fast GPU link kind, "none" if none
+//   gpu.interconnect_gbs     number  that link's bandwidth per GPU, GB/s
+//   gpu.interconnect_max_gpus number largest group linked all-to-all at that bandwidth
+//   gpu.used_price           bool    the price used is a used-market price
+//   config.count             number  cards in the configuration
+//   config.linked            bool    all `count` cards share the fast interconnect
+//   config.price             number  price of the configuration, output currency
+//   config.headroom          number  fraction of usable memory left per GPU, 0..1
+//   config.total_tdp_w       number  board power of all cards, W
+//   workload.mode            text    [inference full freeze lora qlora]
+//   workload.training        bool    any mode but inference
+//   workload.params_b        number  model parameters, billions
+//   workload.precision       text    [fp32 bf16 fp16 fp8 int8 int4]
+//   workload.optimizer       text    [adamw adamw_8bit paged_adamw_8bit sgd adafactor]
+//   workload.needs_bitsandbytes bool qlora, or an 8-bit optimizer
+//   workload.flash_attn      bool    the workload assumes FlashAttention-style attention
+//   workload.long_run        bool    the job runs longer than 24 h (absent when unknown)
+//   workload.domestic        bool    the user requires domestic (China-made) hardware
+//   workload.seq_len         number  tokens per sample
+//   workload.batch           number  micro-batch per GPU
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace gpusel {
+
+using FactValue = std::variant<double, bool, std::string>;
+using Facts = std::map<std::string, FactValue, std::less<>>;
+
+enum class FactType { number, boolean, text };
+
+struct FactInfo {
+  std::string name;
+  FactType type;
+  std::string meaning;
+  std::vector<std::string> values;  // closed set of a text fact; empty = any string
+};
+
+// The fixed vocabulary above, in that order.
+const std::vector<FactInfo>& fact_vocabulary();
+const FactInfo* find_fact(std::string_view name);
+std::string to_string(FactType t);  // "number", "boolean", "string"
+
+// Throws std::invalid_argument when a fact is outside the vocabulary or has the wrong type:
+// a programming error in whoever builds the Facts, not a user error.
+void check_facts(const Facts& facts);
+
+enum class Op { eq, ne, lt, le, gt, ge, in, not_in };
+std::string to_string(Op op);  // "==", ..., "in", "not-in"
+
+struct Condition {
+  enum class Kind { compare, all, any, negate };
+  Kind kind = Kind::all;
+  std::string fact;                 // compare only
+  Op op = Op::eq;                   // compare only
+  std::vector<FactValue> values;    // compare: the value, or the in/not-in list
+  std::vector<Condition> operands;  // all/any: the operands; negate: exactly one
+};
+
+struct ScoreDelta {
+  double compute = 0, budget = 0, ecosystem = 0;
+  ScoreDelta& operator+=(const ScoreDelta& o);
+  bool operator==(const ScoreDelta&) const = default;
+};
+
+struct Effects {
+  std::string warning, note;  // empty: none
+  ScoreDelta score;
+  std::optional<std::string> exclude;  // the reason
+};
+
+struct Rule {
+  std::string id, fact, knowledge, source;
+  Condition when;
+  Effects effects;
+  bool disabled = false;
+  std::string origin;  // the file it came from
+};
+
+struct RuleSet {
+  std::string origin;
+  std::vector<Rule> rules;
+  const Rule* find(std::string_view id) const;
+};
+
+struct Message {
+  std::string rule_id, text, source;
+};
+
+struct RuleOutcome {
+  std::vector<Message> warnings, notes;
+  ScoreDelta delta;  // sum of the fired rules' score effects
+  bool excluded = false;
+  std::string exclude_reason, exclude_rule;  // the first exclusion, in rule order
+  std::vector<std::string> fired;            // ids of every rule that fired, in order
+};
+
+// Parses a rules document. Throws Error(data) "origin: rules[3].when[0]: unknown fact
+// 'gpu.vrm_gb' (did you mean gpu.vram_gb?)" on any problem of shape, type or vocabulary.
+RuleSet parse_rules(const nlohmann::json& doc, const std::string& origin);
+
+// A rule of `extra` replaces the one with the same id in place; new ids are appended.
+void merge_rules(RuleSet& base, const RuleSet& extra);
+
+// The embedded data/rules.json (or `base_path` when set), then each of `extra_paths`
+// merged in order: what `--rules FILE` adds. Error(data) names the file at fault.
+RuleSet load_rules(const std::string& base_path = "",
+                   const std::vector<std::string>& extra_paths = {});
+
+// Three-valued evaluation: nullopt when the answer depends on an unknown fact.
+std::optional<bool> evaluate(const Condition& c, const Facts& facts);
+
+// Replaces the {fact} and {fact:pct} placeholders of a (load-checked) text.
+std::string render_text(std::string_view text, const Facts& facts);
+std::string format_fact(const FactValue& v);
+
+// Every enabled rule, in order, whose condition is known true (see check_facts for the
+// exception thrown on malformed facts).
+RuleOutcome apply_rules(const RuleSet& rules, const Facts& facts);
+
+}  // namespace gpusel
