@@ -1,0 +1,111 @@
+// `gpusel check` (a yes/no gate for scripts and CI) and `gpusel compare` (cards side by side).
+#include <fmt/format.h>
+
+#include "cli/cmd_recommend.hpp"
+#include "cli/recommend_view.hpp"
+#include "gpusel/error.hpp"
+#include "gpusel/fit.hpp"
+
+namespace gpusel::cli {
+namespace {
+
+struct CheckArgs {
+  RankArgs rank;
+  std::vector<std::string> gpus;
+  int count = 1;
+};
+
+Workload sized(const Session& s, const Config& c) {
+  Workload w = s.request.workload;
+  w.gpus = c.count;
+  w.shard = c.count == 1 ? Shard::none : (s.request.fixed_shard ? w.shard : c.shard);
+  return w;
+}
+
+// The first K37 change that makes the configuration fit, in words; "" when none does.
+std::string remedy(const Session& s, const Config& c) {
+  const FitResult f = fit(sized(s, c), *c.gpu, c.count, s.request.reserve);
+  for (const auto& ch : f.changes)
+    if (ch.fits)
+      return fmt::format("; {} would fit ({} GiB)", ch.change, gib(ch.estimate.total_bytes));
+  return "";
+}
+
+int run_check(Context& ctx, const CheckArgs& a) {
+  if (a.count < 1 || a.count > 64) throw usage_error(fmt::format("--count {} must be 1..64", a.count));
+  const Session s = resolve_session(a.rank);
+  const Gpu& gpu = require_gpu(ctx.catalog(), a.gpus.front());
+  const Config c = make_config(gpu, a.count, s.request.workload);
+  const Result r = evaluate(c, s.rules, s.rates, s.request);
+  const bool fits = r.need.total_bytes <= r.usable_bytes && !r.rules.excluded;
+  Output o;
+  std::string line = fmt::format("{}: {} needs {} GiB per GPU of {} GiB usable on {} ({:.0f}% headroom)",
+                                 fits ? "fits" : "does not fit", workload_line(s.request.workload),
+                                 gib(r.need.total_bytes), gib(r.usable_bytes), config_label(c),
+                                 r.headroom * 100);
+  if (r.rules.excluded) line += "; excluded: " + r.rules.exclude_reason;
+  else if (!fits) line += remedy(s, c);
+  o.before = line + "\n";
+  o.table = {{{"verdict"}, {"config"}, {"need_gib", true}, {"usable_gib", true}},
+             {{fits ? "fits" : "does not fit", config_label(c), gib(r.need.total_bytes),
+               gib(r.usable_bytes)}}};
+  o.json = result_json(r, 1);
+  o.json["schema_version"] = 1;
+  o.json["fits"] = fits;
+  o.json["verdict"] = line;
+  Output text_only = o;
+  text_only.table = {};
+  emit(*ctx.out, parse_format(a.rank.format) == Format::table ? text_only : o,
+       parse_format(a.rank.format));
+  return fits ? 0 : static_cast<int>(ExitCode::negative);
+}
+
+int run_compare(Context& ctx, const CheckArgs& a) {
+  const Format f = parse_format(a.rank.format);
+  if (a.gpus.size() < 2) throw usage_error("compare needs at least two GPU ids");
+  const Session s = resolve_session(a.rank);
+  std::vector<Result> rs;
+  for (const auto& id : a.gpus) {
+    const Gpu& g = require_gpu(ctx.catalog(), id);
+    rs.push_back(evaluate(make_config(g, a.count, s.request.workload), s.rules, s.rates, s.request));
+  }
+  score_results(rs, s.request);
+  Output o;
+  o.before = header_text(s, estimate(s.request.workload));
+  o.table = results_table(rs, false, s.request.tokens.has_value());
+  o.table.columns.insert(o.table.columns.begin(), {"fits"});
+  for (std::size_t i = 0; i < rs.size(); ++i)
+    o.table.rows[i].insert(o.table.rows[i].begin(),
+                           rs[i].need.total_bytes <= rs[i].usable_bytes ? "yes" : "NO");
+  o.after = "\n" + warnings_text(rs, 3);
+  if (a.rank.explain) o.after += "\n" + explain_text(rs, s.request);
+  o.json = {{"schema_version", 1}, {"workload", workload_json(s.request.workload)},
+            {"currency", s.request.price.currency}, {"results", nlohmann::json::array()}};
+  for (std::size_t i = 0; i < rs.size(); ++i) {
+    auto j = result_json(rs[i], static_cast<int>(i + 1));
+    j["fits"] = rs[i].need.total_bytes <= rs[i].usable_bytes;
+    o.json["results"].push_back(j);
+  }
+  emit(*ctx.out, o, f);
+  return 0;
+}
+
+}  // namespace
+
+void add_check_compare_commands(CLI::App& app, Context& ctx) {
+  auto c = std::make_shared<CheckArgs>();
+  auto* check = app.add_subcommand("check", "Exit 0 if the workload fits the GPU(s), 1 if not");
+  add_evaluation_options(check, c->rank);
+  check->add_option("--gpu", c->gpus, "GPU id, e.g. rtx-4090")->required()->expected(1);
+  check->add_option("--count", c->count, "number of cards (default 1)");
+  check->callback([&ctx, c] { ctx.action = [&ctx, c] { return run_check(ctx, *c); }; });
+
+  auto m = std::make_shared<CheckArgs>();
+  auto* cmp = app.add_subcommand("compare", "Compare GPUs side by side for a workload");
+  add_evaluation_options(cmp, m->rank);
+  cmp->add_option("gpus", m->gpus, "two or more GPU ids")->required();
+  cmp->add_option("--count", m->count, "cards of each (default 1)");
+  cmp->callback([&ctx, m] { ctx.action = [&ctx, m] { return run_compare(ctx, *m); }; });
+}
+
+}  // namespace gpusel::cli

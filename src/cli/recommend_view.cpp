@@ -1,0 +1,239 @@
+#include "cli/recommend_view.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "gpusel/embedded.hpp"
+
+namespace gpusel::cli {
+namespace {
+
+std::string thousands(double v) {
+  std::string digits = fmt::format("{:.0f}", v);
+  std::string out;
+  const int n = static_cast<int>(digits.size());
+  for (int i = 0; i < n; ++i) {
+    if (i > 0 && (n - i) % 3 == 0 && digits[0] != '-') out += ',';
+    out += digits[static_cast<std::size_t>(i)];
+  }
+  return out;
+}
+
+std::string rate(double tokens_per_s) {
+  if (!(tokens_per_s > 0)) return "-";
+  if (tokens_per_s >= 100) return thousands(tokens_per_s);
+  return fmt::format("{:.1f}", tokens_per_s);
+}
+
+std::string price_cell(const Result& r) {
+  if (!r.unit_price) return "no price";
+  std::string s = money(r.price, r.unit_price->currency);
+  if (r.unit_price->converted) s += "*";
+  if (r.unit_price->used) s += " used";
+  return s;
+}
+
+nlohmann::json messages_json(const std::vector<Message>& ms) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& m : ms) out.push_back({{"rule", m.rule_id}, {"text", m.text}, {"source", m.source}});
+  return out;
+}
+
+nlohmann::json price_json(const Result& r) {
+  if (!r.unit_price) return nullptr;
+  const Price& p = *r.unit_price->from;
+  return {{"unit", r.unit_price->amount}, {"total", r.price},
+          {"currency", r.unit_price->currency}, {"kind", p.kind},
+          {"converted_from", r.unit_price->converted ? nlohmann::json(p.currency) : nlohmann::json()},
+          {"as_of", p.as_of}, {"source", p.source}};
+}
+
+}  // namespace
+
+std::string money(double amount, const std::string& currency) {
+  return thousands(amount) + " " + currency;
+}
+
+std::string config_label(const Config& c) {
+  std::string s = fmt::format("{}x {}", c.count, c.gpu->id);
+  if (c.count > 1) s += c.linked ? " (" + c.gpu->interconnect.kind + ")" : " (PCIe)";
+  return s;
+}
+
+std::string duration(double hours) {
+  if (!std::isfinite(hours)) return "-";
+  if (hours < 1) return fmt::format("{:.0f} min", hours * 60);
+  if (hours < 48) return fmt::format("{:.1f} h", hours);
+  return fmt::format("{:.1f} days", hours / 24);
+}
+
+std::string score_bar(double score) {
+  const int full = static_cast<int>(std::lround(std::clamp(score, 0.0, 100.0) / 10));
+  std::string s;
+  for (int i = 0; i < 10; ++i) s += i < full ? "█" : "░";
+  return s;
+}
+
+std::string workload_line(const Workload& w) {
+  std::string s = fmt::format("{} ({:.2f}B params{}), {} {}", w.model.name.empty() ? w.model.id : w.model.name,
+                              w.model.params / 1e9, w.model_from_preset ? "" : ", typical architecture",
+                              to_string(w.mode), to_string(w.precision));
+  if (is_training(w.mode))
+    s += fmt::format(", {} optimizer, batch {} x {} tokens{}", to_string(w.optimizer), w.batch,
+                     w.seq_len, w.grad_ckpt ? ", gradient checkpointing" : "");
+  else
+    s += fmt::format(", batch {}, context {} tokens", w.batch, w.seq_len);
+  if (w.mode == Mode::lora || w.mode == Mode::qlora)
+    s += fmt::format(", LoRA r{} on {}", w.lora_rank, to_string(w.lora_targets));
+  return s;
+}
+
+nlohmann::json workload_json(const Workload& w) {
+  return {{"model", w.model.id.empty() ? nlohmann::json() : nlohmann::json(w.model.id)},
+          {"params", w.model.params},     {"from_preset", w.model_from_preset},
+          {"mode", to_string(w.mode)},    {"precision", to_string(w.precision)},
+          {"optimizer", to_string(w.optimizer)}, {"batch", w.batch},
+          {"seq_len", w.seq_len},         {"grad_ckpt", w.grad_ckpt},
+          {"flash_attn", w.flash_attn},   {"lora_rank", w.lora_rank},
+          {"lora_targets", to_string(w.lora_targets)}};
+}
+
+nlohmann::json result_json(const Result& r, int rank) {
+  const Throughput& t = r.throughput;
+  return {{"rank", rank},
+          {"gpu", r.config.gpu->id},
+          {"name", r.config.gpu->name},
+          {"count", r.config.count},
+          {"interconnect", r.config.interconnect},
+          {"linked", r.config.linked},
+          {"shard", to_string(r.config.shard)},
+          {"price", price_json(r)},
+          {"currency", r.unit_price ? nlohmann::json(r.unit_price->currency) : nlohmann::json()},
+          {"per_gpu_need_bytes", r.need.total_bytes},
+          {"per_gpu_need_low_bytes", r.need.low_bytes},
+          {"per_gpu_need_high_bytes", r.need.high_bytes},
+          {"usable_bytes", r.usable_bytes},
+          {"headroom", r.headroom},
+          {"throughput", {{"tokens_per_s", r.tokens_per_s}, {"train_tokens_per_s", t.train_tokens_per_s},
+                          {"prefill_tokens_per_s", t.prefill_tokens_per_s},
+                          {"decode_tokens_per_s", t.decode_tokens_per_s}, {"bound", t.bound},
+                          {"mfu", t.mfu}, {"scaling", t.scaling}}},
+          {"hours", r.hours ? nlohmann::json(*r.hours) : nlohmann::json()},
+          {"scores", {{"compute", r.scores.compute}, {"budget", r.scores.budget},
+                      {"ecosystem", r.scores.ecosystem}, {"total", r.scores.total}}},
+          {"warnings", messages_json(r.rules.warnings)},
+          {"notes", messages_json(r.rules.notes)},
+          {"platform", r.platform}};
+}
+
+Table results_table(const std::vector<Result>& rs, bool ranked, bool with_time) {
+  Table t;
+  if (ranked) t.columns.push_back({"#", true});
+  t.columns.insert(t.columns.end(), {{"config"}, {"need/usable GiB", true}, {"headroom", true},
+                                     {"price"}, {"tok/s", true}});
+  if (with_time) t.columns.push_back({"time", true});
+  t.columns.insert(t.columns.end(), {{"compute", true}, {"budget", true}, {"eco", true},
+                                     {"total"}, {"warn", true}});
+  int rank = 0;
+  for (const auto& r : rs) {
+    std::vector<std::string> row;
+    if (ranked) row.push_back(std::to_string(++rank));
+    row.insert(row.end(), {config_label(r.config), gib(r.need.total_bytes) + "/" + gib(r.usable_bytes),
+                           fmt::format("{:.0f}%", r.headroom * 100), price_cell(r), rate(r.tokens_per_s)});
+    if (with_time) row.push_back(r.hours ? duration(*r.hours) : "-");
+    row.insert(row.end(), {fmt::format("{:.0f}", r.scores.compute), fmt::format("{:.0f}", r.scores.budget),
+                           fmt::format("{:.0f}", r.scores.ecosystem),
+                           score_bar(r.scores.total) + fmt::format(" {:.0f}", r.scores.total),
+                           std::to_string(r.rules.warnings.size())});
+    t.rows.push_back(std::move(row));
+  }
+  return t;
+}
+
+std::string warnings_text(const std::vector<Result>& rs, std::size_t per_result) {
+  std::string out;
+  int rank = 0;
+  for (const auto& r : rs) {
+    ++rank;
+    std::size_t shown = 0;
+    for (const auto& m : r.rules.warnings) {
+      if (shown++ == per_result) break;
+      out += fmt::format("  {}. {}: {} [{}]\n", rank, config_label(r.config), m.text, m.rule_id);
+    }
+    if (r.rules.warnings.size() > per_result)
+      out += fmt::format("  {}. ... {} more (--format json or --explain lists all)\n", rank,
+                         r.rules.warnings.size() - per_result);
+  }
+  return out.empty() ? "" : "Warnings:\n" + out;
+}
+
+std::string header_text(const Session& s, const Estimate& need) {
+  const RankRequest& r = s.request;
+  std::string out = "Workload: " + workload_line(r.workload) + "\n";
+  out += fmt::format("Memory on one GPU: {} GiB (band {}-{} GiB); multi-GPU configurations shard it"
+                     " (training: FSDP/ZeRO-3, inference: tensor parallel)\n",
+                     gib(need.total_bytes), gib(need.low_bytes), gib(need.high_bytes));
+  out += "Prices in " + r.price.currency;
+  if (r.budget) out += ", budget " + money(*r.budget, r.price.currency);
+  out += fmt::format("; * = converted at the rates of {} ({})\n", s.rates.as_of,
+                     "data/rates.json");
+  for (const auto& a : s.assumptions) out += "Assumption: " + a + "\n";
+  return out + "\n";
+}
+
+}  // namespace gpusel::cli
+
+namespace gpusel::cli {
+namespace {
+
+std::string explain_one(const Result& r, double best_speed, double best_value,
+                        const RankRequest& req) {
+  const ScoringConstants& k = scoring_constants();
+  const double slope = 100 / k.compute_decades;
+  std::string out = fmt::format("  need per GPU {} GiB:", gib(r.need.total_bytes));
+  for (const auto& c : r.need.components)
+    if (c.bytes > 0) out += fmt::format(" {} {}", c.name, gib(c.bytes));
+  out += fmt::format("\n  throughput {} tok/s ({}-bound, MFU {:.2f}, scaling {:.2f})\n",
+                     rate(r.tokens_per_s), r.throughput.bound, r.throughput.mfu, r.throughput.scaling);
+  out += fmt::format("  compute   = 100 + {:.0f} x log10({} / best {}) {:+.0f} by rules = {:.1f}\n",
+                     slope, rate(r.tokens_per_s), rate(best_speed), r.rules.delta.compute,
+                     r.scores.compute);
+  const double value = r.price > 0 ? r.tokens_per_s / r.price : 0;
+  out += fmt::format("  budget    = value: 100 + {:.0f} x log10({:.4g} / best {:.4g} tok/s per {})", slope,
+                     value, best_value, req.price.currency);
+  if (req.budget)
+    out += fmt::format(" x {:.1f} + unspent: 100 x (1 - {} / {}) x {:.1f}", k.budget_value_share,
+                       thousands(r.price), thousands(*req.budget), 1 - k.budget_value_share);
+  out += fmt::format(" {:+.0f} by rules = {:.1f}\n", r.rules.delta.budget, r.scores.budget);
+  auto base = k.ecosystem_base.find(r.config.gpu->ecosystem);
+  out += fmt::format("  ecosystem = {} base {:.0f} {:+.0f} by rules = {:.1f}\n", r.config.gpu->ecosystem,
+                     base == k.ecosystem_base.end() ? 0.0 : base->second, r.rules.delta.ecosystem,
+                     r.scores.ecosystem);
+  const Weights& w = req.weights;
+  out += fmt::format("  total     = {:.2f} x {:.1f} + {:.2f} x {:.1f} + {:.2f} x {:.1f} = {:.1f}\n",
+                     w.compute, r.scores.compute, w.budget, r.scores.budget, w.ecosystem,
+                     r.scores.ecosystem, r.scores.total);
+  for (const auto& m : r.rules.warnings) out += "  warning: " + m.text + " [" + m.rule_id + "]\n";
+  for (const auto& m : r.rules.notes) out += "  note: " + m.text + " [" + m.rule_id + "]\n";
+  out += "  platform: " + r.platform + "\n";
+  return out;
+}
+
+}  // namespace
+
+std::string explain_text(const std::vector<Result>& rs, const RankRequest& req) {
+  double best_speed = 0, best_value = 0;
+  for (const auto& r : rs) {
+    best_speed = std::max(best_speed, r.tokens_per_s);
+    if (r.price > 0) best_value = std::max(best_value, r.tokens_per_s / r.price);
+  }
+  std::string out = "How each score was computed:\n";
+  int rank = 0;
+  for (const auto& r : rs)
+    out += fmt::format("{}. {}\n", ++rank, config_label(r.config)) +
+           explain_one(r, best_speed, best_value, req);
+  return out;
+}
+
+}  // namespace gpusel::cli
