@@ -7,4 +7,13 @@ const Catalog& Context::catalog() {
   return *catalog_;
 }
 
+const Cloud& Context::cloud() {
+  if (!cloud_) {
+    Cloud c = load_cloud(cloud_paths);
+    check_offer_gpus(c, catalog());
+    cloud_ = std::move(c);
+  }
+  return *cloud_;
+}
+
 }  // namespace gpusel::cli

@@ -6,19 +6,23 @@
 #include <optional>
 #include <ostream>
 
+#include "gpusel/cloud.hpp"
 #include "gpusel/data_source.hpp"
 
 namespace gpusel::cli {
 
 struct Context {
   DataPaths paths;
+  CloudPaths cloud_paths;
   std::ostream* out = nullptr;
   std::function<int()> action;  // set by the subcommand that was chosen
 
   const Catalog& catalog();  // loaded once, on first use
+  const Cloud& cloud();      // loaded once, its GPU ids checked against catalog()
 
  private:
   std::optional<Catalog> catalog_;
+  std::optional<Cloud> cloud_;
 };
 
 // Each command family adds its subcommands to the app; the chosen one sets ctx.action.

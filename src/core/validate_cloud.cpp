@@ -16,6 +16,10 @@ double num(const json& rec, const char* key) {
   return rec.contains(key) && rec[key].is_number() ? rec[key].get<double>() : NAN;
 }
 
+double item(const json& list, std::size_t i) {
+  return list.size() > i && list[i].is_number() ? list[i].get<double>() : NAN;
+}
+
 void check_gpu_ref(const json& o, const std::string& p, const Catalog* gpus, Findings& f) {
   if (!gpus || !o.contains("gpu") || !o["gpu"].is_string()) return;
   const auto id = o["gpu"].get<std::string>();
@@ -51,10 +55,29 @@ void check_age(const json& o, const std::string& p, const std::string& as_of, Fi
                   as_of + "): cloud prices move both ways, recheck it");
 }
 
+// The schema cannot compare a value with its own range, so the loader's rule lives here too.
+void check_defaults(const json& doc, Findings& f) {
+  if (!doc.contains("defaults") || !doc["defaults"].is_object()) return;
+  for (const auto& [key, d] : doc["defaults"].items()) {
+    if (!d.is_object() || !d.contains("range") || !d["range"].is_array() || d["range"].size() != 2)
+      continue;
+    const double v = num(d, "value"), lo = item(d["range"], 0), hi = item(d["range"], 1);
+    if (std::isnan(v) || std::isnan(lo) || std::isnan(hi)) continue;
+    const std::string p = "/defaults/" + key;
+    if (lo > hi)
+      f.error(p + "/range", "default-range", "range low is above range high");
+    else if (v < lo || v > hi)
+      f.error(p + "/value", "default-range",
+              "default " + key + " lies outside its own range [" + json(lo).dump() + ", " +
+                  json(hi).dump() + "]");
+  }
+}
+
 }  // namespace
 
 void check_cloud_semantics(const json& doc, const std::string& as_of, const Catalog* gpus,
                            Findings& f) {
+  check_defaults(doc, f);
   const json& offers = doc["offers"];
   if (!offers.is_array()) return;
   for (std::size_t i = 0; i < offers.size(); ++i) {

@@ -1,0 +1,252 @@
+// `gpusel cost`: buy or rent, with the numbers behind the verdict.
+#include "cli/cmd_cost.hpp"
+
+#include <fmt/format.h>
+#include <chrono>
+#include <cstdlib>
+
+#include "cli/render.hpp"
+#include "gpusel/cost.hpp"
+#include "gpusel/embedded.hpp"
+#include "gpusel/error.hpp"
+#include "gpusel/validate.hpp"
+
+namespace gpusel::cli {
+namespace {
+
+struct CostArgs {
+  CostQuery q;
+  std::string format = "table", currency, card_price, host_cost, ownership, as_of;
+};
+
+std::string env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "";
+}
+
+std::string today() {
+  const auto now = std::chrono::floor<std::chrono::days>(std::chrono::system_clock::now());
+  const std::chrono::year_month_day ymd{now};
+  return fmt::format("{:04}-{:02}-{:02}", int(ymd.year()), unsigned(ymd.month()),
+                     unsigned(ymd.day()));
+}
+
+// "1500", "1500 USD", "¥12000": an amount in the session currency unless it names another.
+double amount_in(const std::string& text, const std::string& currency, const Rates& rates) {
+  const Budget b = parse_budget(text);
+  return b.currency.empty() ? b.amount : convert(b.amount, b.currency, currency, rates);
+}
+
+Rates embedded_rates() {
+  const std::string origin = "embedded data/rates.json";
+  return parse_rates(parse_json_text(std::string(embedded_text("data/rates.json")), origin),
+                     origin);
+}
+
+std::string num(double v, int decimals) { return fixed(v, decimals); }
+
+std::string own_lines(const OwnCost& o, const CostReport& r) {
+  const auto& cur = r.query.currency;
+  auto line = [](const std::string& label, double v, const std::string& how) {
+    std::string s = fmt::format("  {:<12} {:>11.2f}  {}", label, v, how);
+    return s.erase(s.find_last_not_of(' ') + 1) + "\n";
+  };
+  std::string s = fmt::format("Owning {} x {} ({})\n", o.count, o.gpu->id, o.gpu->name);
+  s += line("cards", o.cards,
+            fmt::format("{} x {:.2f} {}: {}", o.count, o.card_price, cur, o.card_basis));
+  s += line("host system", o.host_total,
+            fmt::format("{} x {:.2f} {}: {}", o.hosts, o.host_price, cur, o.host_basis));
+  s += line("resale", -o.resale,
+            fmt::format("{:.1f} % of {:.2f} after {:g} months ({})", o.residual * 100, o.purchase,
+                        r.query.months, o.resale_basis));
+  s += line("power", o.electricity,
+            fmt::format("{:.2f} kW x {:.0f} h = {:.0f} kWh at {:.4f} {}/kWh ({})", o.power_kw,
+                        r.hours, o.kwh, o.kwh_price, cur, o.kwh_basis));
+  s += line("net cost", o.total, "");
+  return s + "\n";
+}
+
+struct Row {
+  double total;
+  std::vector<std::string> cells;
+};
+
+Table options_table(const CostReport& r) {
+  Table t{{{"option"},
+           {"offer"},
+           {"gpus", true},
+           {"rate/h", true},
+           {"price"},
+           {"billed h", true},
+           {"compute", true},
+           {"extras", true},
+           {"total", true}},
+          {}};
+  std::vector<Row> rows;
+  if (r.own)
+    rows.push_back({r.own->total,
+                    {"buy", fmt::format("{} x {}", r.own->count, r.own->gpu->id),
+                     std::to_string(r.own->count), num(r.own->power_per_hour, 3), "power only",
+                     num(r.hours, 0), num(r.own->total, 2), "-", num(r.own->total, 2)}});
+  for (const auto& q : r.rent)
+    rows.push_back(
+        {q.total,
+         {verdict_text(rent_choice(q.kind)),
+          fmt::format("{} x {} ({})", q.instances, q.offer->id, q.offer->as_of),
+          std::to_string(q.instances * q.offer->gpus_per_instance), num(q.rate_per_hour, 3),
+          q.basis, num(q.billed_hours, 0), num(q.compute, 2), num(q.extras, 2), num(q.total, 2)}});
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const Row& a, const Row& b) { return a.total < b.total; });
+  for (auto& row : rows) t.rows.push_back(std::move(row.cells));
+  return t;
+}
+
+std::string bullets(const std::vector<std::string>& items) {
+  std::string s;
+  for (const auto& i : items) s += "  - " + i + "\n";
+  return s;
+}
+
+std::string after_text(const CostReport& r) {
+  std::string s = "\nVerdict: " +
+                  (r.verdict.choice.empty() ? std::string("none (nothing to compare)")
+                                            : verdict_text(r.verdict.choice)) +
+                  "\n" + bullets(r.verdict.reasons);
+  s += "Notes:\n" + bullets(r.notes);
+  if (!r.conversions.empty()) s += "Converted:\n" + bullets(r.conversions);
+  return s;
+}
+
+nlohmann::json own_json(const OwnCost& o) {
+  return {{"gpu", o.gpu->id},
+          {"count", o.count},
+          {"card_price", o.card_price},
+          {"card_basis", o.card_basis},
+          {"hosts", o.hosts},
+          {"host_price", o.host_price},
+          {"host_basis", o.host_basis},
+          {"purchase", o.purchase},
+          {"residual_1y", o.residual_1y},
+          {"residual", o.residual},
+          {"resale", o.resale},
+          {"depreciation", o.depreciation},
+          {"power_kw", o.power_kw},
+          {"kwh", o.kwh},
+          {"kwh_price", o.kwh_price},
+          {"kwh_basis", o.kwh_basis},
+          {"electricity", o.electricity},
+          {"total", o.total}};
+}
+
+nlohmann::json rent_json(const RentQuote& q) {
+  return {{"kind", rent_kind_name(q.kind)},
+          {"offer", q.offer->id},
+          {"provider", q.offer->provider},
+          {"gpu", q.offer->gpu},
+          {"gpus_per_instance", q.offer->gpus_per_instance},
+          {"instances", q.instances},
+          {"rate_per_hour", q.rate_per_hour},
+          {"published", q.published},
+          {"basis", q.basis},
+          {"billed_hours", q.billed_hours},
+          {"compute", q.compute},
+          {"extras", q.extras},
+          {"total", q.total},
+          {"as_of", q.offer->as_of},
+          {"source", q.offer->source}};
+}
+
+nlohmann::json report_json(const CostReport& r) {
+  using nlohmann::json;
+  const auto& q = r.query;
+  json j{{"schema_version", 1},
+         {"currency", q.currency},
+         {"query",
+          {{"gpu", q.own_gpu},
+           {"count", q.own_count},
+           {"rent_gpu", q.rent_gpu},
+           {"rent_count", q.rent_count},
+           {"hours_per_day", q.hours_per_day},
+           {"months", q.months},
+           {"storage_gb", q.storage_gb},
+           {"egress_gb", q.egress_gb}}},
+         {"hours_used", r.hours},
+         {"own", r.own ? own_json(*r.own) : json(nullptr)},
+         {"rent", json::array()},
+         {"break_even", json::array()},
+         {"verdict",
+          {{"choice", r.verdict.choice.empty() ? json(nullptr) : json(r.verdict.choice)},
+           {"reasons", r.verdict.reasons}}},
+         {"nearest_with_offers", r.nearest_with_offers},
+         {"notes", r.notes},
+         {"conversions", r.conversions}};
+  for (const auto& x : r.rent) j["rent"].push_back(rent_json(x));
+  auto opt = [](const std::optional<double>& v) { return v ? json(*v) : json(nullptr); };
+  for (const auto& b : r.break_even)
+    j["break_even"].push_back({{"kind", rent_kind_name(b.kind)},
+                               {"hours_per_day", opt(b.hours_per_day)},
+                               {"months", opt(b.months)}});
+  return j;
+}
+
+int run_cost(Context& ctx, CostArgs& a) {
+  const Format f = parse_format(a.format);
+  CostQuery& q = a.q;
+  q.currency = a.currency.empty() ? default_currency(env("GPUSEL_CURRENCY"), env("LC_ALL"),
+                                                     env("LC_MONETARY"), env("LANG"))
+                                  : normalise_currency(a.currency);
+  if (!a.as_of.empty() && !is_date(a.as_of))
+    throw usage_error("--as-of '" + a.as_of + "' is not a date (YYYY-MM-DD)");
+  q.today = a.as_of.empty() ? today() : a.as_of;
+  const Rates rates = embedded_rates();
+  if (!a.card_price.empty()) q.card_price = amount_in(a.card_price, q.currency, rates);
+  if (!a.host_cost.empty()) q.host_cost = amount_in(a.host_cost, q.currency, rates);
+  const Ownership own = load_ownership(a.ownership);
+  const auto kwh = load_kwh_prices();
+  const CostReport r = compare_costs(q, {ctx.catalog(), ctx.cloud(), own, kwh, rates});
+  Output o;
+  o.before = fmt::format(
+                 "{} x {} bought, or {} x {} rented: {:g} h/day for {:g} months = {:.0f} "
+                 "h of use; amounts in {}\n\n",
+                 q.own_count, q.own_gpu, r.query.rent_count, r.query.rent_gpu, q.hours_per_day,
+                 q.months, r.hours, q.currency) +
+             (r.own ? own_lines(*r.own, r) : "");
+  if (!r.rent.empty() || r.own) o.table = options_table(r);
+  o.after = after_text(r);
+  o.json = report_json(r);
+  emit(*ctx.out, o, f);
+  return 0;
+}
+
+void add_options(CLI::App& cmd, CostArgs& a) {
+  cmd.add_option("--gpu", a.q.own_gpu, "GPU to buy, a catalog id (e.g. rtx-4090)")->required();
+  cmd.add_option("--count", a.q.own_count, "how many cards")->capture_default_str();
+  cmd.add_option("--hours-per-day", a.q.hours_per_day, "hours of use a day, 0-24")->required();
+  cmd.add_option("--months", a.q.months, "project length in months")->required();
+  cmd.add_option("--rent-gpu", a.q.rent_gpu, "GPU to rent instead (default: the --gpu card)");
+  cmd.add_option("--rent-count", a.q.rent_count, "GPUs to rent (default: --count)");
+  cmd.add_option("--kwh-price", a.q.kwh_price, "power price per kWh in the session currency");
+  cmd.add_option("--currency", a.currency, "ISO code (default: GPUSEL_CURRENCY, locale, USD)");
+  cmd.add_option("--card-price", a.card_price, "price of one card (e.g. 1800, 12999CNY)");
+  cmd.add_option("--host-cost", a.host_cost, "price of one host system without GPUs");
+  cmd.add_option("--resale-1y", a.q.resale_1y, "share of the price a card fetches after a year");
+  cmd.add_option("--storage-gb", a.q.storage_gb, "cloud disk kept for the project, GB");
+  cmd.add_option("--egress-gb", a.q.egress_gb, "data downloaded out of the cloud, GB");
+  cmd.add_option("--storage-price", a.q.storage_price, "per GB-month (default: data/cloud.json)");
+  cmd.add_option("--egress-price", a.q.egress_price, "per GB (default: data/cloud.json)");
+  cmd.add_option("--ownership", a.ownership, "owning-cost defaults replacing data/ownership.json");
+  cmd.add_option("--as-of", a.as_of, "date offer prices are aged against (default today)");
+  cmd.add_option("--format", a.format, "table, json or csv")->capture_default_str();
+}
+
+}  // namespace
+
+void add_cost_command(CLI::App& app, Context& ctx) {
+  auto a = std::make_shared<CostArgs>();
+  auto* cmd = app.add_subcommand(
+      "cost", "Buy or rent: owning cards vs renting GPUs on-demand, spot or committed");
+  add_options(*cmd, *a);
+  cmd->callback([&ctx, a] { ctx.action = [&ctx, a] { return run_cost(ctx, *a); }; });
+}
+
+}  // namespace gpusel::cli
