@@ -130,7 +130,8 @@ Condition parse_compare(const json& j, const std::string& at) {
 
 Condition parse_group(const json& j, const std::string& at) {
   if (j.size() != 1) fail(at, "a condition object has exactly one key: all, any or not");
-  const auto& [key, value] = *j.items().begin();
+  const std::string key = j.begin().key();
+  const json& value = j.begin().value();
   check_keys(j, {"all", "any", "not"}, at);
   Condition c;
   const std::string sub = at + "." + key;
