@@ -68,6 +68,7 @@ struct Result {
   Estimate need;  // per GPU
   double usable_bytes = 0;
   double headroom = 0;  // (usable - need) / usable
+  bool one_card_fits = false;  // the same workload fits on one card of this model
   std::optional<ChargedPrice> unit_price;
   double price = 0;  // whole configuration, 0 when unpriced
   Throughput throughput;

@@ -51,6 +51,7 @@
 //   gpu.launch_year          number  year of launch
 //   gpu.bf16_tflops          number  dense 16-bit tensor TFLOPS (BF16, else FP16)
 //   gpu.fp8                  bool    the card has FP8 tensor math
+//   gpu.bf16                 bool    the card has BF16 tensor math
 //   gpu.interconnect         text    fast GPU link kind, "none" if none
 //   gpu.interconnect_gbs     number  that link's bandwidth per GPU, GB/s
 //   gpu.interconnect_max_gpus number largest group linked all-to-all at that bandwidth
@@ -60,6 +61,7 @@
 //   config.price             number  price of the configuration, output currency
 //   config.headroom          number  fraction of usable memory left per GPU, 0..1
 //   config.total_tdp_w       number  board power of all cards, W
+//   config.one_card_fits     bool    the workload fits on a single card of this model
 //   workload.mode            text    [inference full freeze lora qlora]
 //   workload.training        bool    any mode but inference
 //   workload.params_b        number  model parameters, billions
