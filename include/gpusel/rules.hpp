@@ -62,6 +62,7 @@
 //   config.headroom          number  fraction of usable memory left per GPU, 0..1
 //   config.total_tdp_w       number  board power of all cards, W
 //   config.one_card_fits     bool    the workload fits on a single card of this model
+//   workload.timed           bool    the user gave an amount of work (--tokens), so speed matters
 //   workload.mode            text    [inference full freeze lora qlora]
 //   workload.training        bool    any mode but inference
 //   workload.params_b        number  model parameters, billions

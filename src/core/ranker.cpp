@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "gpusel/embedded.hpp"
 #include "gpusel/error.hpp"
@@ -50,14 +51,20 @@ void count_rejection(Rejections& rej, Verdict v, const Result& r) {
   }
 }
 
-// One configuration per card: the best-scoring count, so the table compares cards.
+// Per card, the best-scoring count and the fewest cards that fit (when they differ), so
+// the table compares cards and still shows the smallest configuration that runs the job.
 void keep_best_per_card(std::vector<Result>& results) {
+  std::map<const Gpu*, std::pair<std::size_t, std::size_t>> pick;  // card -> (best, fewest)
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    auto [it, fresh] = pick.try_emplace(results[i].config.gpu, i, i);
+    if (fresh) continue;
+    if (results[i].scores.total > results[it->second.first].scores.total) it->second.first = i;
+    if (results[i].config.count < results[it->second.second].config.count) it->second.second = i;
+  }
   std::vector<Result> kept;
-  for (auto& r : results) {
-    auto it = std::find_if(kept.begin(), kept.end(),
-                           [&](const Result& k) { return k.config.gpu == r.config.gpu; });
-    if (it == kept.end()) kept.push_back(std::move(r));
-    else if (r.scores.total > it->scores.total) *it = std::move(r);
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const auto& p = pick.at(results[i].config.gpu);
+    if (i == p.first || i == p.second) kept.push_back(std::move(results[i]));
   }
   results = std::move(kept);
 }

@@ -47,6 +47,7 @@ std::vector<FactInfo> make_vocabulary() {
       {"config.headroom", T::number, "fraction of usable memory left per GPU, 0..1", {}},
       {"config.total_tdp_w", T::number, "board power of all cards, W", {}},
       {"config.one_card_fits", T::boolean, "the workload fits on a single card of this model", {}},
+      {"workload.timed", T::boolean, "the user gave an amount of work (--tokens), so speed has a deadline", {}},
       {"workload.mode", T::text, "workload mode", {"inference", "full", "freeze", "lora", "qlora"}},
       {"workload.training", T::boolean, "any mode but inference", {}},
       {"workload.params_b", T::number, "model parameters, billions", {}},

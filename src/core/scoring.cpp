@@ -134,6 +134,7 @@ Facts facts_for(const Result& r, const Workload& w, const RankRequest& req) {
            w.mode == Mode::qlora || w.optimizer == Optimizer::adamw_8bit ||
                w.optimizer == Optimizer::paged_adamw_8bit},
           {"workload.flash_attn", w.flash_attn},
+          {"workload.timed", req.tokens.has_value()},
           {"workload.domestic", req.domestic},
           {"workload.seq_len", double(w.seq_len)},
           {"workload.batch", double(w.batch)}};
