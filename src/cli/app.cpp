@@ -3,6 +3,9 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "cli/cmd_cost.hpp"
+#include "cli/cmd_estimate.hpp"
+#include "cli/cmd_recommend.hpp"
 #include "cli/context.hpp"
 #include "gpusel/error.hpp"
 
@@ -15,6 +18,11 @@ void add_global_options(CLI::App& app, Context& ctx) {
       ->envname("GPUSEL_CATALOG");
   app.add_option("--catalog-add", ctx.paths.catalog_add,
                  "catalog JSON overlaid on the catalog; same id replaces (repeatable)");
+  app.add_option("--cloud", ctx.cloud_paths.cloud,
+                 "cloud offers JSON replacing the embedded one (env GPUSEL_CLOUD)")
+      ->envname("GPUSEL_CLOUD");
+  app.add_option("--cloud-add", ctx.cloud_paths.cloud_add,
+                 "cloud offers JSON overlaid on the offers; same id replaces (repeatable)");
 }
 
 void build(CLI::App& app, Context& ctx) {
@@ -23,6 +31,10 @@ void build(CLI::App& app, Context& ctx) {
   app.fallthrough();
   add_global_options(app, ctx);
   add_catalog_commands(app, ctx);
+  add_estimate_commands(app, ctx);
+  add_recommend_command(app, ctx);
+  add_check_compare_commands(app, ctx);
+  add_cost_command(app, ctx);
 }
 
 int parse(CLI::App& app, int argc, char** argv) {
