@@ -3,6 +3,7 @@
 
 #include "cli/cmd_recommend.hpp"
 #include "cli/recommend_view.hpp"
+#include "cli/rent_view.hpp"
 #include "gpusel/error.hpp"
 #include "gpusel/fit.hpp"
 
@@ -11,6 +12,7 @@ namespace {
 
 struct RecommendArgs {
   RankArgs rank;
+  RentArgs rent;
   int top = 10;
 };
 
@@ -91,11 +93,19 @@ Output build_output(const Session& s, const Ranking& ranking, const RecommendArg
 int run_recommend(Context& ctx, const RecommendArgs& a) {
   const Format f = parse_format(a.rank.format);
   if (a.top < 1) throw usage_error(fmt::format("--top {} must be at least 1", a.top));
+  check_rent_args(a.rent, a.rank);
   const Session s = resolve_session(a.rank);
+  if (a.rent.rent) {
+    int fitting = 0;
+    emit(*ctx.out, rent_output(ctx, s, a.rent, a.top, fitting), f);
+    return fitting == 0 ? static_cast<int>(ExitCode::negative) : 0;
+  }
   const Ranking ranking = rank(ctx.catalog(), s.rules, s.rates, s.request);
   std::vector<std::string> fixes;
   if (ranking.results.empty()) fixes = remedies(s, ctx.catalog(), ranking);
-  emit(*ctx.out, build_output(s, ranking, a, fixes), f);
+  Output o = build_output(s, ranking, a, fixes);
+  if (a.rent.compare) add_compare_rent(o, ctx, s, ranking.results, a.top, a.rent);
+  emit(*ctx.out, o, f);
   return ranking.results.empty() ? static_cast<int>(ExitCode::negative) : 0;
 }
 
@@ -108,6 +118,7 @@ void add_recommend_command(CLI::App& app, Context& ctx) {
   add_evaluation_options(cmd, a->rank);
   add_search_options(cmd, a->rank);
   cmd->add_option("--top", a->top, "how many configurations to show (default 10)");
+  add_rent_options(cmd, a->rent);
   cmd->callback([&ctx, a] { ctx.action = [&ctx, a] { return run_recommend(ctx, *a); }; });
 }
 

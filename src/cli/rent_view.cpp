@@ -1,0 +1,207 @@
+#include "cli/rent_view.hpp"
+
+#include <fmt/format.h>
+
+#include "cli/recommend_view.hpp"
+#include "gpusel/error.hpp"
+#include "gpusel/rent.hpp"
+
+namespace gpusel::cli {
+namespace {
+
+RentalRequest request_of(const RentArgs& a) {
+  return {a.hours, a.storage_gb, a.egress_gb, a.storage_price, a.egress_price};
+}
+
+std::string amount(const std::optional<double>& v, const std::string& cur) {
+  return v ? money(*v, cur) : "-";
+}
+
+std::string per_hour(double v, bool published) {
+  return fmt::format("{:.2f}{}", v, published ? "" : "~");
+}
+
+std::string offer_label(const RentalOption& o) {
+  std::string s = o.offer->id;
+  if (o.instances > 1) s = fmt::format("{}x {}", o.instances, s);
+  return s + " (" + o.offer->as_of + ")";
+}
+
+nlohmann::json option_json(const RentalOption& o, const std::string& cur) {
+  auto opt = [](const std::optional<double>& v) {
+    return v ? nlohmann::json(*v) : nlohmann::json();
+  };
+  nlohmann::json j = result_json(o.eval, 0);
+  j.erase("rank");
+  j.erase("price");
+  j.erase("scores");
+  j.erase("platform");  // the host one would buy: not rented
+  return {{"offer", o.offer->id},
+          {"provider", o.offer->provider},
+          {"instances", o.instances},
+          {"offer_as_of", o.offer->as_of},
+          {"offer_source", o.offer->source},
+          {"currency", cur},
+          {"on_demand_per_hour", o.on_demand_per_hour},
+          {"spot_per_hour", o.spot_per_hour},
+          {"spot_published", o.spot_published},
+          {"hours", opt(o.hours)},
+          {"on_demand_cost", opt(o.on_demand_cost)},
+          {"spot_cost", opt(o.spot_cost)},
+          {"extras", o.extras},
+          {"per_million_tokens", o.per_million_tokens},
+          {"configuration", j}};
+}
+
+Table rent_table(const std::vector<RentalOption>& shown, const std::string& cur) {
+  Table t{{{"#", true},
+           {"offer"},
+           {"config"},
+           {"need/usable GiB", true},
+           {"tok/s", true},
+           {"time", true},
+           {"on-demand/h", true},
+           {"spot/h", true},
+           {"job on-demand", true},
+           {"job spot", true},
+           {"per 1M tok", true}},
+          {}};
+  int rank = 0;
+  for (const auto& o : shown)
+    t.rows.push_back(
+        {std::to_string(++rank), offer_label(o), config_label(o.eval.config),
+         gib(o.eval.need.total_bytes) + "/" + gib(o.eval.usable_bytes),
+         fmt::format("{:.0f}", o.eval.tokens_per_s), o.hours ? duration(*o.hours) : "-",
+         per_hour(o.on_demand_per_hour, true), per_hour(o.spot_per_hour, o.spot_published),
+         amount(o.on_demand_cost, cur), amount(o.spot_cost, cur),
+         o.per_million_tokens > 0 ? fmt::format("{:.4f}", o.per_million_tokens) : "-"});
+  return t;
+}
+
+std::string bullets(const std::vector<std::string>& items) {
+  std::string s;
+  for (const auto& i : items) s += "  - " + i + "\n";
+  return s;
+}
+
+}  // namespace
+
+void add_rent_options(CLI::App* cmd, RentArgs& a) {
+  cmd->add_flag("--rent", a.rent, "rank cloud offers for the workload instead of purchases");
+  cmd->add_flag("--compare-rent", a.compare,
+                "add the cost of renting the same work to each result");
+  cmd->add_option("--hours", a.hours,
+                  "rental hours (with --rent), or hours of use of each "
+                  "bought configuration (with --compare-rent)");
+  cmd->add_option("--storage-gb", a.storage_gb, "cloud disk kept during the job, GB (K28)");
+  cmd->add_option("--egress-gb", a.egress_gb, "data downloaded out of the cloud, GB (K28)");
+  cmd->add_option("--storage-price", a.storage_price, "per GB-month (default: data/cloud.json)");
+  cmd->add_option("--egress-price", a.egress_price, "per GB (default: data/cloud.json)");
+}
+
+void check_rent_args(const RentArgs& a, const RankArgs& rank) {
+  if (a.rent && a.compare) throw usage_error("give --rent or --compare-rent, not both");
+  if (a.hours && (!rank.tokens.empty() || !rank.dataset_tokens.empty()))
+    throw usage_error("give --hours or --tokens (--dataset-tokens), not both");
+  if (a.hours && !(*a.hours > 0))
+    throw usage_error(fmt::format("--hours {} must be > 0", *a.hours));
+  if (a.hours && !a.rent && !a.compare)
+    throw usage_error("--hours goes with --rent or --compare-rent");
+  if (a.storage_gb < 0 || a.egress_gb < 0 || (a.storage_price && *a.storage_price < 0) ||
+      (a.egress_price && *a.egress_price < 0))
+    throw usage_error("storage and egress figures must be >= 0");
+}
+
+Output rent_output(Context& ctx, const Session& s, const RentArgs& a, int top, int& fitting) {
+  const auto& cur = s.request.price.currency;
+  const RentalRequest rr = request_of(a);
+  const RentalRanking ranking =
+      rank_rentals(ctx.catalog(), ctx.cloud(), s.rules, s.rates, s.request, rr);
+  fitting = static_cast<int>(ranking.options.size());
+  std::vector<RentalOption> shown(
+      ranking.options.begin(),
+      ranking.options.begin() + std::min<std::ptrdiff_t>(top, ranking.options.size()));
+  Output o;
+  o.before =
+      header_text(s, estimate(s.request.workload)) +
+      (rr.hours           ? fmt::format("Rental: {:g} h per job\n\n", *rr.hours)
+       : s.request.tokens ? ""
+                          : "No --hours or --tokens: ranked by on-demand cost per 1M tokens\n\n");
+  o.table = rent_table(shown, cur);
+  o.after = fmt::format(
+      "\nConsidered {} offers ({}): {} fit; {} too small, {} excluded by rules, {} filtered. "
+      "~ = spot price derived from on-demand.\n",
+      ranking.considered, ctx.cloud().origin, fitting, ranking.too_small, ranking.excluded_by_rule,
+      ranking.filtered);
+  const auto notes = rental_option_notes(shown, ctx.cloud(), rr, ranking.storage_price,
+                                         ranking.egress_price, cur, "");
+  o.after += "Notes:\n" + bullets(notes);
+  o.json = {{"schema_version", 1},
+            {"workload", workload_json(s.request.workload)},
+            {"currency", cur},
+            {"hours", rr.hours ? nlohmann::json(*rr.hours) : nlohmann::json()},
+            {"tokens", s.request.tokens ? nlohmann::json(*s.request.tokens) : nlohmann::json()},
+            {"offers", nlohmann::json::array()},
+            {"notes", notes},
+            {"considered", ranking.considered},
+            {"too_small", ranking.too_small},
+            {"excluded_by_rule", ranking.excluded_by_rule},
+            {"filtered", ranking.filtered}};
+  for (const auto& x : shown) o.json["offers"].push_back(option_json(x, cur));
+  return o;
+}
+
+void add_compare_rent(Output& o, Context& ctx, const Session& s, const std::vector<Result>& results,
+                      int top, const RentArgs& a) {
+  const auto& cur = s.request.price.currency;
+  const RentalRequest rr = request_of(a);
+  Table t{{{"#", true},
+           {"buy"},
+           {"price", true},
+           {"rent"},
+           {"tok/s", true},
+           {"time", true},
+           {"on-demand", true},
+           {"spot", true},
+           {"rent = buy after", true}},
+          {}};
+  std::vector<RentalOption> rented;
+  o.json["compare_rent"] = nlohmann::json::array();
+  for (int i = 0; i < top && i < static_cast<int>(results.size()); ++i) {
+    const Result& b = results[static_cast<std::size_t>(i)];
+    auto r = rent_same_work(b, ctx.cloud(), s.rules, s.rates, s.request, rr);
+    const auto breakeven = r ? rent_hours_to_purchase(b, *r) : std::nullopt;
+    const std::string price = b.price > 0 ? money(b.price, cur) : "no price";
+    const bool offered = !ctx.cloud().for_gpu(b.config.gpu->id).empty();
+    if (!r)
+      t.rows.push_back({std::to_string(i + 1), config_label(b.config), price,
+                        offered ? "no offer fits" : "no offer for this GPU", "-", "-", "-", "-",
+                        "-"});
+    else
+      t.rows.push_back({std::to_string(i + 1), config_label(b.config), price, offer_label(*r),
+                        fmt::format("{:.0f}", r->eval.tokens_per_s),
+                        r->hours ? duration(*r->hours) : "-",
+                        r->on_demand_cost ? money(*r->on_demand_cost, cur)
+                                          : per_hour(r->on_demand_per_hour, true) + "/h",
+                        r->spot_cost ? money(*r->spot_cost, cur)
+                                     : per_hour(r->spot_per_hour, r->spot_published) + "/h",
+                        breakeven ? duration(*breakeven) : "-"});
+    o.json["compare_rent"].push_back(
+        {{"rank", i + 1},
+         {"buy", config_label(b.config)},
+         {"buy_price", b.price},
+         {"rent", r ? option_json(*r, cur) : nlohmann::json()},
+         {"rent_hours_to_purchase", breakeven ? nlohmann::json(*breakeven) : nlohmann::json()}});
+    if (r) rented.push_back(std::move(*r));
+  }
+  o.after +=
+      "\nRenting the same work (cheapest offer of the same GPU; \"rent = buy after\": "
+      "on-demand hours that cost the purchase price):\n" +
+      render_table(t);
+  const auto [storage, egress] = extras_prices(ctx.cloud(), s.rates, cur, rr);
+  const auto notes = rental_option_notes(rented, ctx.cloud(), rr, storage, egress, cur, "");
+  o.after += bullets(notes);
+  o.json["compare_rent_notes"] = notes;
+}
+
+}  // namespace gpusel::cli
