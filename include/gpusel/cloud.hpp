@@ -57,6 +57,10 @@ void merge_cloud(Cloud& base, const Cloud& overlay);
 // Error(data) naming the offer for a GPU id the catalog lacks, with a suggestion.
 void check_offer_gpus(const Cloud& cloud, const Catalog& catalog);
 
+// Removes offers whose GPU the catalog lacks: the embedded offers follow the embedded catalog,
+// so a user's own (smaller) catalog keeps only the offers it can name. Returns how many.
+std::size_t drop_offers_without_gpu(Cloud& cloud, const Catalog& catalog);
+
 struct CloudPaths {
   std::string cloud;                   // replaces data/cloud.json when set
   std::vector<std::string> cloud_add;  // overlays, applied in order
@@ -64,6 +68,8 @@ struct CloudPaths {
 
 // The embedded offers, or `paths.cloud`, with every overlay merged in.
 Cloud load_cloud(const CloudPaths& paths);
+// One file ("" = the embedded one), parsed as a base or as an overlay.
+Cloud load_cloud_file(const std::string& path, bool overlay);
 
 enum class RentKind { on_demand, spot, monthly, commit_1y, commit_3y };
 const char* rent_kind_name(RentKind k);  // "on-demand", "spot", "monthly", "commit-1y", ...

@@ -107,12 +107,6 @@ Offer parse_offer(const json& rec, const std::string& at) {
   return o;
 }
 
-Cloud cloud_from(const std::string& path, bool overlay) {
-  const std::string origin = path.empty() ? "embedded data/cloud.json" : path;
-  const std::string text = load_text(path, "data/cloud.json");
-  return parse_cloud(parse_json_text(text, origin), origin, overlay);
-}
-
 }  // namespace
 
 const char* rent_kind_name(RentKind k) {
@@ -184,10 +178,20 @@ void check_offer_gpus(const Cloud& cloud, const Catalog& catalog) {
   }
 }
 
+Cloud load_cloud_file(const std::string& path, bool overlay) {
+  const std::string origin = path.empty() ? "embedded data/cloud.json" : path;
+  const std::string text = load_text(path, "data/cloud.json");
+  return parse_cloud(parse_json_text(text, origin), origin, overlay);
+}
+
 Cloud load_cloud(const CloudPaths& paths) {
-  Cloud c = cloud_from(paths.cloud, false);
-  for (const auto& overlay : paths.cloud_add) merge_cloud(c, cloud_from(overlay, true));
+  Cloud c = load_cloud_file(paths.cloud, false);
+  for (const auto& overlay : paths.cloud_add) merge_cloud(c, load_cloud_file(overlay, true));
   return c;
+}
+
+std::size_t drop_offers_without_gpu(Cloud& cloud, const Catalog& catalog) {
+  return std::erase_if(cloud.offers, [&](const Offer& o) { return !catalog.find(o.gpu); });
 }
 
 std::optional<EffectivePrice> effective_price(const Offer& o, RentKind kind,

@@ -177,3 +177,15 @@ TEST_CASE("the embedded offers load and each names a catalog GPU") {
     CHECK(is_date(o.as_of));
   }
 }
+
+TEST_CASE("the embedded offers are trimmed to a user's smaller catalog") {
+  Cloud c = load_cloud({});
+  const Catalog small = small_catalog();
+  CHECK_THROWS_AS(check_offer_gpus(c, small), Error);
+  const std::size_t before = c.offers.size();
+  const std::size_t dropped = drop_offers_without_gpu(c, small);
+  CHECK(dropped > 0);
+  CHECK(c.offers.size() == before - dropped);
+  CHECK_FALSE(c.offers.empty());
+  CHECK_NOTHROW(check_offer_gpus(c, small));
+}
