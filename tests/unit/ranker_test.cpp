@@ -1,0 +1,398 @@
+// The ranker: which configurations a card is offered in, and properties every ranking over
+// the shipped catalog must keep (budget monotonicity, fit, budget, filters, currency).
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <functional>
+#include <map>
+
+#include "ranker_fixtures.hpp"
+
+using namespace gpusel;
+using namespace ranker_fixtures;
+
+namespace {
+
+Gpu card(const std::string& segment, const std::string& form, const std::string& link_kind,
+         int link_max) {
+  Gpu g;
+  g.id = "test-card";
+  g.segment = segment;
+  g.form_factor = form;
+  g.interconnect = {link_kind, link_kind == "none" ? 0.0 : 600.0, link_max};
+  g.pcie_gen = 4;
+  g.pcie_lanes = 16;
+  return g;
+}
+
+std::vector<int> counts(const std::vector<Config>& cs) {
+  std::vector<int> out;
+  for (const auto& c : cs) out.push_back(c.count);
+  return out;
+}
+
+Workload training() { return bare_7b_lora(); }
+Workload inference() {
+  Workload w = bare_7b_lora();
+  w.mode = Mode::inference;
+  return w;
+}
+
+}  // namespace
+
+TEST_CASE("configurations: consumer boards take two cards at most (K18)") {
+  const Gpu bridged = card("consumer", "pcie", "nvlink-bridge", 2);
+  CHECK(counts(configurations(bridged, 8, training())) == std::vector<int>{1, 2});
+  const Gpu plain = card("consumer", "pcie", "none", 1);
+  CHECK(counts(configurations(plain, 8, training())) == std::vector<int>{1, 2});
+  CHECK(counts(configurations(plain, 1, training())) == std::vector<int>{1});
+}
+
+TEST_CASE("configurations: an Apple SoC is one GPU, whatever max_gpus") {
+  Gpu mac = card("workstation", "soc", "none", 1);
+  mac.unified_memory = true;
+  const auto cs = configurations(mac, 8, inference());
+  REQUIRE(cs.size() == 1);
+  CHECK(cs[0].count == 1);
+  CHECK(cs[0].interconnect == "unified memory");
+  CHECK(cs[0].shard == Shard::none);
+}
+
+TEST_CASE("configurations: counts 1, 2, 4, 8 up to max_gpus") {
+  const Gpu dc = card("datacenter", "sxm", "nvlink", 8);
+  CHECK(counts(configurations(dc, 8, training())) == std::vector<int>{1, 2, 4, 8});
+  CHECK(counts(configurations(dc, 7, training())) == std::vector<int>{1, 2, 4});
+  CHECK(counts(configurations(dc, 4, training())) == std::vector<int>{1, 2, 4});
+  CHECK(counts(configurations(dc, 3, training())) == std::vector<int>{1, 2});
+  CHECK(counts(configurations(dc, 1, training())) == std::vector<int>{1});
+  const Gpu ws = card("workstation", "pcie", "none", 1);
+  CHECK(counts(configurations(ws, 8, training())) == std::vector<int>{1, 2, 4, 8});
+}
+
+TEST_CASE("configurations: linked only within the interconnect's group") {
+  const Gpu pair = card("datacenter", "pcie", "nvlink-bridge", 2);
+  const auto cs = configurations(pair, 8, training());
+  REQUIRE(counts(cs) == std::vector<int>{1, 2, 4, 8});
+  CHECK_FALSE(cs[0].linked);
+  CHECK(cs[0].interconnect == "-");
+  CHECK(cs[1].linked);
+  CHECK(cs[1].interconnect == "nvlink-bridge 600 GB/s");
+  CHECK_FALSE(cs[2].linked);
+  CHECK(cs[2].interconnect == "PCIe 4.0 x16");
+  CHECK_FALSE(cs[3].linked);
+
+  const Gpu quad = card("datacenter", "oam", "infinity-fabric", 4);
+  const auto qs = configurations(quad, 8, training());
+  CHECK(qs[1].linked);
+  CHECK(qs[2].linked);
+  CHECK_FALSE(qs[3].linked);
+
+  const Gpu none = card("workstation", "pcie", "none", 1);
+  for (const auto& c : configurations(none, 8, training())) CHECK_FALSE(c.linked);
+}
+
+TEST_CASE("configurations: training shards FSDP, inference tensor parallel, one card none") {
+  const Gpu dc = card("datacenter", "sxm", "nvlink", 8);
+  for (const auto& c : configurations(dc, 8, training()))
+    CHECK(c.shard == (c.count == 1 ? Shard::none : Shard::fsdp));
+  for (const auto& c : configurations(dc, 8, inference()))
+    CHECK(c.shard == (c.count == 1 ? Shard::none : Shard::tp));
+  Workload q = training();
+  q.mode = Mode::qlora;
+  CHECK(make_config(dc, 4, q).shard == Shard::fsdp);
+}
+
+TEST_CASE("configurations over the shipped catalog keep the platform limits") {
+  for (const auto& g : catalog().gpus) {
+    CAPTURE(g.id);
+    for (const auto& c : configurations(g, 8, training())) {
+      CHECK(c.gpu == &g);
+      if (g.segment == "consumer") CHECK(c.count <= 2);
+      if (g.unified_memory) CHECK(c.count == 1);
+      CHECK(c.linked ==
+            (c.count > 1 && g.interconnect.kind != "none" && c.count <= g.interconnect.max_gpus));
+    }
+  }
+  // The catalog has cards of each kind, so the loop above is not vacuous.
+  CHECK(configurations(require_gpu(catalog(), "rtx-3090"), 8, training())[1].linked);
+  CHECK(configurations(require_gpu(catalog(), "h100-sxm"), 8, training()).size() == 4);
+  CHECK(configurations(require_gpu(catalog(), "apple-m3-ultra"), 8, training()).size() == 1);
+}
+
+// ---- properties over the shipped catalog, for each workload ----
+
+namespace {
+
+// Every configuration rank() may show for `q`, before it keeps per card only the best-scoring
+// and the fewest-cards configuration: fits, not excluded by a rule, priced within budget.
+std::set<Pair> admissible(const RankRequest& q) {
+  std::set<Pair> out;
+  for (const auto& g : catalog().gpus)
+    for (const auto& c : configurations(g, q.max_gpus, q.workload)) {
+      const Result r = evaluate(c, rules(), rates(), q);
+      if (r.need.total_bytes > r.usable_bytes || r.rules.excluded) continue;
+      if (q.budget && (!r.unit_price || r.price > *q.budget)) continue;
+      out.insert({g.id, c.count});
+    }
+  return out;
+}
+
+std::set<std::string> cards(const std::set<Pair>& ps) {
+  std::set<std::string> out;
+  for (const auto& p : ps) out.insert(p.first);
+  return out;
+}
+
+std::map<std::string, int> fewest(const std::vector<Result>& rs) {
+  std::map<std::string, int> out;
+  for (const auto& r : rs) {
+    auto [it, fresh] = out.try_emplace(r.config.gpu->id, r.config.count);
+    if (!fresh) it->second = std::min(it->second, r.config.count);
+  }
+  return out;
+}
+
+}  // namespace
+
+// rank() shows per card its best-scoring count and its fewest cards, so a (gpu, count) shown
+// at B can give way to a larger count of the same card at 2B (4x rtx-a4000 at 5000 USD for a
+// 7B LoRA becomes 8x at 10000): monotone are the admissible configurations, the cards shown
+// and each card's smallest configuration.
+TEST_CASE("raising the budget never removes a configuration or a card") {
+  for (const auto& [name, w] : property_workloads()) {
+    for (double budget : {2000.0, 5000.0, 15000.0, 60000.0, 250000.0}) {
+      CAPTURE(name, budget);
+      const RankRequest q_lo = request(w, budget), q_hi = request(w, 2 * budget);
+      const std::set<Pair> all_lo = admissible(q_lo), all_hi = admissible(q_hi);
+      CHECK(std::includes(all_hi.begin(), all_hi.end(), all_lo.begin(), all_lo.end()));
+      const Ranking lo = run(q_lo), hi = run(q_hi);
+      const std::set<Pair> shown_lo = pairs(lo.results);
+      CHECK(std::includes(all_lo.begin(), all_lo.end(), shown_lo.begin(), shown_lo.end()));
+      CHECK(cards(lo.results) == cards(all_lo));  // no card is lost to the per-card pruning
+      const auto lo_cards = cards(lo.results), hi_cards = cards(hi.results);
+      CHECK(std::includes(hi_cards.begin(), hi_cards.end(), lo_cards.begin(), lo_cards.end()));
+      const auto few_lo = fewest(lo.results), few_hi = fewest(hi.results);
+      for (const auto& [id, n] : few_lo) {
+        CAPTURE(id);
+        CHECK(few_hi.at(id) == n);  // cheaper counts were already within the lower budget
+      }
+      CHECK(lo.candidates == hi.candidates);
+    }
+  }
+}
+
+TEST_CASE("every result fits its cards and its budget; every rejection is over it") {
+  for (const auto& [name, w] : property_workloads()) {
+    int shown = 0;
+    for (std::optional<double> budget : {std::optional<double>{}, {3000.0}, {400000.0}}) {
+      CAPTURE(name, budget.value_or(-1));
+      const Ranking r = run(request(w, budget));
+      shown += int(r.results.size());
+      // 3000 USD buys no configuration that trains a 70B model in full.
+      if (budget != 3000.0 || name != "llama-3.1-70b full") REQUIRE_FALSE(r.results.empty());
+      for (const auto& res : r.results) {
+        CAPTURE(res.config.gpu->id, res.config.count);
+        CHECK(res.need.total_bytes <= res.usable_bytes);
+        CHECK(res.headroom >= 0);
+        CHECK(res.usable_bytes == usable_bytes(*res.config.gpu));
+        CHECK_FALSE(res.rules.excluded);
+        if (!budget) continue;
+        REQUIRE(res.unit_price.has_value());
+        CHECK(res.price <= *budget);
+        CHECK(res.price == Approx(res.unit_price->amount * res.config.count));
+      }
+      for (const auto& o : r.over_budget) {
+        REQUIRE(budget.has_value());
+        CHECK(o.price > *budget);
+        CHECK(o.need.total_bytes <= o.usable_bytes);
+      }
+      const Rejections& rej = r.rejected;
+      const int kept_or_pruned = r.candidates - rej.too_small - rej.over_budget - rej.no_price -
+                                 rej.excluded_by_rule - rej.filtered;
+      CHECK(kept_or_pruned >= int(r.results.size()));
+      if (budget) CHECK(r.rejected.over_budget >= int(r.over_budget.size()));
+    }
+    CHECK(shown > 0);
+  }
+}
+
+namespace {
+
+struct FilterCase {
+  std::string label;
+  std::function<void(Filters&)> set;
+  std::function<bool(const Result&)> holds;
+};
+
+std::vector<FilterCase> filter_cases() {
+  auto is = [](auto field, std::set<std::string> ok) {
+    return [=](const Result& r) { return ok.count(field(*r.config.gpu)) == 1; };
+  };
+  auto vendor = [](const Gpu& g) { return g.vendor; };
+  return {
+      {"vendor", [](Filters& f) { f.vendors = {"amd"}; }, is(vendor, {"amd"})},
+      {"vendor, any case",
+       [](Filters& f) {
+         f.vendors = {"AMD", "Nvidia"};
+       },
+       is(vendor, {"amd", "nvidia"})},
+      {"segment", [](Filters& f) { f.segments = {"datacenter"}; },
+       is([](const Gpu& g) { return g.segment; }, {"datacenter"})},
+      {"ecosystem",
+       [](Filters& f) {
+         f.ecosystems = {"rocm", "synapseai"};
+       },
+       is([](const Gpu& g) { return g.ecosystem; }, {"rocm", "synapseai"})},
+      {"min_vram", [](Filters& f) { f.min_vram_gb = 90; },
+       [](const Result& r) { return r.config.gpu->vram_gb >= 90; }},
+      {"exclude",
+       [](Filters& f) {
+         f.exclude_ids = {"h100-sxm", "rtx-4090", "mi300x"};
+       },
+       [](const Result& r) {
+         const std::string& id = r.config.gpu->id;
+         return id != "h100-sxm" && id != "rtx-4090" && id != "mi300x";
+       }},
+      {"require_interconnect", [](Filters& f) { f.require_interconnect = true; },
+       [](const Result& r) { return r.config.count == 1 || r.config.linked; }},
+  };
+}
+
+}  // namespace
+
+TEST_CASE("filters are honoured") {
+  std::map<std::string, int> bites;  // filter -> workloads whose open ranking it changes
+  for (const auto& [name, w] : property_workloads()) {
+    const Ranking open = run(request(w));
+    for (const auto& fc : filter_cases()) {
+      CAPTURE(name, fc.label);
+      RankRequest q = request(w);
+      fc.set(q.filters);
+      const Ranking r = run(q);
+      REQUIRE_FALSE(r.results.empty());
+      bites[fc.label] += !std::all_of(open.results.begin(), open.results.end(), fc.holds);
+      for (const auto& res : r.results) {
+        CAPTURE(res.config.gpu->id, res.config.count);
+        CHECK(fc.holds(res));
+      }
+      CHECK(r.rejected.filtered > open.rejected.filtered);
+      CHECK(r.candidates == open.candidates);
+    }
+  }
+  // Not vacuous: each filter removes results the open ranking shows, for most workloads.
+  for (const auto& fc : filter_cases()) {
+    CAPTURE(fc.label);
+    CHECK(bites[fc.label] >= 2);
+  }
+}
+
+TEST_CASE("require_interconnect removes exactly the unlinked multi-card candidates") {
+  const Workload w = preset("llama-3.1-70b", Mode::full);
+  RankRequest q = request(w);
+  const Ranking open = run(q);
+  q.filters.require_interconnect = true;
+  const Ranking linked = run(q);
+  int unlinked = 0;
+  for (const auto& g : catalog().gpus)
+    for (const auto& c : configurations(g, 8, w)) unlinked += c.count > 1 && !c.linked;
+  CHECK(unlinked > 0);
+  CHECK(linked.rejected.filtered == open.rejected.filtered + unlinked);
+  CHECK(linked.candidates == open.candidates);
+}
+
+TEST_CASE("max_gpus bounds every result") {
+  for (const auto& [name, w] : property_workloads()) {
+    CAPTURE(name);
+    RankRequest q = request(w);
+    q.max_gpus = 2;
+    const Ranking r = run(q);
+    for (const auto& res : r.results) CHECK(res.config.count <= 2);
+  }
+}
+
+// ---- currency ----
+
+namespace {
+
+// The shipped catalog with only its USD prices, so that every CNY price is a conversion.
+Catalog usd_only() {
+  Catalog c = catalog();
+  for (auto& g : c.gpus)
+    std::erase_if(g.prices, [](const Price& p) { return p.currency != "USD"; });
+  return c;
+}
+
+RankRequest in_cny(RankRequest q) {
+  q.price.currency = "CNY";
+  if (q.budget) q.budget = convert(*q.budget, "USD", "CNY", rates());
+  return q;
+}
+
+}  // namespace
+
+TEST_CASE("a CNY budget selects what the same USD budget selects, prices converted") {
+  REQUIRE(rates().per_base.at("CNY") == 7.279);
+  const Catalog usd = usd_only();
+  for (const auto& [name, w] : property_workloads()) {
+    for (double budget : {3000.0, 15000.0, 60000.0}) {
+      CAPTURE(name, budget);
+      const RankRequest q = request(w, budget);
+      const Ranking a = rank(usd, rules(), rates(), q);
+      const Ranking b = rank(usd, rules(), rates(), in_cny(q));
+      CHECK(*in_cny(q).budget == Approx(budget * 7.279));
+      REQUIRE(a.results.size() == b.results.size());
+      CHECK(a.over_budget.size() == b.over_budget.size());
+      CHECK(a.rejected.over_budget == b.rejected.over_budget);
+      for (std::size_t i = 0; i < a.results.size(); ++i) {
+        const Result &ra = a.results[i], &rb = b.results[i];
+        CAPTURE(i, ra.config.gpu->id, ra.config.count);
+        CHECK(rb.config.gpu->id == ra.config.gpu->id);
+        CHECK(rb.config.count == ra.config.count);
+        CHECK(rb.price == Approx(ra.price * 7.279));
+        CHECK(rb.unit_price->currency == "CNY");
+        CHECK(rb.unit_price->converted);
+        CHECK_FALSE(ra.unit_price->converted);
+        CHECK(rb.scores.total == Approx(ra.scores.total));
+      }
+    }
+  }
+}
+
+TEST_CASE("a native CNY price is charged as listed; others are converted") {
+  RankRequest q = request(bare_7b_lora());
+  q.price.currency = "CNY";
+  const Gpu& g3080 = require_gpu(catalog(), "rtx-3080");
+  const Result r = evaluate(make_config(g3080, 1, q.workload), rules(), rates(), q);
+  REQUIRE(r.unit_price);
+  CHECK(r.unit_price->amount == 5499);  // the catalog's CNY MSRP, not 699 USD x 7.279
+  CHECK_FALSE(r.unit_price->converted);
+
+  q.price.currency = "USD";
+  const Gpu& g4090d = require_gpu(catalog(), "rtx-4090-d");  // CNY price only
+  const Result d = evaluate(make_config(g4090d, 2, q.workload), rules(), rates(), q);
+  REQUIRE(d.unit_price);
+  CHECK(d.unit_price->converted);
+  CHECK(d.unit_price->amount == Approx(12999 / 7.279));
+  CHECK(d.price == Approx(2 * 12999 / 7.279));
+}
+
+TEST_CASE("on the shipped catalog, CNY and USD budgets agree on every converted card") {
+  for (const auto& [name, w] : property_workloads()) {
+    for (double budget : {2500.0, 15000.0, 80000.0}) {
+      CAPTURE(name, budget);
+      const RankRequest q = request(w, budget);
+      const Ranking a = run(q), b = run(in_cny(q));
+      std::set<std::string> native;  // cards charged a CNY price of their own
+      for (const auto& g : catalog().gpus) {
+        const auto p = charge(g, {"CNY"}, rates());
+        if (p && !p->converted) native.insert(g.id);
+      }
+      CHECK(native.size() >= 3);
+      auto without_native = [&](std::set<std::string> s) {
+        for (const auto& id : native) s.erase(id);
+        return s;
+      };
+      CHECK(without_native(cards(a.results)) == without_native(cards(b.results)));
+      for (const auto& r : b.results) CHECK(r.price <= *in_cny(q).budget);
+    }
+  }
+}
