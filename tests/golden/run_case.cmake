@@ -4,7 +4,7 @@
 # Runs in tests/fixtures so paths in cmd and messages are relative and stable.
 file(STRINGS "${CASE}/cmd" args ENCODING UTF-8)
 execute_process(
-  COMMAND ${CMAKE_COMMAND} -E env --unset=GPUSEL_CATALOG --unset=GPUSEL_CURRENCY
+  COMMAND ${CMAKE_COMMAND} -E env --unset=GPUSEL_CATALOG --unset=GPUSEL_CLOUD --unset=GPUSEL_CURRENCY
           --unset=LC_MONETARY --unset=LANGUAGE NO_COLOR=1 LC_ALL=C.UTF-8 LANG=C.UTF-8
           ${BIN} ${args}
   WORKING_DIRECTORY "${FIXTURES}"

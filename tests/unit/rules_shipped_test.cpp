@@ -58,7 +58,8 @@ Facts base() {
           {"workload.long_run", false},
           {"workload.domestic", false},
           {"workload.seq_len", 2048.0},
-          {"workload.batch", 1.0}};
+          {"workload.batch", 1.0},
+          {"workload.timed", false}};
 }
 
 using Changes = std::vector<std::pair<std::string, FactValue>>;
@@ -193,7 +194,7 @@ const std::vector<Case>& cases() {
        {{}, {{"gpu.bf16", false}, {"workload.precision", "fp16"s}}}},
       {"multi-gpu-not-needed",
        {kTrain2, plus(kTrain2, kInference)},
-       {{}, plus(kTrain2, {{"config.one_card_fits", false}})}},
+       {{}, plus(kTrain2, {{"config.one_card_fits", false}}), plus(kTrain2, {{"workload.timed", true}})}},
   };
   return all;
 }
@@ -294,8 +295,11 @@ TEST_CASE("shipped rules say concrete things about concrete configurations", "[r
   CHECK(domestic.exclude_rule == "k34-domestic-not-huawei");
   CHECK_THAT(domestic.exclude_reason, Catch::Contains("NVIDIA GeForce RTX 4090 (nvidia)"));
 
-  const RuleOutcome pcie = apply_rules(shipped(), with(plus(kTrain2, {{"config.linked", false}})));
+  const RuleOutcome pcie = apply_rules(
+      shipped(), with(plus(kTrain2, {{"config.linked", false}, {"config.one_card_fits", false}})));
   CHECK(pcie.delta.compute == -15);
+  const RuleOutcome spare = apply_rules(shipped(), with(plus(kTrain2, {{"config.linked", false}})));
+  CHECK(spare.delta.compute == -15 - 20);  // and one card would have held it
   CHECK_FALSE(pcie.excluded);
 
   const RuleOutcome qlora_mac = apply_rules(
