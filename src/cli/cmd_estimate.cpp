@@ -97,8 +97,8 @@ std::string changes_text(const FitResult& r) {
   if (r.changes.empty()) return "";
   std::string out = "changes (KNOWLEDGE K37), each re-estimated:\n";
   for (const auto& c : r.changes)
-    out += "  " + std::string(c.fits ? "fits    " : "too big ") + gib(c.estimate.total_bytes) +
-           " GiB  " + c.change + "\n";
+    out += fmt::format("  {:<8}{:>7} GiB  {}\n", c.fits ? "fits" : "too big",
+                       gib(c.estimate.total_bytes), c.change);
   return out;
 }
 

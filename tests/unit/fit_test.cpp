@@ -70,16 +70,47 @@ TEST_CASE("when nothing fits, the K37 changes are re-estimated and the fitting o
   CHECK_FALSE(r.fits);
   CHECK(r.max_batch == 0);
   REQUIRE_FALSE(r.changes.empty());
-  bool seen_too_big = false, qlora_fits = false;
+  bool seen_too_big = false, adapter_fits = false;
   for (const auto& c : r.changes) {
     INFO(c.change);
     CHECK(c.estimate.total_bytes == Approx(estimate(c.workload).total_bytes));
     CHECK(c.fits == (c.estimate.total_bytes <= usable_bytes(card(24))));
     if (!c.fits) seen_too_big = true;
     CHECK_FALSE((c.fits && seen_too_big));
-    if (c.change.find("qlora") != std::string::npos && c.fits) qlora_fits = true;
+    // Full fine-tuning of 8B cannot fit 24 GB: the advice must leave full mode.
+    if (c.fits) adapter_fits = c.workload.mode == Mode::lora || c.workload.mode == Mode::qlora;
   }
-  CHECK(qlora_fits);
+  CHECK(adapter_fits);
+}
+
+TEST_CASE("the first change that fits is the least disruptive one, not the combination") {
+  // Llama 3.1 8B LoRA without checkpointing overflows 32 GB on activations: checkpointing
+  // alone fixes it, so QLoRA or a combination must not be the first advice.
+  Workload w = on(test_models::llama31_8b(), Mode::lora);
+  w.grad_ckpt = false;
+  const FitResult r = fit(w, card(32), 1);
+  REQUIRE_FALSE(r.fits);
+  REQUIRE_FALSE(r.changes.empty());
+  CHECK(r.changes.front().fits);
+  CHECK(r.changes.front().change == "--grad-ckpt");
+  CHECK(r.changes.front().workload.mode == Mode::lora);
+  for (const auto& c : r.changes)
+    if (c.change.rfind("--count", 0) == 0) CHECK(c.workload.gpus > 1);
+}
+
+TEST_CASE("when no single change is enough, the fewest that fit together are offered") {
+  Workload w = on(test_models::llama31_8b(), Mode::lora);
+  w.grad_ckpt = false;
+  const FitResult r = fit(w, card(24), 1);
+  REQUIRE_FALSE(r.changes.empty());
+  const FitChange& first = r.changes.front();
+  CHECK(first.fits);
+  CHECK(first.change == "--grad-ckpt + --loss chunked");
+  CHECK(first.workload.grad_ckpt);
+  CHECK(first.workload.loss == Loss::chunked);
+  CHECK(first.workload.mode == Mode::lora);  // no QLoRA where it is not needed
+  for (const auto& c : r.changes)
+    if (c.change.find(" + ") == std::string::npos && c.workload.gpus == 1) CHECK_FALSE(c.fits);
 }
 
 TEST_CASE("a 70B model in bf16 needs several 80 GB cards; fit says how many") {
