@@ -53,6 +53,9 @@ const ScoringConstants& scoring_constants();
 
 struct Scores {
   double compute = 0, budget = 0, ecosystem = 0, total = 0;
+  // What the compute and budget scores were measured against: the fastest configuration
+  // and the best tokens/s per unit of money among all that were scored together.
+  double best_speed = 0, best_value = 0;
 };
 
 struct Config {
@@ -89,7 +92,12 @@ struct Ranking {
   std::vector<Result> over_budget;     // fitting but too dear; cheapest first
   Rejections rejected;
   int candidates = 0;                  // configurations considered
+  int fitting = 0;  // passed every check, before keeping the best count per card
 };
+
+// The card passes the user's --vendor/--ecosystem/--segment/--min-vram/--exclude filters
+// (case-insensitive).
+bool passes_filters(const Gpu& gpu, const Filters& filters);
 
 // The configurations a card can realistically be run in: consumer boards two cards at
 // most (K18), Apple one SoC, link groups up to their size; counts 1, 2, 4, 8 to max_gpus.

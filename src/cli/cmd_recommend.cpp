@@ -19,17 +19,22 @@ struct RecommendArgs {
 std::string rejected_text(const Ranking& r) {
   const Rejections& x = r.rejected;
   std::string s = fmt::format(
-      "Considered {} configurations: {} fit{}; rejected {} too small, {} over budget, {} without "
+      "Considered {} configurations: {} pass{}; rejected {} too small, {} over budget, {} without "
       "a price, {} by rules, {} by filters.\n",
-      r.candidates, r.results.size(), r.results.size() == 1 ? "s" : "", x.too_small,
-      x.over_budget, x.no_price, x.excluded_by_rule, x.filtered);
+      r.candidates, r.fitting, r.fitting == 1 ? "es" : "", x.too_small, x.over_budget, x.no_price,
+      x.excluded_by_rule, x.filtered);
+  if (static_cast<int>(r.results.size()) < r.fitting)
+    s += fmt::format("Of those that pass, {} are ranked: per card, the best-scoring count and the "
+                     "fewest cards that fit.\n",
+                     r.results.size());
   for (const auto& [rule, n] : x.by_rule) s += fmt::format("  excluded by {}: {}\n", rule, n);
   return s;
 }
 
 nlohmann::json rejected_json(const Ranking& r) {
   const Rejections& x = r.rejected;
-  return {{"considered", r.candidates}, {"too_small", x.too_small},
+  return {{"considered", r.candidates}, {"passed", r.fitting}, {"ranked", r.results.size()},
+          {"too_small", x.too_small},
           {"over_budget", x.over_budget}, {"no_price", x.no_price},
           {"excluded_by_rule", x.excluded_by_rule}, {"by_rule", x.by_rule},
           {"filtered", x.filtered}};
@@ -48,14 +53,16 @@ std::vector<std::string> remedies(const Session& s, const Catalog& cat, const Ra
   std::vector<const Gpu*> affordable;
   for (const auto& g : cat.gpus) {
     auto p = charge(g, s.request.price, s.rates);
-    if (p && (!s.request.budget || p->amount <= *s.request.budget)) affordable.push_back(&g);
+    if (p && (!s.request.budget || p->amount <= *s.request.budget) &&
+        passes_filters(g, s.request.filters))
+      affordable.push_back(&g);
   }
   std::sort(affordable.begin(), affordable.end(),
             [](const Gpu* a, const Gpu* b) { return a->vram_gb > b->vram_gb; });
   for (std::size_t i = 0; i < affordable.size() && out.size() < 6; ++i) {
     const FitResult f = fit(s.request.workload, *affordable[i], 1, s.request.reserve);
     for (const auto& c : f.changes)
-      if (c.fits) {
+      if (c.fits && c.workload.gpus == 1) {  // more cards: the ranking already tried those
         out.push_back(fmt::format("{} makes 1x {} fit ({} of {} GiB)", c.change, affordable[i]->id,
                                   gib(c.estimate.total_bytes), gib(f.usable_bytes)));
         break;
@@ -70,7 +77,7 @@ Output build_output(const Session& s, const Ranking& ranking, const RecommendArg
                           ranking.results.begin() +
                               std::min<std::ptrdiff_t>(a.top, ranking.results.size()));
   Output o;
-  o.before = header_text(s, estimate(s.request.workload));
+  o.before = header_text(s, estimate(s.request.workload), converted_note(s, top));
   o.table = results_table(top, true, s.request.tokens.has_value());
   o.after = "\n" + warnings_text(top, 2) + rejected_text(ranking);
   if (!fixes.empty()) {

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "gpusel/embedded.hpp"
@@ -168,7 +169,14 @@ std::string warnings_text(const std::vector<Result>& rs, std::size_t per_result)
   return out.empty() ? "" : "Warnings:\n" + out;
 }
 
-std::string header_text(const Session& s, const Estimate& need) {
+std::string converted_note(const Session& s, const std::vector<Result>& shown) {
+  const bool any = std::any_of(shown.begin(), shown.end(), [](const Result& r) {
+    return r.unit_price && r.unit_price->converted;
+  });
+  return any ? fmt::format("* = converted at the rates of {} (data/rates.json)", s.rates.as_of) : "";
+}
+
+std::string header_text(const Session& s, const Estimate& need, const std::string& price_note) {
   const RankRequest& r = s.request;
   std::string out = "Workload: " + workload_line(r.workload) + "\n";
   out += fmt::format("Memory on one GPU: {} GiB (band {}-{} GiB); multi-GPU configurations shard it"
@@ -176,8 +184,7 @@ std::string header_text(const Session& s, const Estimate& need) {
                      gib(need.total_bytes), gib(need.low_bytes), gib(need.high_bytes));
   out += "Prices in " + r.price.currency;
   if (r.budget) out += ", budget " + money(*r.budget, r.price.currency);
-  out += fmt::format("; * = converted at the rates of {} ({})\n", s.rates.as_of,
-                     "data/rates.json");
+  out += (price_note.empty() ? "" : "; " + price_note) + "\n";
   for (const auto& a : s.assumptions) out += "Assumption: " + a + "\n";
   return out + "\n";
 }
@@ -187,8 +194,8 @@ std::string header_text(const Session& s, const Estimate& need) {
 namespace gpusel::cli {
 namespace {
 
-std::string explain_one(const Result& r, double best_speed, double best_value,
-                        const RankRequest& req) {
+std::string explain_one(const Result& r, const RankRequest& req) {
+  const double best_speed = r.scores.best_speed, best_value = r.scores.best_value;
   const ScoringConstants& k = scoring_constants();
   const double slope = 100 / k.compute_decades;
   std::string out = fmt::format("  need per GPU {} GiB:", gib(r.need.total_bytes));
@@ -223,16 +230,11 @@ std::string explain_one(const Result& r, double best_speed, double best_value,
 }  // namespace
 
 std::string explain_text(const std::vector<Result>& rs, const RankRequest& req) {
-  double best_speed = 0, best_value = 0;
-  for (const auto& r : rs) {
-    best_speed = std::max(best_speed, r.tokens_per_s);
-    if (r.price > 0) best_value = std::max(best_value, r.tokens_per_s / r.price);
-  }
   std::string out = "How each score was computed:\n";
   int rank = 0;
   for (const auto& r : rs)
     out += fmt::format("{}. {}\n", ++rank, config_label(r.config)) +
-           explain_one(r, best_speed, best_value, req);
+           explain_one(r, req);
   return out;
 }
 

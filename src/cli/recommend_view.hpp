@@ -27,7 +27,12 @@ std::string warnings_text(const std::vector<Result>& rs, std::size_t per_result)
 // --explain: each score's formula with its numbers, and the rules that moved it.
 std::string explain_text(const std::vector<Result>& rs, const RankRequest& req);
 
-// The header above every ranking: workload, assumptions, currency.
-std::string header_text(const Session& s, const Estimate& one_gpu_need);
+// The header above every ranking: workload, assumptions, currency, and `price_note` (how
+// prices were converted) when not empty.
+std::string header_text(const Session& s, const Estimate& one_gpu_need,
+                        const std::string& price_note);
+
+// "* = converted at the rates of ..." when a shown price was converted, else "".
+std::string converted_note(const Session& s, const std::vector<Result>& shown);
 
 }  // namespace gpusel::cli

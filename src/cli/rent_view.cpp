@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "cli/recommend_view.hpp"
 #include "gpusel/error.hpp"
 #include "gpusel/rent.hpp"
@@ -112,6 +114,17 @@ void check_rent_args(const RentArgs& a, const RankArgs& rank) {
     throw usage_error("storage and egress figures must be >= 0");
 }
 
+// Cloud offers are priced in their own currency (mostly USD): say when they were converted.
+std::string offers_note(const Session& s, const std::vector<RentalOption>& shown) {
+  const bool foreign = std::any_of(shown.begin(), shown.end(), [&](const RentalOption& o) {
+    return o.offer->currency != s.request.price.currency;
+  });
+  return foreign ? fmt::format("offer prices converted from their own currency at the rates of {} "
+                               "(data/rates.json)",
+                               s.rates.as_of)
+                 : "";
+}
+
 Output rent_output(Context& ctx, const Session& s, const RentArgs& a, int top, int& fitting) {
   const auto& cur = s.request.price.currency;
   const RentalRequest rr = request_of(a);
@@ -123,7 +136,7 @@ Output rent_output(Context& ctx, const Session& s, const RentArgs& a, int top, i
       ranking.options.begin() + std::min<std::ptrdiff_t>(top, ranking.options.size()));
   Output o;
   o.before =
-      header_text(s, estimate(s.request.workload)) +
+      header_text(s, estimate(s.request.workload), offers_note(s, shown)) +
       (rr.hours           ? fmt::format("Rental: {:g} h per job\n\n", *rr.hours)
        : s.request.tokens ? ""
                           : "No --hours or --tokens: ranked by on-demand cost per 1M tokens\n\n");
@@ -170,7 +183,9 @@ void add_compare_rent(Output& o, Context& ctx, const Session& s, const std::vect
   for (int i = 0; i < top && i < static_cast<int>(results.size()); ++i) {
     const Result& b = results[static_cast<std::size_t>(i)];
     auto r = rent_same_work(b, ctx.cloud(), s.rules, s.rates, s.request, rr);
-    const auto breakeven = r ? rent_hours_to_purchase(b, *r) : std::nullopt;
+    // A plain double (negative: none) rather than optional: GCC 12 at -O2 reports the
+    // optional's payload as maybe-uninitialized here, which -Werror turns into a failure.
+    const double breakeven = r ? rent_hours_to_purchase(b, *r).value_or(-1.0) : -1.0;
     const std::string price = b.price > 0 ? money(b.price, cur) : "no price";
     const bool offered = !ctx.cloud().for_gpu(b.config.gpu->id).empty();
     if (!r)
@@ -185,13 +200,13 @@ void add_compare_rent(Output& o, Context& ctx, const Session& s, const std::vect
                                           : per_hour(r->on_demand_per_hour, true) + "/h",
                         r->spot_cost ? money(*r->spot_cost, cur)
                                      : per_hour(r->spot_per_hour, r->spot_published) + "/h",
-                        breakeven ? duration(*breakeven) : "-"});
+                        breakeven >= 0 ? duration(breakeven) : "-"});
     o.json["compare_rent"].push_back(
         {{"rank", i + 1},
          {"buy", config_label(b.config)},
          {"buy_price", b.price},
          {"rent", r ? option_json(*r, cur) : nlohmann::json()},
-         {"rent_hours_to_purchase", breakeven ? nlohmann::json(*breakeven) : nlohmann::json()}});
+         {"rent_hours_to_purchase", breakeven >= 0 ? nlohmann::json(breakeven) : nlohmann::json()}});
     if (r) rented.push_back(std::move(*r));
   }
   o.after +=

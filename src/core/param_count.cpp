@@ -132,7 +132,10 @@ ModelArch shaped(int hidden, int layers, bool tied) {
   m.layers = layers;
   m.head_dim = kTypicalHeadDim;
   m.heads = std::max(1, hidden / kTypicalHeadDim);
+  // Grouped-query attention needs the query heads to split evenly over the KV heads:
+  // the most KV heads, up to 8, that divide them (30 heads -> 6, 32 -> 8).
   m.kv_heads = std::min(kTypicalKvHeads, m.heads);
+  while (m.heads % m.kv_heads != 0) --m.kv_heads;
   m.intermediate = int(std::lround(kTypicalMlpRatio * hidden / 256.0) * 256);
   m.vocab = kTypicalVocab;
   m.tied_embeddings = tied;

@@ -18,12 +18,6 @@ bool listed(const std::vector<std::string>& list, const std::string& v) {
   return std::any_of(list.begin(), list.end(), [&](const auto& x) { return to_lower(x) == v; });
 }
 
-bool passes_filters(const Gpu& g, const Filters& f) {
-  return listed(f.vendors, g.vendor) && listed(f.ecosystems, g.ecosystem) &&
-         listed(f.segments, g.segment) && g.vram_gb >= f.min_vram_gb &&
-         std::find(f.exclude_ids.begin(), f.exclude_ids.end(), g.id) == f.exclude_ids.end();
-}
-
 Workload workload_for(const Config& c, const RankRequest& r) {
   Workload w = r.workload;
   w.gpus = c.count;
@@ -78,6 +72,13 @@ void sort_results(std::vector<Result>& results) {
 
 }  // namespace
 
+bool passes_filters(const Gpu& g, const Filters& f) {
+  const auto excluded = [&](const std::string& id) { return to_lower(id) == g.id; };
+  return listed(f.vendors, g.vendor) && listed(f.ecosystems, g.ecosystem) &&
+         listed(f.segments, g.segment) && g.vram_gb >= f.min_vram_gb &&
+         std::none_of(f.exclude_ids.begin(), f.exclude_ids.end(), excluded);
+}
+
 Result evaluate(const Config& config, const RuleSet& rules, const Rates& rates,
                 const RankRequest& req) {
   Result r;
@@ -122,6 +123,7 @@ Ranking rank(const Catalog& catalog, const RuleSet& rules, const Rates& rates,
       else if (v == Verdict::over_budget) out.over_budget.push_back(std::move(r));
     }
   }
+  out.fitting = static_cast<int>(out.results.size());
   score_results(out.results, req);
   score_results(out.over_budget, req);
   keep_best_per_card(out.results);

@@ -88,6 +88,8 @@ void score(std::vector<Result>& results, const RankRequest& req) {
     const ScoreDelta& d = r.rules.delta;
     auto base = constants().ecosystem_base.find(r.config.gpu->ecosystem);
     const double eco = base == constants().ecosystem_base.end() ? 0 : base->second;
+    r.scores.best_speed = best_speed;
+    r.scores.best_value = best_value;
     r.scores.compute = clamp100(log_score(r.tokens_per_s, best_speed) + d.compute);
     r.scores.budget = clamp100(budget_score(r, best_value, req) + d.budget);
     r.scores.ecosystem = clamp100(eco + d.ecosystem);

@@ -83,6 +83,13 @@ TEST_CASE("typical_arch gives a Llama-3-style shape whose size matches the count
     INFO(p);
     CHECK(arch_params(t).total == Approx(p).epsilon(0.12));
   }
+  // Every bare count gets a valid grouped-query layout.
+  for (double p = 1e8; p < 2e12; p *= 1.37) {
+    const ModelArch t = typical_arch({p, p});
+    INFO(p);
+    CHECK(t.heads % t.kv_heads == 0);
+    CHECK(t.heads * t.head_dim == t.hidden);
+  }
 }
 
 namespace {

@@ -259,6 +259,27 @@ std::vector<FilterCase> filter_cases() {
 
 }  // namespace
 
+TEST_CASE("every candidate is counted once: passed or rejected for one reason") {
+  for (const auto& [name, w] : property_workloads()) {
+    for (std::optional<double> budget : {std::optional<double>{}, {3000.0}}) {
+      CAPTURE(name, budget.value_or(-1));
+      RankRequest q = request(w, budget);
+      q.filters.vendors = {"nvidia"};
+      const Ranking r = run(q);
+      const Rejections& x = r.rejected;
+      CHECK(r.fitting + x.too_small + x.over_budget + x.no_price + x.excluded_by_rule +
+                x.filtered ==
+            r.candidates);
+      CHECK(int(r.results.size()) <= r.fitting);
+      // Scores are measured against the best of everything that passed, ranked or not.
+      for (const auto& res : r.results) {
+        CHECK(res.tokens_per_s <= res.scores.best_speed);
+        CHECK(res.scores.best_speed == r.results.front().scores.best_speed);
+      }
+    }
+  }
+}
+
 TEST_CASE("filters are honoured") {
   std::map<std::string, int> bites;  // filter -> workloads whose open ranking it changes
   for (const auto& [name, w] : property_workloads()) {
