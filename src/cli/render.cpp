@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <regex>
 
 #include "gpusel/error.hpp"
 
@@ -22,7 +23,21 @@ std::string pad(const std::string& s, std::size_t w, bool right) {
   return right ? fill + s : s + fill;
 }
 
-std::string csv_cell(const std::string& s) {
+// What a person reads and a program parses differ: a CSV cell drops the score bars and
+// colour of the terminal table, and "3,200 USD" becomes "3200 USD".
+std::string plain(const std::string& cell) {
+  static const std::regex bar("^(\x1b\\[[0-9;]*m|\u2588|\u2591)+ ?"), ansi("\x1b\\[[0-9;]*m");
+  static const std::regex grouped("^[0-9]{1,3}(,[0-9]{3})+(\\.[0-9]+)?( .*)?$");
+  std::string s = std::regex_replace(std::regex_replace(cell, bar, ""), ansi, "");
+  if (!std::regex_match(s, grouped)) return s;
+  const std::size_t end = std::min(s.find(' '), s.size());
+  s.erase(std::remove(s.begin(), s.begin() + static_cast<std::ptrdiff_t>(end), ','),
+          s.begin() + static_cast<std::ptrdiff_t>(end));
+  return s;
+}
+
+std::string csv_cell(const std::string& raw) {
+  const std::string s = plain(raw);
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
   std::string q = "\"";
   for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);

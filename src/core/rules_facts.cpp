@@ -44,7 +44,7 @@ std::vector<FactInfo> make_vocabulary() {
       {"config.count", T::number, "cards in the configuration", {}},
       {"config.linked", T::boolean, "all cards share the fast interconnect", {}},
       {"config.price", T::number, "price of the configuration, output currency", {}},
-      {"config.headroom", T::number, "fraction of usable memory left per GPU, 0..1", {}},
+      {"config.headroom", T::number, "fraction of usable memory left per GPU (negative: does not fit)", {}},
       {"config.total_tdp_w", T::number, "board power of all cards, W", {}},
       {"config.one_card_fits", T::boolean, "the workload fits on a single card of this model", {}},
       {"workload.timed", T::boolean, "the user gave an amount of work (--tokens), so speed has a deadline", {}},

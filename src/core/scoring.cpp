@@ -124,7 +124,7 @@ Facts facts_for(const Result& r, const Workload& w, const RankRequest& req) {
           {"config.count", double(r.config.count)},
           {"config.linked", r.config.linked},
           {"config.price", r.price},
-          {"config.headroom", std::max(0.0, r.headroom)},
+          {"config.headroom", r.headroom},
           {"config.total_tdp_w", g.tdp_w * r.config.count},
           {"config.one_card_fits", r.one_card_fits},
           {"workload.mode", to_string(w.mode)},

@@ -159,7 +159,7 @@ const std::vector<Case>& cases() {
        {{{"gpu.unified_memory", true}}, kTrain2}},
       {"low-headroom",
        {{{"config.headroom", 0.05}}, {{"config.headroom", 0.0}}},
-       {{}, {{"config.headroom", 0.10}}}},
+       {{}, {{"config.headroom", 0.10}}, {{"config.headroom", -0.5}}}},
       {"fp8-training-without-fp8",
        {{{"workload.precision", "fp8"s}, {"gpu.fp8", false}}},
        {{{"workload.precision", "fp8"s}},
