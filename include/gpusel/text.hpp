@@ -17,6 +17,9 @@ std::size_t edit_distance(std::string_view a, std::string_view b);
 std::vector<std::string> nearest(std::string_view word, const std::vector<std::string>& candidates,
                                  std::size_t max = 3);
 
+// " (did you mean a, b?)" for the nearest candidates, or "" when none is near.
+std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates);
+
 std::string to_lower(std::string_view s);
 
 }  // namespace gpusel

@@ -153,14 +153,8 @@ void merge_catalog(Catalog& base, const Catalog& overlay) {
 
 const Gpu& require_gpu(const Catalog& catalog, std::string_view id) {
   if (const Gpu* g = catalog.find(id)) return *g;
-  std::string msg = "unknown GPU id '" + std::string(id) + "'";
-  auto near = nearest(id, catalog.ids());
-  if (!near.empty()) {
-    msg += " (did you mean ";
-    for (std::size_t i = 0; i < near.size(); ++i) msg += (i ? ", " : "") + near[i];
-    msg += "?)";
-  }
-  throw usage_error(msg + "; `gpusel catalog list` shows all ids");
+  throw usage_error("unknown GPU id '" + std::string(id) + "'" + did_you_mean(id, catalog.ids()) +
+                    "; `gpusel catalog list` shows all ids");
 }
 
 }  // namespace gpusel

@@ -181,14 +181,8 @@ const ModelArch& require_model(const std::vector<ModelArch>& models, std::string
     if (m.id == id) return m;
     ids.push_back(m.id);
   }
-  std::string msg = "unknown model '" + std::string(id) + "'";
-  auto near = nearest(id, ids);
-  if (!near.empty()) {
-    msg += "; did you mean ";
-    for (std::size_t i = 0; i < near.size(); ++i) msg += (i ? ", " : "") + near[i];
-    msg += "?";
-  }
-  throw usage_error(msg + " (gpusel models list shows all)");
+  throw usage_error("unknown model '" + std::string(id) + "'" + did_you_mean(id, ids) +
+                    "; `gpusel models list` shows all ids");
 }
 
 }  // namespace gpusel

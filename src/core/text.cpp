@@ -55,6 +55,14 @@ std::vector<std::string> nearest(std::string_view word, const std::vector<std::s
   return out;
 }
 
+std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates) {
+  const auto near = nearest(word, candidates);
+  if (near.empty()) return "";
+  std::string out = " (did you mean ";
+  for (std::size_t i = 0; i < near.size(); ++i) out += (i ? ", " : "") + near[i];
+  return out + "?)";
+}
+
 std::string to_lower(std::string_view s) {
   std::string out(s);
   for (auto& ch : out) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
