@@ -67,7 +67,12 @@ void describe(const Workload& w, const detail::Setup& s, std::vector<std::string
               (w.mode == Mode::qlora || w.precision == Precision::int4
                    ? (w.double_quant ? " with double quantization" : " without double quant")
                    : "") +
-              (w.amp ? ", AMP (fp32 master weights, 16-bit compute)" : ""));
+              (w.amp ? ", AMP (fp32 master weights, 16-bit compute)"
+               : (w.mode == Mode::full || w.mode == Mode::freeze) && w.precision != Precision::fp32
+                   ? ", pure " + to_string(w.precision) +
+                         " training: gradients (and AdamW states) in that dtype, no fp32 master "
+                         "copy (--amp for mixed precision)"
+                   : ""));
   a.push_back("micro-batch " + std::to_string(w.batch) + " per GPU, sequence " +
               std::to_string(w.seq_len) + " tokens" +
               (w.prompt_len > 0 ? ", prompt " + std::to_string(w.prompt_len) : ""));
