@@ -24,6 +24,13 @@ struct Reserve {
 Reserve parse_reserve(std::string_view text);
 std::string describe(const Reserve& r);
 
+// The reserve used when none is given: 10 % of a discrete card (K2), 25 % of Apple unified
+// memory (macOS's default GPU working-set limit); both in data/constants.json.
+Reserve default_reserve(const Gpu& gpu);
+
+// The card's memory in bytes: vram_gb is binary (GiB), as GPU memory is built and reported.
+double vram_bytes(const Gpu& gpu);
+
 // Marketed VRAM (vram_gb x 1e9 bytes) less the reserve; never negative.
 double usable_bytes(const Gpu& gpu, const Reserve& reserve = {});
 

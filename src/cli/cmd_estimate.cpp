@@ -106,7 +106,7 @@ json fit_json(const FitResult& r, const Gpu& g, int count, const Reserve& res) {
   json j{{"schema_version", 1},
          {"gpu", g.id},
          {"count", count},
-         {"reserve", describe(res)},
+         {"reserve", describe(res.fraction < 0 ? default_reserve(g) : res)},
          {"usable_bytes", r.usable_bytes},
          {"fits", r.fits},
          {"requested", estimate_json(r.requested)},
@@ -128,7 +128,7 @@ int run_fit(Context& ctx, const FitArgs& a) {
   const FitResult r = fit(w, g, a.count, res);
   Output o;
   o.before = headline(w) + "on " + std::to_string(a.count) + " x " + g.name + " (" +
-             fixed(g.vram_gb, 0) + " GB, reserve " + describe(res) + ")\n";
+             fixed(g.vram_gb, 0) + " GB, reserve " + describe(res.fraction < 0 ? default_reserve(g) : res) + ")\n";
   o.table = fit_table(r, w);
   o.after = changes_text(r);
   o.json = fit_json(r, g, a.count, res);

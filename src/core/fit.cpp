@@ -60,11 +60,24 @@ std::string describe(const Reserve& r) {
   return buf;
 }
 
-double usable_bytes(const Gpu& gpu, const Reserve& reserve) {
-  const double vram = gpu.vram_gb * 1e9;
-  const double frac =
-      reserve.fraction < 0 ? estimator_constant("default_reserve_fraction") : reserve.fraction;
-  const double kept = frac > 0 || reserve.bytes <= 0 ? vram * frac : reserve.bytes;
+Reserve default_reserve(const Gpu& gpu) {
+  // macOS lets the GPU wire only part of unified memory; discrete cards lose the engines'
+  // customary 10 % (K2).
+  return Reserve{estimator_constant(gpu.unified_memory ? "unified_memory_reserve_fraction"
+                                                       : "default_reserve_fraction")};
+}
+
+double vram_bytes(const Gpu& gpu) {
+  // Marketed GPU memory is binary: a "24 GB" card has 24576 MiB, an "80 GB" one reports
+  // 79.15 GiB to the framework (constants.json vram_gb_unit).
+  return gpu.vram_gb * estimator_constant("vram_gb_unit");
+}
+
+double usable_bytes(const Gpu& gpu, const Reserve& given) {
+  const Reserve reserve = given.fraction < 0 ? default_reserve(gpu) : given;
+  const double vram = vram_bytes(gpu);
+  const double kept =
+      reserve.fraction > 0 || reserve.bytes <= 0 ? vram * reserve.fraction : reserve.bytes;
   return std::max(0.0, vram - kept);
 }
 

@@ -21,13 +21,21 @@ Gpu card(double gb) {
 }  // namespace
 
 TEST_CASE("usable memory is the marketed VRAM less the reserve") {
-  CHECK(usable_bytes(card(24)) == Approx(21.6e9));  // default 10 %
-  CHECK(usable_bytes(card(24), parse_reserve("15%")) == Approx(20.4e9));
-  CHECK(usable_bytes(card(24), parse_reserve("0.2")) == Approx(19.2e9));
-  CHECK(usable_bytes(card(24), parse_reserve("2GB")) == Approx(22e9));
-  CHECK(usable_bytes(card(24), parse_reserve("1GiB")) == Approx(24e9 - 1073741824.0));
-  CHECK(usable_bytes(card(24), parse_reserve("0")) == Approx(24e9));
+  const double GiB = 1073741824.0;  // a "24 GB" card has 24 GiB (24576 MiB)
+  CHECK(vram_bytes(card(24)) == 24 * GiB);
+  CHECK(usable_bytes(card(24)) == Approx(0.9 * 24 * GiB));  // default 10 %
+  CHECK(usable_bytes(card(24), parse_reserve("15%")) == Approx(0.85 * 24 * GiB));
+  CHECK(usable_bytes(card(24), parse_reserve("0.2")) == Approx(0.8 * 24 * GiB));
+  CHECK(usable_bytes(card(24), parse_reserve("2GB")) == Approx(24 * GiB - 2e9));
+  CHECK(usable_bytes(card(24), parse_reserve("1GiB")) == Approx(23 * GiB));
+  CHECK(usable_bytes(card(24), parse_reserve("0")) == Approx(24 * GiB));
   CHECK(usable_bytes(card(1), parse_reserve("2GB")) == 0);
+  // Apple: macOS lets the GPU wire about 75 % of unified memory unless told otherwise.
+  Gpu mac = card(128);
+  mac.unified_memory = true;
+  CHECK(usable_bytes(mac) == Approx(0.75 * 128 * GiB));
+  CHECK(usable_bytes(mac, parse_reserve("10%")) == Approx(0.9 * 128 * GiB));
+  CHECK(default_reserve(mac).fraction == 0.25);
   for (const char* bad : {"", "abc", "-1GB", "150%", "2", "5TB", "nan"}) {
     INFO(bad);
     CHECK_THROWS_AS(parse_reserve(bad), Error);
@@ -101,7 +109,7 @@ TEST_CASE("the first change that fits is the least disruptive one, not the combi
 TEST_CASE("when no single change is enough, the fewest that fit together are offered") {
   Workload w = on(test_models::llama31_8b(), Mode::lora);
   w.grad_ckpt = false;
-  const FitResult r = fit(w, card(24), 1);
+  const FitResult r = fit(w, card(22), 1);
   REQUIRE_FALSE(r.changes.empty());
   const FitChange& first = r.changes.front();
   CHECK(first.fits);
