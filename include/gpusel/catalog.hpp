@@ -17,9 +17,10 @@ struct Price {
 };
 
 struct Interconnect {
-  std::string kind = "none";  // none | nvlink-bridge | nvlink | infinity-fabric | xe-link | hccs | ...
-  double bandwidth_gbs = 0;   // per GPU, total of both directions, as vendors quote NVLink
-  int max_gpus = 1;           // largest group linked all-to-all at that bandwidth
+  std::string kind =
+      "none";  // none | nvlink-bridge | nvlink | infinity-fabric | xe-link | hccs | ...
+  double bandwidth_gbs = 0;  // per GPU, total of both directions, as vendors quote NVLink
+  int max_gpus = 1;          // largest group linked all-to-all at that bandwidth
 };
 
 struct Gpu {

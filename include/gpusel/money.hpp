@@ -43,15 +43,15 @@ std::string normalise_currency(std::string_view code);  // "cny" -> "CNY"; Error
 
 struct PricePolicy {
   std::string currency = "USD";
-  bool new_only = false;      // never charge a used-market price
-  bool prefer_used = false;   // charge the used price where one exists (--include-used)
+  bool new_only = false;     // never charge a used-market price
+  bool prefer_used = false;  // charge the used price where one exists (--include-used)
 };
 
 struct ChargedPrice {
-  double amount = 0;       // in policy.currency
-  std::string currency;    // = policy.currency
+  double amount = 0;            // in policy.currency
+  std::string currency;         // = policy.currency
   const Price* from = nullptr;  // the catalog entry it came from
-  bool converted = false;  // from another currency through the rates table
+  bool converted = false;       // from another currency through the rates table
   bool used = false;
 };
 

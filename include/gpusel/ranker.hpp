@@ -36,7 +36,7 @@ struct RankRequest {
   Filters filters;
   Weights weights;
   int max_gpus = 8;
-  Reserve reserve;  // memory kept free on every card (fit.hpp)
+  Reserve reserve;               // memory kept free on every card (fit.hpp)
   std::optional<double> tokens;  // work to do, for time to finish
   bool domestic = false;
   std::optional<double> run_hours;  // known job length, for rules about long runs
@@ -70,12 +70,12 @@ struct Result {
   Config config;
   Estimate need;  // per GPU
   double usable_bytes = 0;
-  double headroom = 0;  // (usable - need) / usable
+  double headroom = 0;         // (usable - need) / usable
   bool one_card_fits = false;  // the same workload fits on one card of this model
   std::optional<ChargedPrice> unit_price;
   double price = 0;  // whole configuration, 0 when unpriced
   Throughput throughput;
-  double tokens_per_s = 0;  // the workload's primary rate
+  double tokens_per_s = 0;      // the workload's primary rate
   std::optional<double> hours;  // to process RankRequest::tokens
   Scores scores;
   RuleOutcome rules;
@@ -88,11 +88,11 @@ struct Rejections {
 };
 
 struct Ranking {
-  std::vector<Result> results;         // fitting, within budget, allowed; best first
-  std::vector<Result> over_budget;     // fitting but too dear; cheapest first
+  std::vector<Result> results;      // fitting, within budget, allowed; best first
+  std::vector<Result> over_budget;  // fitting but too dear; cheapest first
   Rejections rejected;
-  int candidates = 0;                  // configurations considered
-  int fitting = 0;  // passed every check, before keeping the best count per card
+  int candidates = 0;  // configurations considered
+  int fitting = 0;     // passed every check, before keeping the best count per card
 };
 
 // The card passes the user's --vendor/--ecosystem/--segment/--min-vram/--exclude filters

@@ -32,9 +32,19 @@ std::string latest_price(const Gpu& g) {
 }
 
 Table gpu_table(const std::vector<const Gpu*>& gpus) {
-  Table t{{{"id"}, {"name"}, {"vendor"}, {"segment"}, {"vram_gb", true}, {"memory"},
-           {"bw_gbs", true}, {"bf16_tflops", true}, {"fp32_tflops", true}, {"tdp_w", true},
-           {"link_gbs"}, {"ecosystem"}, {"latest price"}},
+  Table t{{{"id"},
+           {"name"},
+           {"vendor"},
+           {"segment"},
+           {"vram_gb", true},
+           {"memory"},
+           {"bw_gbs", true},
+           {"bf16_tflops", true},
+           {"fp32_tflops", true},
+           {"tdp_w", true},
+           {"link_gbs"},
+           {"ecosystem"},
+           {"latest price"}},
           {}};
   for (const Gpu* g : gpus)
     t.rows.push_back({g->id, g->name, g->vendor, g->segment, fixed(g->vram_gb, 0), g->memory_type,

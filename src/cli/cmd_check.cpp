@@ -40,7 +40,8 @@ std::string remedy(const Session& s, const Config& c) {
 }
 
 int run_check(Context& ctx, const CheckArgs& a) {
-  if (a.count < 1 || a.count > 64) throw usage_error(fmt::format("--count {} must be 1..64", a.count));
+  if (a.count < 1 || a.count > 64)
+    throw usage_error(fmt::format("--count {} must be 1..64", a.count));
   const Session s = resolve_session(a.rank);
   const Gpu& gpu = require_gpu(ctx.catalog(), a.gpus.front());
   const Config c = make_config(gpu, a.count, s.request.workload);
@@ -52,12 +53,13 @@ int run_check(Context& ctx, const CheckArgs& a) {
   std::string line = fmt::format("{}: {} needs {} GiB per GPU of {} GiB usable on {} ({})", verdict,
                                  workload_line(s.request.workload), gib(r.need.total_bytes),
                                  gib(r.usable_bytes), config_label(c), room_text(r));
-  if (r.rules.excluded) line += "; excluded: " + r.rules.exclude_reason;
-  else if (!fits) line += remedy(s, c);
+  if (r.rules.excluded)
+    line += "; excluded: " + r.rules.exclude_reason;
+  else if (!fits)
+    line += remedy(s, c);
   o.before = line + "\n";
   o.table = {{{"verdict"}, {"config"}, {"need_gib", true}, {"usable_gib", true}},
-             {{verdict, config_label(c), gib(r.need.total_bytes),
-               gib(r.usable_bytes)}}};
+             {{verdict, config_label(c), gib(r.need.total_bytes), gib(r.usable_bytes)}}};
   o.json = result_json(r, 1);
   o.json.erase("rank");
   o.json.erase("scores");  // a score is relative to other candidates; a gate has none
@@ -91,7 +93,8 @@ int run_compare(Context& ctx, const CheckArgs& a) {
   std::vector<Result> rs;
   for (const auto& id : a.gpus) {
     const Gpu& g = require_gpu(ctx.catalog(), id);
-    rs.push_back(evaluate(make_config(g, a.count, s.request.workload), s.rules, s.rates, s.request));
+    rs.push_back(
+        evaluate(make_config(g, a.count, s.request.workload), s.rules, s.rates, s.request));
   }
   score_fitting(rs, s.request);
   Output o;
@@ -99,14 +102,15 @@ int run_compare(Context& ctx, const CheckArgs& a) {
   o.table = results_table(rs, false, s.request.tokens.has_value());
   o.table.columns.insert(o.table.columns.begin(), {"fits"});
   for (std::size_t i = 0; i < rs.size(); ++i)
-    o.table.rows[i].insert(o.table.rows[i].begin(),
-                           fits_memory(rs[i]) ? "yes" : "NO");
+    o.table.rows[i].insert(o.table.rows[i].begin(), fits_memory(rs[i]) ? "yes" : "NO");
   o.after = "\n" + warnings_text(rs, 3);
   if (std::any_of(rs.begin(), rs.end(), [](const Result& r) { return !fits_memory(r); }))
     o.after += "Cards that do not fit are not scored (0): scores compare the ones that do.\n";
   if (a.rank.explain) o.after += "\n" + explain_text(rs, s.request);
-  o.json = {{"schema_version", 1}, {"workload", workload_json(s.request.workload)},
-            {"currency", s.request.price.currency}, {"results", nlohmann::json::array()}};
+  o.json = {{"schema_version", 1},
+            {"workload", workload_json(s.request.workload)},
+            {"currency", s.request.price.currency},
+            {"results", nlohmann::json::array()}};
   for (std::size_t i = 0; i < rs.size(); ++i) {
     auto j = result_json(rs[i], static_cast<int>(i + 1));
     j["fits"] = fits_memory(rs[i]);

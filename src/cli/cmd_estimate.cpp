@@ -128,7 +128,8 @@ int run_fit(Context& ctx, const FitArgs& a) {
   const FitResult r = fit(w, g, a.count, res);
   Output o;
   o.before = headline(w) + "on " + std::to_string(a.count) + " x " + g.name + " (" +
-             fixed(g.vram_gb, 0) + " GB, reserve " + describe(res.fraction < 0 ? default_reserve(g) : res) + ")\n";
+             fixed(g.vram_gb, 0) + " GB, reserve " +
+             describe(res.fraction < 0 ? default_reserve(g) : res) + ")\n";
   o.table = fit_table(r, w);
   o.after = changes_text(r);
   o.json = fit_json(r, g, a.count, res);

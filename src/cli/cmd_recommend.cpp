@@ -24,19 +24,24 @@ std::string rejected_text(const Ranking& r) {
       r.candidates, r.fitting, r.fitting == 1 ? "es" : "", x.too_small, x.over_budget, x.no_price,
       x.excluded_by_rule, x.filtered);
   if (static_cast<int>(r.results.size()) < r.fitting)
-    s += fmt::format("Of those that pass, {} are ranked: per card, the best-scoring count and the "
-                     "fewest cards that fit.\n",
-                     r.results.size());
+    s += fmt::format(
+        "Of those that pass, {} are ranked: per card, the best-scoring count and the "
+        "fewest cards that fit.\n",
+        r.results.size());
   for (const auto& [rule, n] : x.by_rule) s += fmt::format("  excluded by {}: {}\n", rule, n);
   return s;
 }
 
 nlohmann::json rejected_json(const Ranking& r) {
   const Rejections& x = r.rejected;
-  return {{"considered", r.candidates}, {"passed", r.fitting}, {"ranked", r.results.size()},
+  return {{"considered", r.candidates},
+          {"passed", r.fitting},
+          {"ranked", r.results.size()},
           {"too_small", x.too_small},
-          {"over_budget", x.over_budget}, {"no_price", x.no_price},
-          {"excluded_by_rule", x.excluded_by_rule}, {"by_rule", x.by_rule},
+          {"over_budget", x.over_budget},
+          {"no_price", x.no_price},
+          {"excluded_by_rule", x.excluded_by_rule},
+          {"by_rule", x.by_rule},
           {"filtered", x.filtered}};
 }
 
@@ -46,9 +51,10 @@ std::vector<std::string> remedies(const Session& s, const Catalog& cat, const Ra
   std::vector<std::string> out;
   for (std::size_t i = 0; i < ranking.over_budget.size() && i < 3; ++i) {
     const Result& r = ranking.over_budget[i];
-    out.push_back(fmt::format("{} fits for {} (over the budget by {})", config_label(r.config),
-                              money(r.price, r.unit_price->currency),
-                              money(r.price - s.request.budget.value_or(0), r.unit_price->currency)));
+    out.push_back(
+        fmt::format("{} fits for {} (over the budget by {})", config_label(r.config),
+                    money(r.price, r.unit_price->currency),
+                    money(r.price - s.request.budget.value_or(0), r.unit_price->currency)));
   }
   std::vector<const Gpu*> affordable;
   for (const auto& g : cat.gpus) {
@@ -73,9 +79,9 @@ std::vector<std::string> remedies(const Session& s, const Catalog& cat, const Ra
 
 Output build_output(const Session& s, const Ranking& ranking, const RecommendArgs& a,
                     const std::vector<std::string>& fixes) {
-  std::vector<Result> top(ranking.results.begin(),
-                          ranking.results.begin() +
-                              std::min<std::ptrdiff_t>(a.top, ranking.results.size()));
+  std::vector<Result> top(
+      ranking.results.begin(),
+      ranking.results.begin() + std::min<std::ptrdiff_t>(a.top, ranking.results.size()));
   Output o;
   o.before = header_text(s, estimate(s.request.workload), converted_note(s, top));
   o.table = results_table(top, true, s.request.tokens.has_value());
@@ -85,12 +91,17 @@ Output build_output(const Session& s, const Ranking& ranking, const RecommendArg
     for (const auto& f : fixes) o.after += "  - " + f + "\n";
   }
   if (a.rank.explain) o.after += "\n" + explain_text(top, s.request);
-  o.json = {{"schema_version", 1}, {"workload", workload_json(s.request.workload)},
-            {"currency", s.request.price.currency}, {"rates_as_of", s.rates.as_of},
+  o.json = {{"schema_version", 1},
+            {"workload", workload_json(s.request.workload)},
+            {"currency", s.request.price.currency},
+            {"rates_as_of", s.rates.as_of},
             {"budget", s.request.budget ? nlohmann::json(*s.request.budget) : nlohmann::json()},
-            {"weights", {{"compute", s.request.weights.compute}, {"budget", s.request.weights.budget},
-                         {"ecosystem", s.request.weights.ecosystem}}},
-            {"results", nlohmann::json::array()}, {"rejected", rejected_json(ranking)},
+            {"weights",
+             {{"compute", s.request.weights.compute},
+              {"budget", s.request.weights.budget},
+              {"ecosystem", s.request.weights.ecosystem}}},
+            {"results", nlohmann::json::array()},
+            {"rejected", rejected_json(ranking)},
             {"suggestions", fixes}};
   int rank = 0;
   for (const auto& r : top) o.json["results"].push_back(result_json(r, ++rank));
@@ -120,8 +131,8 @@ int run_recommend(Context& ctx, const RecommendArgs& a) {
 
 void add_recommend_command(CLI::App& app, Context& ctx) {
   auto a = std::make_shared<RecommendArgs>();
-  auto* cmd = app.add_subcommand("recommend",
-                                 "Rank GPUs and multi-GPU configurations for a workload");
+  auto* cmd =
+      app.add_subcommand("recommend", "Rank GPUs and multi-GPU configurations for a workload");
   add_evaluation_options(cmd, a->rank);
   add_search_options(cmd, a->rank);
   cmd->add_option("--top", a->top, "how many configurations to show (default 10)");

@@ -1,6 +1,6 @@
 // `gpusel catalog validate`: the CI gate for data files.
-#include <chrono>
 #include <fmt/format.h>
+#include <chrono>
 
 #include "cli/context.hpp"
 #include "cli/render.hpp"
@@ -38,13 +38,17 @@ std::string text_line(const Diagnostic& d) {
 // GitHub Actions workflow commands: annotations on the pull request's diff.
 std::string github_line(const Diagnostic& d) {
   const char* level = d.severity == Severity::note ? "notice" : severity(d.severity);
-  return fmt::format("::{} file={},line={},col={},title={}::{}\n", level, d.file,
-                     d.pos.line, d.pos.column, d.check, d.message);
+  return fmt::format("::{} file={},line={},col={},title={}::{}\n", level, d.file, d.pos.line,
+                     d.pos.column, d.check, d.message);
 }
 
 nlohmann::json diag_json(const Diagnostic& d) {
-  return {{"severity", severity(d.severity)}, {"file", d.file},       {"line", d.pos.line},
-          {"column", d.pos.column},           {"pointer", d.pointer}, {"check", d.check},
+  return {{"severity", severity(d.severity)},
+          {"file", d.file},
+          {"line", d.pos.line},
+          {"column", d.pos.column},
+          {"pointer", d.pointer},
+          {"check", d.check},
           {"message", d.message}};
 }
 
@@ -83,16 +87,18 @@ int run_validate(Context& ctx, const ValidateArgs& a) {
   const bool ok = all.passed(a.strict);
   std::string out;
   if (a.format == "json") {
-    nlohmann::json j{{"schema_version", 1}, {"passed", ok},    {"strict", a.strict},
-                     {"as_of", opt.as_of},  {"files", files}, {"diagnostics", nlohmann::json::array()}};
+    nlohmann::json j{{"schema_version", 1}, {"passed", ok},
+                     {"strict", a.strict},  {"as_of", opt.as_of},
+                     {"files", files},      {"diagnostics", nlohmann::json::array()}};
     for (const auto& d : all.diagnostics) j["diagnostics"].push_back(diag_json(d));
     out = j.dump(2) + "\n";
   } else {
-    for (const auto& d : all.diagnostics) out += a.format == "github" ? github_line(d) : text_line(d);
+    for (const auto& d : all.diagnostics)
+      out += a.format == "github" ? github_line(d) : text_line(d);
     out += fmt::format("{} file(s): {} error(s), {} warning(s), {} note(s){}: {}\n", files.size(),
                        all.count(Severity::error), all.count(Severity::warning),
-                       all.count(Severity::note),
-                       a.strict ? " (strict)" : "", ok ? "passed" : "FAILED");
+                       all.count(Severity::note), a.strict ? " (strict)" : "",
+                       ok ? "passed" : "FAILED");
   }
   *ctx.out << out << std::flush;
   return ok ? 0 : static_cast<int>(ExitCode::negative);

@@ -1,7 +1,7 @@
 #include "cli/rank_options.hpp"
 
-#include <cstdlib>
 #include <fmt/format.h>
+#include <cstdlib>
 
 #include "gpusel/embedded.hpp"
 #include "gpusel/error.hpp"
@@ -48,17 +48,21 @@ Filters filters_of(const RankArgs& a) {
 
 void add_evaluation_options(CLI::App* cmd, RankArgs& a) {
   add_workload_options(cmd, a.workload);
-  cmd->add_option("--currency", a.currency,
-                  "currency of --budget and all prices (default: GPUSEL_CURRENCY, the locale, USD)");
-  cmd->add_option("--weights", a.weights, "score weights, e.g. compute=0.5,budget=0.3,ecosystem=0.2")
+  cmd->add_option(
+      "--currency", a.currency,
+      "currency of --budget and all prices (default: GPUSEL_CURRENCY, the locale, USD)");
+  cmd->add_option("--weights", a.weights,
+                  "score weights, e.g. compute=0.5,budget=0.3,ecosystem=0.2")
       ->capture_default_str();
   cmd->add_option("--reserve", a.reserve, "VRAM kept free per card: 10% (default), 0.15, 2GB");
   cmd->add_option("--tokens", a.tokens, "tokens to process (e.g. 2B): adds time to finish");
   cmd->add_option("--dataset-tokens", a.dataset_tokens, "dataset size in tokens (with --epochs)");
   cmd->add_option("--epochs", a.epochs, "passes over --dataset-tokens (default 1)");
-  cmd->add_option("--rules", a.rules_files, "extra rules JSON merged over data/rules.json (repeatable)");
+  cmd->add_option("--rules", a.rules_files,
+                  "extra rules JSON merged over data/rules.json (repeatable)");
   cmd->add_flag("--new-only", a.new_only, "never charge used-market prices");
-  cmd->add_flag("--include-used", a.include_used, "charge used-market prices where the catalog has them");
+  cmd->add_flag("--include-used", a.include_used,
+                "charge used-market prices where the catalog has them");
   cmd->add_flag("--domestic", a.domestic, "domestic (China-made) hardware is mandatory (K34)");
   cmd->add_option("--format", a.format, "table, json or csv")->capture_default_str();
   cmd->add_flag("--explain", a.explain, "show each score's formula with its numbers");
@@ -89,7 +93,8 @@ Session resolve_session(const RankArgs& a) {
   if (a.max_gpus < 1 || a.max_gpus > 64)
     throw usage_error(fmt::format("--max-gpus {} must be between 1 and 64", a.max_gpus));
   if (a.min_vram < 0) throw usage_error("--min-vram must not be negative");
-  if (a.new_only && a.include_used) throw usage_error("--new-only and --include-used exclude each other");
+  if (a.new_only && a.include_used)
+    throw usage_error("--new-only and --include-used exclude each other");
   Session s;
   RankRequest& r = s.request;
   r.workload = resolve_workload(a.workload);
@@ -99,9 +104,10 @@ Session resolve_session(const RankArgs& a) {
   s.rates = parse_rates(parse_located(embedded_text("data/rates.json"), "data/rates.json").doc,
                         "data/rates.json");
   r.price = {session_currency(a, budget), a.new_only, a.include_used};
-  if (budget) r.budget = budget->currency.empty()
-                             ? budget->amount
-                             : convert(budget->amount, budget->currency, r.price.currency, s.rates);
+  if (budget)
+    r.budget = budget->currency.empty()
+                   ? budget->amount
+                   : convert(budget->amount, budget->currency, r.price.currency, s.rates);
   r.filters = filters_of(a);
   r.weights = parse_weights(a.weights);
   r.max_gpus = a.max_gpus;

@@ -37,17 +37,22 @@ std::string price_cell(const Result& r) {
 
 nlohmann::json messages_json(const std::vector<Message>& ms) {
   nlohmann::json out = nlohmann::json::array();
-  for (const auto& m : ms) out.push_back({{"rule", m.rule_id}, {"text", m.text}, {"source", m.source}});
+  for (const auto& m : ms)
+    out.push_back({{"rule", m.rule_id}, {"text", m.text}, {"source", m.source}});
   return out;
 }
 
 nlohmann::json price_json(const Result& r) {
   if (!r.unit_price) return nullptr;
   const Price& p = *r.unit_price->from;
-  return {{"unit", r.unit_price->amount}, {"total", r.price},
-          {"currency", r.unit_price->currency}, {"kind", p.kind},
-          {"converted_from", r.unit_price->converted ? nlohmann::json(p.currency) : nlohmann::json()},
-          {"as_of", p.as_of}, {"source", p.source}};
+  return {
+      {"unit", r.unit_price->amount},
+      {"total", r.price},
+      {"currency", r.unit_price->currency},
+      {"kind", p.kind},
+      {"converted_from", r.unit_price->converted ? nlohmann::json(p.currency) : nlohmann::json()},
+      {"as_of", p.as_of},
+      {"source", p.source}};
 }
 
 }  // namespace
@@ -77,9 +82,10 @@ std::string score_bar(double score) {
 }
 
 std::string workload_line(const Workload& w) {
-  std::string s = fmt::format("{} ({:.2f}B params{}), {} {}", w.model.name.empty() ? w.model.id : w.model.name,
-                              w.model.params / 1e9, w.model_from_preset ? "" : ", typical architecture",
-                              to_string(w.mode), to_string(w.precision));
+  std::string s =
+      fmt::format("{} ({:.2f}B params{}), {} {}", w.model.name.empty() ? w.model.id : w.model.name,
+                  w.model.params / 1e9, w.model_from_preset ? "" : ", typical architecture",
+                  to_string(w.mode), to_string(w.precision));
   if (is_training(w.mode))
     s += fmt::format(", {} optimizer, batch {} x {} tokens{}", to_string(w.optimizer), w.batch,
                      w.seq_len, w.grad_ckpt ? ", gradient checkpointing" : "");
@@ -92,11 +98,16 @@ std::string workload_line(const Workload& w) {
 
 nlohmann::json workload_json(const Workload& w) {
   return {{"model", w.model.id.empty() ? nlohmann::json() : nlohmann::json(w.model.id)},
-          {"params", w.model.params},     {"from_preset", w.model_from_preset},
-          {"mode", to_string(w.mode)},    {"precision", to_string(w.precision)},
-          {"optimizer", to_string(w.optimizer)}, {"batch", w.batch},
-          {"seq_len", w.seq_len},         {"grad_ckpt", w.grad_ckpt},
-          {"flash_attn", w.flash_attn},   {"lora_rank", w.lora_rank},
+          {"params", w.model.params},
+          {"from_preset", w.model_from_preset},
+          {"mode", to_string(w.mode)},
+          {"precision", to_string(w.precision)},
+          {"optimizer", to_string(w.optimizer)},
+          {"batch", w.batch},
+          {"seq_len", w.seq_len},
+          {"grad_ckpt", w.grad_ckpt},
+          {"flash_attn", w.flash_attn},
+          {"lora_rank", w.lora_rank},
           {"lora_targets", to_string(w.lora_targets)}};
 }
 
@@ -116,13 +127,20 @@ nlohmann::json result_json(const Result& r, int rank) {
           {"per_gpu_need_high_bytes", r.need.high_bytes},
           {"usable_bytes", r.usable_bytes},
           {"headroom", r.headroom},
-          {"throughput", {{"tokens_per_s", r.tokens_per_s}, {"train_tokens_per_s", t.train_tokens_per_s},
-                          {"prefill_tokens_per_s", t.prefill_tokens_per_s},
-                          {"decode_tokens_per_s", t.decode_tokens_per_s}, {"bound", t.bound},
-                          {"mfu", t.mfu}, {"scaling", t.scaling}}},
+          {"throughput",
+           {{"tokens_per_s", r.tokens_per_s},
+            {"train_tokens_per_s", t.train_tokens_per_s},
+            {"prefill_tokens_per_s", t.prefill_tokens_per_s},
+            {"decode_tokens_per_s", t.decode_tokens_per_s},
+            {"bound", t.bound},
+            {"mfu", t.mfu},
+            {"scaling", t.scaling}}},
           {"hours", r.hours ? nlohmann::json(*r.hours) : nlohmann::json()},
-          {"scores", {{"compute", r.scores.compute}, {"budget", r.scores.budget},
-                      {"ecosystem", r.scores.ecosystem}, {"total", r.scores.total}}},
+          {"scores",
+           {{"compute", r.scores.compute},
+            {"budget", r.scores.budget},
+            {"ecosystem", r.scores.ecosystem},
+            {"total", r.scores.total}}},
           {"warnings", messages_json(r.rules.warnings)},
           {"notes", messages_json(r.rules.notes)},
           {"platform", r.platform}};
@@ -131,22 +149,25 @@ nlohmann::json result_json(const Result& r, int rank) {
 Table results_table(const std::vector<Result>& rs, bool ranked, bool with_time) {
   Table t;
   if (ranked) t.columns.push_back({"#", true});
-  t.columns.insert(t.columns.end(), {{"config"}, {"need/usable GiB", true}, {"headroom", true},
-                                     {"price"}, {"tok/s", true}});
+  t.columns.insert(
+      t.columns.end(),
+      {{"config"}, {"need/usable GiB", true}, {"headroom", true}, {"price"}, {"tok/s", true}});
   if (with_time) t.columns.push_back({"time", true});
-  t.columns.insert(t.columns.end(), {{"compute", true}, {"budget", true}, {"eco", true},
-                                     {"total"}, {"warn", true}});
+  t.columns.insert(t.columns.end(),
+                   {{"compute", true}, {"budget", true}, {"eco", true}, {"total"}, {"warn", true}});
   int rank = 0;
   for (const auto& r : rs) {
     std::vector<std::string> row;
     if (ranked) row.push_back(std::to_string(++rank));
-    row.insert(row.end(), {config_label(r.config), gib(r.need.total_bytes) + "/" + gib(r.usable_bytes),
-                           fmt::format("{:.0f}%", r.headroom * 100), price_cell(r), rate(r.tokens_per_s)});
+    row.insert(row.end(),
+               {config_label(r.config), gib(r.need.total_bytes) + "/" + gib(r.usable_bytes),
+                fmt::format("{:.0f}%", r.headroom * 100), price_cell(r), rate(r.tokens_per_s)});
     if (with_time) row.push_back(r.hours ? duration(*r.hours) : "-");
-    row.insert(row.end(), {fmt::format("{:.0f}", r.scores.compute), fmt::format("{:.0f}", r.scores.budget),
-                           fmt::format("{:.0f}", r.scores.ecosystem),
-                           score_bar(r.scores.total) + fmt::format(" {:.0f}", r.scores.total),
-                           std::to_string(r.rules.warnings.size())});
+    row.insert(row.end(),
+               {fmt::format("{:.0f}", r.scores.compute), fmt::format("{:.0f}", r.scores.budget),
+                fmt::format("{:.0f}", r.scores.ecosystem),
+                score_bar(r.scores.total) + fmt::format(" {:.0f}", r.scores.total),
+                std::to_string(r.rules.warnings.size())});
     t.rows.push_back(std::move(row));
   }
   return t;
@@ -173,15 +194,17 @@ std::string converted_note(const Session& s, const std::vector<Result>& shown) {
   const bool any = std::any_of(shown.begin(), shown.end(), [](const Result& r) {
     return r.unit_price && r.unit_price->converted;
   });
-  return any ? fmt::format("* = converted at the rates of {} (data/rates.json)", s.rates.as_of) : "";
+  return any ? fmt::format("* = converted at the rates of {} (data/rates.json)", s.rates.as_of)
+             : "";
 }
 
 std::string header_text(const Session& s, const Estimate& need, const std::string& price_note) {
   const RankRequest& r = s.request;
   std::string out = "Workload: " + workload_line(r.workload) + "\n";
-  out += fmt::format("Memory on one GPU: {} GiB (band {}-{} GiB); multi-GPU configurations shard it"
-                     " (training: FSDP/ZeRO-3, inference: tensor parallel)\n",
-                     gib(need.total_bytes), gib(need.low_bytes), gib(need.high_bytes));
+  out += fmt::format(
+      "Memory on one GPU: {} GiB (band {}-{} GiB); multi-GPU configurations shard it"
+      " (training: FSDP/ZeRO-3, inference: tensor parallel)\n",
+      gib(need.total_bytes), gib(need.low_bytes), gib(need.high_bytes));
   out += "Prices in " + r.price.currency;
   if (r.budget) out += ", budget " + money(*r.budget, r.price.currency);
   out += (price_note.empty() ? "" : "; " + price_note) + "\n";
@@ -201,22 +224,23 @@ std::string explain_one(const Result& r, const RankRequest& req) {
   std::string out = fmt::format("  need per GPU {} GiB:", gib(r.need.total_bytes));
   for (const auto& c : r.need.components)
     if (c.bytes > 0) out += fmt::format(" {} {}", c.name, gib(c.bytes));
-  out += fmt::format("\n  throughput {} tok/s ({}-bound, MFU {:.2f}, scaling {:.2f})\n",
-                     rate(r.tokens_per_s), r.throughput.bound, r.throughput.mfu, r.throughput.scaling);
+  out +=
+      fmt::format("\n  throughput {} tok/s ({}-bound, MFU {:.2f}, scaling {:.2f})\n",
+                  rate(r.tokens_per_s), r.throughput.bound, r.throughput.mfu, r.throughput.scaling);
   out += fmt::format("  compute   = 100 + {:.0f} x log10({} / best {}) {:+.0f} by rules = {:.1f}\n",
                      slope, rate(r.tokens_per_s), rate(best_speed), r.rules.delta.compute,
                      r.scores.compute);
   const double value = r.price > 0 ? r.tokens_per_s / r.price : 0;
-  out += fmt::format("  budget    = value: 100 + {:.0f} x log10({:.4g} / best {:.4g} tok/s per {})", slope,
-                     value, best_value, req.price.currency);
+  out += fmt::format("  budget    = value: 100 + {:.0f} x log10({:.4g} / best {:.4g} tok/s per {})",
+                     slope, value, best_value, req.price.currency);
   if (req.budget)
     out += fmt::format(" x {:.1f} + unspent: 100 x (1 - {} / {}) x {:.1f}", k.budget_value_share,
                        thousands(r.price), thousands(*req.budget), 1 - k.budget_value_share);
   out += fmt::format(" {:+.0f} by rules = {:.1f}\n", r.rules.delta.budget, r.scores.budget);
   auto base = k.ecosystem_base.find(r.config.gpu->ecosystem);
-  out += fmt::format("  ecosystem = {} base {:.0f} {:+.0f} by rules = {:.1f}\n", r.config.gpu->ecosystem,
-                     base == k.ecosystem_base.end() ? 0.0 : base->second, r.rules.delta.ecosystem,
-                     r.scores.ecosystem);
+  out += fmt::format("  ecosystem = {} base {:.0f} {:+.0f} by rules = {:.1f}\n",
+                     r.config.gpu->ecosystem, base == k.ecosystem_base.end() ? 0.0 : base->second,
+                     r.rules.delta.ecosystem, r.scores.ecosystem);
   const Weights& w = req.weights;
   out += fmt::format("  total     = {:.2f} x {:.1f} + {:.2f} x {:.1f} + {:.2f} x {:.1f} = {:.1f}\n",
                      w.compute, r.scores.compute, w.budget, r.scores.budget, w.ecosystem,
@@ -233,8 +257,7 @@ std::string explain_text(const std::vector<Result>& rs, const RankRequest& req) 
   std::string out = "How each score was computed:\n";
   int rank = 0;
   for (const auto& r : rs)
-    out += fmt::format("{}. {}\n", ++rank, config_label(r.config)) +
-           explain_one(r, req);
+    out += fmt::format("{}. {}\n", ++rank, config_label(r.config)) + explain_one(r, req);
   return out;
 }
 

@@ -86,9 +86,12 @@ std::string render_csv(const Table& t) {
 
 void emit(std::ostream& out, const Output& o, Format f) {
   std::string text;
-  if (f == Format::json) text = o.json.dump(2) + "\n";
-  else if (f == Format::csv) text = render_csv(o.table);
-  else text = o.before + (o.table.columns.empty() ? "" : render_table(o.table)) + o.after;
+  if (f == Format::json)
+    text = o.json.dump(2) + "\n";
+  else if (f == Format::csv)
+    text = render_csv(o.table);
+  else
+    text = o.before + (o.table.columns.empty() ? "" : render_table(o.table)) + o.after;
   out << text;
   out.flush();
 }

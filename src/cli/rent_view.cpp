@@ -119,9 +119,10 @@ std::string offers_note(const Session& s, const std::vector<RentalOption>& shown
   const bool foreign = std::any_of(shown.begin(), shown.end(), [&](const RentalOption& o) {
     return o.offer->currency != s.request.price.currency;
   });
-  return foreign ? fmt::format("offer prices converted from their own currency at the rates of {} "
-                               "(data/rates.json)",
-                               s.rates.as_of)
+  return foreign ? fmt::format(
+                       "offer prices converted from their own currency at the rates of {} "
+                       "(data/rates.json)",
+                       s.rates.as_of)
                  : "";
 }
 
@@ -206,7 +207,8 @@ void add_compare_rent(Output& o, Context& ctx, const Session& s, const std::vect
          {"buy", config_label(b.config)},
          {"buy_price", b.price},
          {"rent", r ? option_json(*r, cur) : nlohmann::json()},
-         {"rent_hours_to_purchase", breakeven >= 0 ? nlohmann::json(breakeven) : nlohmann::json()}});
+         {"rent_hours_to_purchase",
+          breakeven >= 0 ? nlohmann::json(breakeven) : nlohmann::json()}});
     if (r) rented.push_back(std::move(*r));
   }
   o.after +=

@@ -146,8 +146,10 @@ void merge_catalog(Catalog& base, const Catalog& overlay) {
   for (const auto& g : overlay.gpus) {
     auto it = std::find_if(base.gpus.begin(), base.gpus.end(),
                            [&](const Gpu& b) { return b.id == g.id; });
-    if (it != base.gpus.end()) *it = g;
-    else base.gpus.push_back(g);
+    if (it != base.gpus.end())
+      *it = g;
+    else
+      base.gpus.push_back(g);
   }
 }
 

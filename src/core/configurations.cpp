@@ -17,7 +17,8 @@ int platform_limit(const Gpu& g) {
 std::string link_label(const Gpu& g, int count, bool linked) {
   if (g.unified_memory) return "unified memory";
   if (count == 1) return "-";
-  if (linked) return fmt::format("{} {:.0f} GB/s", g.interconnect.kind, g.interconnect.bandwidth_gbs);
+  if (linked)
+    return fmt::format("{} {:.0f} GB/s", g.interconnect.kind, g.interconnect.bandwidth_gbs);
   if (g.pcie_gen > 0) return fmt::format("PCIe {}.0 x{}", g.pcie_gen, g.pcie_lanes);
   return "PCIe";
 }

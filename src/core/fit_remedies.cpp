@@ -31,22 +31,25 @@ void training_candidates(const Workload& w, std::vector<Candidate>& out) {
     out.push_back({"--optimizer adamw-8bit",
                    [](Workload& v) { v.optimizer = Optimizer::adamw_8bit; }, "optimizer"});
   if (w.precision == Precision::fp32 && !w.amp)
-    out.push_back({"--amp (16-bit compute, fp32 master weights)",
-                   [](Workload& v) { v.amp = true; }, "precision"});
+    out.push_back({"--amp (16-bit compute, fp32 master weights)", [](Workload& v) { v.amp = true; },
+                   "precision"});
   if (w.mode == Mode::lora)
-    out.push_back({"--mode qlora (NF4 base)", [](Workload& v) {
+    out.push_back({"--mode qlora (NF4 base)",
+                   [](Workload& v) {
                      v.mode = Mode::qlora;
                      v.precision = Precision::bf16;
-                   }, "mode"});
+                   },
+                   "mode"});
   if (w.mode == Mode::full) {
     out.push_back({"--mode lora", [](Workload& v) { v.mode = Mode::lora, v.amp = false; }, "mode"});
-    out.push_back({"--mode qlora", [](Workload& v) {
-                     v.mode = Mode::qlora, v.amp = false, v.precision = Precision::bf16;
-                   }, "mode"});
+    out.push_back(
+        {"--mode qlora",
+         [](Workload& v) { v.mode = Mode::qlora, v.amp = false, v.precision = Precision::bf16; },
+         "mode"});
   }
   if (w.offload == Offload::none)
-    out.push_back({"--offload optimizer",
-                   [](Workload& v) { v.offload = Offload::optimizer; }, "offload"});
+    out.push_back(
+        {"--offload optimizer", [](Workload& v) { v.offload = Offload::optimizer; }, "offload"});
 }
 
 void inference_candidates(const Workload& w, std::vector<Candidate>& out) {
@@ -54,11 +57,11 @@ void inference_candidates(const Workload& w, std::vector<Candidate>& out) {
     out.push_back({"--flash-attn", [](Workload& v) { v.flash_attn = true; }, "flash"});
   if (w.batch > 1) out.push_back({"--batch 1", [](Workload& v) { v.batch = 1; }, "batch"});
   if (bytes_per_value(w.precision) > 1)
-    out.push_back({"--precision int8", [](Workload& v) { v.precision = Precision::int8; },
-                   "precision"});
+    out.push_back(
+        {"--precision int8", [](Workload& v) { v.precision = Precision::int8; }, "precision"});
   if (bytes_per_value(w.precision) > 0.5)
-    out.push_back({"--precision int4", [](Workload& v) { v.precision = Precision::int4; },
-                   "precision"});
+    out.push_back(
+        {"--precision int4", [](Workload& v) { v.precision = Precision::int4; }, "precision"});
 }
 
 std::optional<FitChange> evaluate_change(const Workload& w, const std::string& change,
@@ -121,8 +124,9 @@ std::optional<FitChange> combined(const Workload& w, const std::vector<Candidate
 std::optional<FitChange> sharding_candidate(const Workload& w, double usable) {
   const Shard shard = is_training(w.mode) ? Shard::zero3 : Shard::tp;
   for (int n = std::max(2, w.gpus * 2); n <= 8; n *= 2) {
-    auto f = evaluate_change(w, "--count " + std::to_string(n) + " --shard " + to_string(shard),
-                             [n, shard](Workload& x) { x.gpus = n, x.shard = shard; }, usable);
+    auto f = evaluate_change(
+        w, "--count " + std::to_string(n) + " --shard " + to_string(shard),
+        [n, shard](Workload& x) { x.gpus = n, x.shard = shard; }, usable);
     if (f && f->fits) return f;
   }
   return std::nullopt;

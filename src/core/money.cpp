@@ -19,9 +19,9 @@ std::string upper(std::string_view s) {
 // Symbols users type. "¥" is read as CNY: gpusel's source articles and users are Chinese;
 // Japanese users write JPY or set the locale.
 const std::map<std::string, std::string>& symbols() {
-  static const std::map<std::string, std::string> m{
-      {"$", "USD"}, {"US$", "USD"}, {"¥", "CNY"}, {"￥", "CNY"}, {"RMB", "CNY"},
-      {"€", "EUR"}, {"£", "GBP"},   {"₩", "KRW"}, {"₹", "INR"}};
+  static const std::map<std::string, std::string> m{{"$", "USD"},  {"US$", "USD"}, {"¥", "CNY"},
+                                                    {"￥", "CNY"}, {"RMB", "CNY"}, {"€", "EUR"},
+                                                    {"£", "GBP"},  {"₩", "KRW"},   {"₹", "INR"}};
   return m;
 }
 
@@ -53,7 +53,8 @@ Rates parse_rates(const nlohmann::json& doc, const std::string& origin) {
     r.source = doc.value("source", "");
     for (const auto& [code, v] : doc.at("rates").items()) {
       const double x = v.get<double>();
-      if (!(x > 0) || !std::isfinite(x)) throw data_error(origin + ": rate for " + code + " must be > 0");
+      if (!(x > 0) || !std::isfinite(x))
+        throw data_error(origin + ": rate for " + code + " must be > 0");
       r.per_base[code] = x;
     }
   } catch (const nlohmann::json::exception& e) {
@@ -78,7 +79,8 @@ std::string normalise_currency(std::string_view code) {
   if (auto it = symbols().find(c); it != symbols().end()) return it->second;
   static const std::regex iso("[A-Z]{3}");
   if (!std::regex_match(c, iso))
-    throw usage_error("unknown currency '" + std::string(code) + "' (use an ISO code: USD, CNY, EUR)");
+    throw usage_error("unknown currency '" + std::string(code) +
+                      "' (use an ISO code: USD, CNY, EUR)");
   return c;
 }
 
@@ -96,8 +98,10 @@ Budget parse_budget(std::string_view text) {
     bad_budget(text, "two different currencies");
   Budget b{amount, ""};
   try {
-    if (!code.empty()) b.currency = normalise_currency(code);
-    else if (!sym.empty()) b.currency = normalise_currency(sym);
+    if (!code.empty())
+      b.currency = normalise_currency(code);
+    else if (!sym.empty())
+      b.currency = normalise_currency(sym);
   } catch (const Error&) {
     bad_budget(text, "unknown currency");
   }

@@ -37,11 +37,20 @@ Verdict judge(const Result& r, const RankRequest& req) {
 
 void count_rejection(Rejections& rej, Verdict v, const Result& r) {
   switch (v) {
-    case Verdict::too_small: ++rej.too_small; break;
-    case Verdict::excluded: ++rej.excluded_by_rule, ++rej.by_rule[r.rules.exclude_rule]; break;
-    case Verdict::no_price: ++rej.no_price; break;
-    case Verdict::over_budget: ++rej.over_budget; break;
-    case Verdict::fits: break;
+    case Verdict::too_small:
+      ++rej.too_small;
+      break;
+    case Verdict::excluded:
+      ++rej.excluded_by_rule, ++rej.by_rule[r.rules.exclude_rule];
+      break;
+    case Verdict::no_price:
+      ++rej.no_price;
+      break;
+    case Verdict::over_budget:
+      ++rej.over_budget;
+      break;
+    case Verdict::fits:
+      break;
   }
 }
 
@@ -88,9 +97,10 @@ Result evaluate(const Config& config, const RuleSet& rules, const Rates& rates,
   r.need = estimate(w);
   r.usable_bytes = usable_bytes(*config.gpu, req.reserve);
   r.headroom = (r.usable_bytes - r.need.total_bytes) / r.usable_bytes;
-  r.one_card_fits = config.count == 1 ? r.need.total_bytes <= r.usable_bytes
-                                      : estimate(workload_for(make_config(*config.gpu, 1, w), req))
-                                                .total_bytes <= r.usable_bytes;
+  r.one_card_fits = config.count == 1
+                        ? r.need.total_bytes <= r.usable_bytes
+                        : estimate(workload_for(make_config(*config.gpu, 1, w), req)).total_bytes <=
+                              r.usable_bytes;
   r.unit_price = charge(*config.gpu, req.price, rates);
   r.price = r.unit_price ? r.unit_price->amount * config.count : 0;
   r.throughput = estimate_throughput(w, *config.gpu, config.count, config.linked);
@@ -119,8 +129,10 @@ Ranking rank(const Catalog& catalog, const RuleSet& rules, const Rates& rates,
       Result r = evaluate(config, rules, rates, req);
       const Verdict v = judge(r, req);
       count_rejection(out.rejected, v, r);
-      if (v == Verdict::fits) out.results.push_back(std::move(r));
-      else if (v == Verdict::over_budget) out.over_budget.push_back(std::move(r));
+      if (v == Verdict::fits)
+        out.results.push_back(std::move(r));
+      else if (v == Verdict::over_budget)
+        out.over_budget.push_back(std::move(r));
     }
   }
   out.fitting = static_cast<int>(out.results.size());

@@ -132,16 +132,18 @@ Facts facts_for(const Result& r, const Workload& w, const RankRequest& req) {
           {"workload.params_b", w.model.params / 1e9},
           {"workload.precision", to_string(w.precision)},
           {"workload.optimizer", to_string(w.optimizer)},
-          {"workload.needs_bitsandbytes",
-           w.mode == Mode::qlora || w.optimizer == Optimizer::adamw_8bit ||
-               w.optimizer == Optimizer::paged_adamw_8bit},
+          {"workload.needs_bitsandbytes", w.mode == Mode::qlora ||
+                                              w.optimizer == Optimizer::adamw_8bit ||
+                                              w.optimizer == Optimizer::paged_adamw_8bit},
           {"workload.flash_attn", w.flash_attn},
           {"workload.timed", req.tokens.has_value()},
           {"workload.domestic", req.domestic},
           {"workload.seq_len", double(w.seq_len)},
           {"workload.batch", double(w.batch)}};
-  if (r.hours) f["workload.long_run"] = *r.hours > 24;
-  else if (req.run_hours) f["workload.long_run"] = *req.run_hours > 24;
+  if (r.hours)
+    f["workload.long_run"] = *r.hours > 24;
+  else if (req.run_hours)
+    f["workload.long_run"] = *req.run_hours > 24;
   return f;
 }
 
@@ -153,7 +155,8 @@ std::string platform_for(const Config& c) {
     return fmt::format("{}-GPU server board ({} module)", c.count <= 4 ? 4 : 8, g.form_factor);
   if (g.segment == "datacenter")
     return fmt::format("server with airflow for passive cards, {:.0f} W of GPUs", watts);
-  if (c.count == 1) return fmt::format("desktop, PSU >= {:.0f} W", std::ceil((watts + 300) / 50) * 50);
+  if (c.count == 1)
+    return fmt::format("desktop, PSU >= {:.0f} W", std::ceil((watts + 300) / 50) * 50);
   if (c.count == 2)
     return fmt::format("desktop with two x8+ slots, PSU >= {:.0f} W",
                        std::ceil((watts * 1.2 + 300) / 50) * 50);

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
-#include <tuple>
 #include <regex>
 #include <set>
+#include <tuple>
 
 #include "gpusel/embedded.hpp"
 #include "gpusel/error.hpp"
@@ -37,8 +37,10 @@ void check_against_schema(const json& doc, const Kind& kind, detail::Findings& f
   if (it == schemas.end())
     it = schemas.emplace(kind.schema, json::parse(embedded_text(kind.schema))).first;
   for (const auto& issue : check_schema(it->second, doc)) {
-    if (issue.unknown_field) f.warning(issue.pointer, "unknown-field", issue.message);
-    else f.error(issue.pointer, "schema", issue.message);
+    if (issue.unknown_field)
+      f.warning(issue.pointer, "unknown-field", issue.message);
+    else
+      f.error(issue.pointer, "schema", issue.message);
   }
 }
 
@@ -119,8 +121,9 @@ ValidationReport validate_document(std::string_view text, const std::string& fil
   detail::Findings f(src, file, report);
   const Kind* kind = kind_of(src.doc);
   if (!kind) {
-    f.error("", "schema", "not a gpusel data file (expected a \"gpus\", \"offers\" or "
-                          "\"models\" list at the top level)");
+    f.error("", "schema",
+            "not a gpusel data file (expected a \"gpus\", \"offers\" or "
+            "\"models\" list at the top level)");
     return report;
   }
   check_against_schema(src.doc, *kind, f);

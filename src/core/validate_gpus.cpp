@@ -19,10 +19,10 @@ struct Range {
 // B200's 8 TB/s HBM3e, A100 40GB's 1555 GB/s HBM2, Gaudi 3's 3.7 TB/s HBM2e).
 const std::map<std::string, std::pair<Range, Range>>& memory_limits() {
   static const std::map<std::string, std::pair<Range, Range>> m{
-      {"gddr6", {{100, 1200}, {4, 64}}},     {"gddr6x", {{300, 1300}, {8, 48}}},
-      {"gddr7", {{300, 2100}, {8, 128}}},    {"hbm2", {{250, 1700}, {4, 64}}},
-      {"hbm2e", {{800, 3900}, {16, 128}}},   {"hbm3", {{1500, 5600}, {64, 192}}},
-      {"hbm3e", {{2000, 9000}, {80, 300}}},  {"lpddr5", {{50, 1100}, {8, 512}}},
+      {"gddr6", {{100, 1200}, {4, 64}}},    {"gddr6x", {{300, 1300}, {8, 48}}},
+      {"gddr7", {{300, 2100}, {8, 128}}},   {"hbm2", {{250, 1700}, {4, 64}}},
+      {"hbm2e", {{800, 3900}, {16, 128}}},  {"hbm3", {{1500, 5600}, {64, 192}}},
+      {"hbm3e", {{2000, 9000}, {80, 300}}}, {"lpddr5", {{50, 1100}, {8, 512}}},
       {"lpddr5x", {{50, 1100}, {8, 512}}}};
   return m;
 }
@@ -43,9 +43,11 @@ const std::map<std::string, double>& max_per_watt() {
 }
 
 const std::map<std::string, std::vector<std::string>>& vendor_ecosystems() {
-  static const std::map<std::string, std::vector<std::string>> m{
-      {"nvidia", {"cuda"}}, {"amd", {"rocm"}},   {"intel", {"oneapi", "synapseai"}},
-      {"huawei", {"cann"}}, {"apple", {"metal"}}};
+  static const std::map<std::string, std::vector<std::string>> m{{"nvidia", {"cuda"}},
+                                                                 {"amd", {"rocm"}},
+                                                                 {"intel", {"oneapi", "synapseai"}},
+                                                                 {"huawei", {"cann"}},
+                                                                 {"apple", {"metal"}}};
   return m;
 }
 

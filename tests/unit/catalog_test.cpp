@@ -12,9 +12,7 @@ namespace {
 
 const std::string kFixtures = GPUSEL_FIXTURES "/catalog/";
 
-Catalog fixture(const std::string& name) {
-  return load_catalog({kFixtures + name, {}});
-}
+Catalog fixture(const std::string& name) { return load_catalog({kFixtures + name, {}}); }
 
 ExitCode code_of(const std::function<void()>& f) {
   try {
@@ -50,12 +48,40 @@ TEST_CASE("the loader reads typed records with their conventions") {
 TEST_CASE("the embedded catalog loads and covers every segment and vendor") {
   const Catalog c = load_catalog({});
   CHECK(c.gpus.size() >= 60);
-  for (const char* id : {"rtx-3060-12gb", "rtx-3090", "rtx-4060-ti-16gb", "rtx-4090", "rtx-5090",
-                         "rtx-a6000", "rtx-6000-ada", "rtx-pro-6000-blackwell", "t4", "v100-sxm2-32gb",
-                         "a10", "l4", "l40s", "a100-40gb-pcie", "a100-80gb-sxm", "h100-pcie",
-                         "h100-sxm", "h100-nvl", "h200-sxm", "b200", "gh200", "rx-7900-xtx",
-                         "radeon-pro-w7900", "mi210", "mi250x", "mi300x", "mi325x", "arc-a770-16gb",
-                         "arc-b580", "max-1550", "gaudi-2", "gaudi-3", "ascend-910b", "apple-m4-max"})
+  for (const char* id : {"rtx-3060-12gb",
+                         "rtx-3090",
+                         "rtx-4060-ti-16gb",
+                         "rtx-4090",
+                         "rtx-5090",
+                         "rtx-a6000",
+                         "rtx-6000-ada",
+                         "rtx-pro-6000-blackwell",
+                         "t4",
+                         "v100-sxm2-32gb",
+                         "a10",
+                         "l4",
+                         "l40s",
+                         "a100-40gb-pcie",
+                         "a100-80gb-sxm",
+                         "h100-pcie",
+                         "h100-sxm",
+                         "h100-nvl",
+                         "h200-sxm",
+                         "b200",
+                         "gh200",
+                         "rx-7900-xtx",
+                         "radeon-pro-w7900",
+                         "mi210",
+                         "mi250x",
+                         "mi300x",
+                         "mi325x",
+                         "arc-a770-16gb",
+                         "arc-b580",
+                         "max-1550",
+                         "gaudi-2",
+                         "gaudi-3",
+                         "ascend-910b",
+                         "apple-m4-max"})
     CHECK(c.find(id) != nullptr);
 }
 

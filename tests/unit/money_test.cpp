@@ -80,8 +80,8 @@ TEST_CASE("charge prefers current prices, then the asked currency, then the newe
   CHECK(cny->amount == Approx(14000));
   CHECK(cny->converted);
   CHECK(charge(g, {"USD", false, true}, r)->amount == 1100);
-  const Gpu old = card_with({{1499, "USD", "msrp", "2020-09-01", ""},
-                             {700, "USD", "used", "2026-09-01", ""}});
+  const Gpu old =
+      card_with({{1499, "USD", "msrp", "2020-09-01", ""}, {700, "USD", "used", "2026-09-01", ""}});
   CHECK(charge(old, {"USD", false, false}, r)->used);
   CHECK(charge(old, {"USD", true, false}, r)->amount == 1499);
   CHECK_FALSE(charge(card_with({}), {"USD", false, false}, r));

@@ -194,7 +194,9 @@ const std::vector<Case>& cases() {
        {{}, {{"gpu.bf16", false}, {"workload.precision", "fp16"s}}}},
       {"multi-gpu-not-needed",
        {kTrain2, plus(kTrain2, kInference)},
-       {{}, plus(kTrain2, {{"config.one_card_fits", false}}), plus(kTrain2, {{"workload.timed", true}})}},
+       {{},
+        plus(kTrain2, {{"config.one_card_fits", false}}),
+        plus(kTrain2, {{"workload.timed", true}})}},
   };
   return all;
 }
