@@ -74,8 +74,12 @@ ArchParams arch_params(const ModelArch& m) {
   // Published counts win (they include what a shape formula misses: position tables,
   // pooler, classifier); the linear share keeps its computed size.
   if (m.params > 0) {
+    const double shape_total = a.total;
     a.active = m.active_params.value_or(m.params * (a.active / a.total));
     a.total = m.params;
+    // A bare MoE count ("30B-A3B") has a dense shape of the active size: what that shape
+    // lacks of the total is expert MLPs, which are linear layers (quantized, LoRA-able).
+    if (m.active_params && !m.moe && m.params > shape_total) a.linear += m.params - shape_total;
     a.linear = std::min(a.linear, a.total - a.embedding - a.lm_head);
   }
   return a;

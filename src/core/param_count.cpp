@@ -132,10 +132,7 @@ ModelArch shaped(int hidden, int layers, bool tied) {
   m.layers = layers;
   m.head_dim = kTypicalHeadDim;
   m.heads = std::max(1, hidden / kTypicalHeadDim);
-  // Grouped-query attention needs the query heads to split evenly over the KV heads:
-  // the most KV heads, up to 8, that divide them (30 heads -> 6, 32 -> 8).
-  m.kv_heads = std::min(kTypicalKvHeads, m.heads);
-  while (m.heads % m.kv_heads != 0) --m.kv_heads;
+  m.kv_heads = std::min(kTypicalKvHeads, m.heads);  // typical_arch keeps heads divisible
   m.intermediate = int(std::lround(kTypicalMlpRatio * hidden / 256.0) * 256);
   m.vocab = kTypicalVocab;
   m.tied_embeddings = tied;
@@ -160,6 +157,10 @@ ModelArch typical_arch(const ParamCount& count) {
   int best_h = 256, best_l = 1;
   double best_score = 1e300;
   for (int h = 256; h <= 32768; h += 128) {
+    // Query heads in whole groups of the 8 KV heads (grouped-query attention), as the
+    // Llama 3 shapes have; small models with under 8 heads keep one KV head per head.
+    const int heads = h / kTypicalHeadDim;
+    if (heads >= kTypicalKvHeads && heads % kTypicalKvHeads != 0) continue;
     const double emb = double(kTypicalVocab) * h * (tied ? 1 : 2);
     const double l = std::max(1.0, std::round((p - emb) / layer_params(h)));
     const double score = std::abs(std::log(l * 128.0 / h));  // distance from hidden = 128 L

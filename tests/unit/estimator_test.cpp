@@ -142,6 +142,18 @@ TEST_CASE("qlora <= lora <= full at equal settings") {
   }
 }
 
+TEST_CASE("a bare MoE count quantizes its experts: 30B-A3B in NF4 is about 4 bits a weight") {
+  const ModelArch moe = typical_arch({30e9, 3e9});
+  const ArchParams p = arch_params(moe);
+  CHECK(p.total == Approx(30e9));
+  CHECK(p.linear > 0.9 * p.total);  // experts are linear layers, not "other" parameters
+  const Estimate q = estimate(on(moe, Mode::qlora));
+  // NF4 for the linears (~0.52 B) and fp32 for embeddings and norms after k-bit preparation.
+  CHECK(q.bytes_of("weights") < 30e9 * 0.7);
+  CHECK(q.bytes_of("weights") > 30e9 * 0.5);
+  CHECK(estimate(on(moe, Mode::qlora)).total_bytes < estimate(on(moe, Mode::lora)).total_bytes / 2);
+}
+
 TEST_CASE("sharding divides what each strategy divides") {
   Workload w = on(test_models::llama31_8b(), Mode::full);
   w.amp = true;
