@@ -36,4 +36,9 @@ Estimate estimate(const Workload& w);
 // A constant of data/constants.json (embedded); Error(data) when missing.
 double estimator_constant(std::string_view name);
 
+// Whether `count` cards can split the workload: always for FSDP/ZeRO training (they shard
+// parameters); under tensor parallelism (inference, or --shard tp) only when the count
+// divides the attention heads, as vLLM, TensorRT-LLM and Megatron require.
+bool tensor_parallel_splits(const Workload& w, int count);
+
 }  // namespace gpusel

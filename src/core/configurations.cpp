@@ -42,7 +42,7 @@ std::vector<Config> configurations(const Gpu& gpu, int max_gpus, const Workload&
   std::vector<Config> out;
   const int limit = std::min(platform_limit(gpu), max_gpus);
   for (int count : {1, 2, 4, 8})
-    if (count <= limit) out.push_back(make_config(gpu, count, w));
+    if (count <= limit && tensor_parallel_splits(w, count)) out.push_back(make_config(gpu, count, w));
   return out;
 }
 

@@ -96,6 +96,11 @@ void describe(const Workload& w, const detail::Setup& s, std::vector<std::string
 
 }  // namespace
 
+bool tensor_parallel_splits(const Workload& w, int count) {
+  const bool tensor_parallel = !is_training(w.mode) || w.shard == Shard::tp;
+  return !tensor_parallel || w.model.heads <= 0 || w.model.heads % count == 0;
+}
+
 double estimator_constant(std::string_view name) {
   const auto& t = constants();
   auto it = t.find(name);

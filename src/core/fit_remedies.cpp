@@ -124,6 +124,7 @@ std::optional<FitChange> combined(const Workload& w, const std::vector<Candidate
 std::optional<FitChange> sharding_candidate(const Workload& w, double usable) {
   const Shard shard = is_training(w.mode) ? Shard::zero3 : Shard::tp;
   for (int n = std::max(2, w.gpus * 2); n <= 8; n *= 2) {
+    if (!tensor_parallel_splits(w, n)) continue;
     auto f = evaluate_change(
         w, "--count " + std::to_string(n) + " --shard " + to_string(shard),
         [n, shard](Workload& x) { x.gpus = n, x.shard = shard; }, usable);

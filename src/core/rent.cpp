@@ -73,6 +73,14 @@ bool cheaper(const RentalOption& a, const RentalOption& b) {
   return a.eval.tokens_per_s > b.eval.tokens_per_s;
 }
 
+// The GPUs of an instance that can work on the job together: all of them, or for tensor
+// parallelism the largest power-of-two share that divides the attention heads (an 8-GPU
+// instance serves a 28-head model on 4); the instance is paid for in full either way.
+int working_gpus(const Workload& w, int gpus) {
+  while (gpus > 1 && !tensor_parallel_splits(w, gpus)) gpus /= 2;
+  return gpus;
+}
+
 // Several smaller instances talk over the network: no NVLink, no PCIe peer-to-peer.
 Config across_instances(const Gpu& gpu, int gpus, const Workload& w) {
   Config c = make_config(gpu, gpus, w);
@@ -96,7 +104,8 @@ RentalRanking rank_rentals(const Catalog& catalog, const Cloud& cloud, const Rul
       ++out.filtered;
       continue;
     }
-    Result eval = evaluate(make_config(*gpu, o.gpus_per_instance, req.workload), rules, rates, req);
+    const int used = working_gpus(req.workload, o.gpus_per_instance);
+    Result eval = evaluate(make_config(*gpu, used, req.workload), rules, rates, req);
     if (eval.rules.excluded)
       ++out.excluded_by_rule;
     else if (!fits(eval))
@@ -120,7 +129,7 @@ std::optional<RentalOption> rent_same_work(const Result& bought, const Cloud& cl
   std::optional<RentalOption> best;
   for (const Offer* o : cloud.for_gpu(gpu.id)) {
     const int instances = (count + o->gpus_per_instance - 1) / o->gpus_per_instance;
-    const int gpus = instances * o->gpus_per_instance;
+    const int gpus = working_gpus(req.workload, instances * o->gpus_per_instance);
     const Config c = instances == 1 ? make_config(gpu, gpus, req.workload)
                                     : across_instances(gpu, gpus, req.workload);
     Result eval = evaluate(c, rules, rates, req);

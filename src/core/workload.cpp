@@ -142,6 +142,10 @@ void validate_sharding(const Workload& w) {
   if (!is_training(w.mode) && shards && w.shard != Shard::tp)
     throw usage_error("--shard " + to_string(w.shard) + " is a training strategy; " +
                       "inference splits a model with --shard tp (or none: layers split)");
+  if (w.shard == Shard::tp && w.gpus > 1 && w.model.heads > 0 && w.model.heads % w.gpus != 0)
+    throw usage_error("--shard tp splits attention by heads: " + std::to_string(w.gpus) +
+                      " GPUs do not divide the model's " + std::to_string(w.model.heads) +
+                      " heads");
   if (w.offload == Offload::params && w.shard != Shard::zero3 && w.shard != Shard::fsdp)
     throw usage_error("--offload params needs --shard zero3 or fsdp");
   if (w.offload != Offload::none && !is_training(w.mode))

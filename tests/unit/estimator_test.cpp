@@ -204,6 +204,15 @@ TEST_CASE("impossible workloads are usage errors") {
   CHECK_THROWS_WITH(estimate(w), Catch::Contains("--batch"));
   w.batch = 1, w.offload = Offload::params;
   CHECK_THROWS_WITH(estimate(w), Catch::Contains("zero3"));
+  w = on(test_models::llama2_7b(), Mode::inference);  // 32 heads
+  w.shard = Shard::tp, w.gpus = 3;
+  CHECK_THROWS_WITH(estimate(w), Catch::Contains("32 heads"));
+  CHECK_FALSE(tensor_parallel_splits(w, 3));
+  CHECK(tensor_parallel_splits(w, 4));
+  w.gpus = 4;
+  CHECK_NOTHROW(estimate(w));
+  w.mode = Mode::full, w.shard = Shard::fsdp;
+  CHECK(tensor_parallel_splits(w, 3));  // FSDP shards parameters, not heads
 }
 
 TEST_CASE("every constant the estimator uses has a value") {

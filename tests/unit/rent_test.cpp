@@ -73,6 +73,23 @@ TEST_CASE("a fixed rental length prices every offer for those hours, with storag
   CHECK(*h100->spot_cost == Approx(160 + extras));
 }
 
+TEST_CASE("tensor parallel inference uses the instance GPUs that divide the heads") {
+  Fixture f;
+  ModelArch odd = test_models::llama2_7b();
+  odd.heads = 28, odd.kv_heads = 4;  // Qwen2.5-7B's layout: 8 GPUs cannot split 28 heads
+  f.req.workload = test_models::on(odd, Mode::inference);
+  const RentalRanking r = rank_rentals(f.catalog, f.cloud, f.rules, f.rates, f.req, {});
+  bool eight = false;
+  for (const auto& o : r.options) {
+    INFO(o.offer->id);
+    CHECK(28 % o.eval.config.count == 0);
+    if (o.offer->gpus_per_instance != 8) continue;
+    eight = true;
+    CHECK(o.eval.config.count == 4);
+  }
+  CHECK(eight);
+}
+
 TEST_CASE("filters and memory decide which offers are considered") {
   Fixture f;
   f.req.filters.exclude_ids = {"h100-sxm"};
