@@ -28,7 +28,8 @@ std::string describe(const Reserve& r);
 // memory (macOS's default GPU working-set limit); both in data/constants.json.
 Reserve default_reserve(const Gpu& gpu);
 
-// The card's memory in bytes: vram_gb is binary (GiB), as GPU memory is built and reported.
+// The card's memory in bytes: vram_gb is binary (GiB), as GPU memory is built and reported,
+// less the 1/16 that ECC takes on datacenter GDDR cards (a T4 shows 15360 of 16384 MiB).
 double vram_bytes(const Gpu& gpu);
 
 // Marketed VRAM (vram_gb x 1e9 bytes) less the reserve; never negative.

@@ -67,10 +67,17 @@ Reserve default_reserve(const Gpu& gpu) {
                                                        : "default_reserve_fraction")};
 }
 
+bool gddr_ecc_on(const Gpu& gpu) {
+  // Datacenter GDDR cards ship with ECC on, and GDDR keeps its check bits in the same chips
+  // (HBM has side-band ECC and loses nothing).
+  return gpu.ecc && gpu.segment == "datacenter" && gpu.memory_type.rfind("GDDR", 0) == 0;
+}
+
 double vram_bytes(const Gpu& gpu) {
   // Marketed GPU memory is binary: a "24 GB" card has 24576 MiB, an "80 GB" one reports
   // 79.15 GiB to the framework (constants.json vram_gb_unit).
-  return gpu.vram_gb * estimator_constant("vram_gb_unit");
+  const double ecc = gddr_ecc_on(gpu) ? estimator_constant("gddr_ecc_fraction") : 0.0;
+  return gpu.vram_gb * estimator_constant("vram_gb_unit") * (1 - ecc);
 }
 
 double usable_bytes(const Gpu& gpu, const Reserve& given) {

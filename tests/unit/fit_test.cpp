@@ -36,6 +36,16 @@ TEST_CASE("usable memory is the marketed VRAM less the reserve") {
   CHECK(usable_bytes(mac) == Approx(0.75 * 128 * GiB));
   CHECK(usable_bytes(mac, parse_reserve("10%")) == Approx(0.9 * 128 * GiB));
   CHECK(default_reserve(mac).fraction == 0.25);
+  // ECC on a datacenter GDDR card takes 1/16 (a T4 shows 15360 of 16384 MiB); HBM's is free.
+  Gpu t4 = card(16);
+  t4.ecc = true, t4.segment = "datacenter", t4.memory_type = "GDDR6";
+  CHECK(vram_bytes(t4) == Approx(15 * GiB));
+  Gpu a100 = t4;
+  a100.memory_type = "HBM2e";
+  CHECK(vram_bytes(a100) == 16 * GiB);
+  Gpu a6000 = t4;
+  a6000.segment = "workstation";  // ECC available but off by default
+  CHECK(vram_bytes(a6000) == 16 * GiB);
   for (const char* bad : {"", "abc", "-1GB", "150%", "2", "5TB", "nan"}) {
     INFO(bad);
     CHECK_THROWS_AS(parse_reserve(bad), Error);
