@@ -149,7 +149,7 @@ void add_estimate(CLI::App& app, Context& ctx) {
 void add_fit(CLI::App& app, Context& ctx) {
   auto args = std::make_shared<FitArgs>();
   CLI::App* cmd = app.add_subcommand(
-      "fit", "largest batch and sequence that fit on a card; what to change when nothing does");
+      "fit", "Largest batch and sequence that fit on a card; what to change when nothing does");
   cmd->add_option("--gpu", args->gpu, "GPU id (gpusel catalog list)")->required();
   cmd->add_option("--count", args->count, "number of such cards (default 1)");
   cmd->add_option("--reserve", args->reserve,

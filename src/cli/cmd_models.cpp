@@ -80,7 +80,7 @@ int run_list(Context& ctx, const ModelsArgs& a) {
 }  // namespace
 
 void add_models_commands(CLI::App& app, Context& ctx) {
-  CLI::App* models = app.add_subcommand("models", "model architecture presets");
+  CLI::App* models = app.add_subcommand("models", "List and show the model architecture presets");
   models->require_subcommand(1);
   auto args = std::make_shared<ModelsArgs>();
   CLI::App* list = models->add_subcommand("list", "list the presets with their shapes");
