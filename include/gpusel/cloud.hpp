@@ -11,18 +11,25 @@
 
 namespace gpusel {
 
-// A documented figure used where a provider publishes none: value within [low, high].
-struct CloudDefault {
+// Hours in an average month (8760 / 12): converts monthly prices to hourly ones.
+constexpr double kHoursPerMonth = 730.0;
+
+// A documented default (cloud defaults, owning costs) with the range its sources span:
+// value within [low, high].
+struct Figure {
   double value = 0, low = 0, high = 0;
   std::string unit, source, as_of;
 };
 
+// Error(data) naming `at` when the value lies outside its own range.
+void check_figure_range(const Figure& f, const std::string& at);
+
 struct CloudDefaults {
-  CloudDefault spot_ratio;          // spot / on-demand
-  CloudDefault commit_1y_discount;  // 1 - committed / on-demand
-  CloudDefault commit_3y_discount;
-  CloudDefault storage_per_gb_month;  // USD
-  CloudDefault egress_per_gb;         // USD
+  Figure spot_ratio;          // spot / on-demand
+  Figure commit_1y_discount;  // 1 - committed / on-demand
+  Figure commit_3y_discount;
+  Figure storage_per_gb_month;  // USD
+  Figure egress_per_gb;         // USD
 };
 
 // Every price is for the whole instance, in `currency`.

@@ -16,14 +16,8 @@ namespace gpusel {
 
 // The model's calendar: an average month of 365/12 days, 730 hours.
 constexpr double kDaysPerMonth = 365.0 / 12.0;
-constexpr double kHoursPerMonth = 730.0;
 
 // ---- Owning-cost defaults (data/ownership.json) and power prices (data/kwh_prices.json) ----
-
-struct Figure {
-  double value = 0, low = 0, high = 0;
-  std::string unit, source, as_of;
-};
 
 struct HostClass {
   Figure cost;  // USD per host, GPUs excluded

@@ -5,39 +5,23 @@
 #include "gpusel/error.hpp"
 #include "gpusel/json_source.hpp"
 #include "gpusel/text.hpp"
+#include "json_fields.hpp"
 
 namespace gpusel {
 namespace {
 
 using nlohmann::json;
 
-// Where in the document a record sits, for messages a user can act on.
-std::string where(const std::string& origin, std::size_t index, const json& rec) {
-  std::string s = origin + ": gpus[" + std::to_string(index) + "]";
-  if (rec.is_object() && rec.contains("id") && rec["id"].is_string())
-    s += " (" + rec["id"].get<std::string>() + ")";
-  return s;
-}
-
-template <typename T>
-T required(const json& rec, const char* key, const std::string& at) {
-  if (!rec.contains(key)) throw data_error(at + ": missing field '" + key + "'");
-  try {
-    return rec.at(key).get<T>();
-  } catch (const json::exception&) {
-    throw data_error(at + ": field '" + key + "' has the wrong type");
-  }
-}
+using detail::present;
+using detail::required;
 
 template <typename T>
 T optional_field(const json& rec, const char* key, T fallback, const std::string& at) {
-  if (!rec.contains(key) || rec[key].is_null()) return fallback;
-  return required<T>(rec, key, at);
+  return present<T>(rec, key, at).value_or(fallback);
 }
 
 std::optional<double> number_or_null(const json& rec, const char* key, const std::string& at) {
-  if (!rec.contains(key) || rec[key].is_null()) return std::nullopt;
-  return required<double>(rec, key, at);
+  return present<double>(rec, key, at);
 }
 
 Price parse_price(const json& p, const std::string& at) {
@@ -133,7 +117,7 @@ Catalog parse_catalog(const json& doc, const std::string& origin) {
   cat.reviewed = optional_field<std::string>(doc, "reviewed", "", origin);
   const json& list = doc["gpus"];
   for (std::size_t i = 0; i < list.size(); ++i)
-    cat.gpus.push_back(parse_gpu(list[i], where(origin, i, list[i])));
+    cat.gpus.push_back(parse_gpu(list[i], detail::record_at(origin, "gpus", i, list[i])));
   return cat;
 }
 

@@ -8,31 +8,16 @@
 #include "gpusel/error.hpp"
 #include "gpusel/text.hpp"
 #include "gpusel/validate.hpp"
+#include "json_fields.hpp"
 
 namespace gpusel {
 namespace {
 
 using nlohmann::json;
 
-// Hours in an average month (8760 / 12): converts a monthly price to an hourly one.
-constexpr double kHoursPerMonth = 730.0;
-
-std::string where(const std::string& origin, std::size_t index, const json& rec) {
-  std::string s = origin + ": offers[" + std::to_string(index) + "]";
-  if (rec.is_object() && rec.contains("id") && rec["id"].is_string())
-    s += " (" + rec["id"].get<std::string>() + ")";
-  return s;
-}
-
 template <typename T>
 T field(const json& rec, const char* key, const std::string& at) {
-  if (!rec.is_object() || !rec.contains(key))
-    throw data_error(at + ": missing field '" + key + "'");
-  try {
-    return rec.at(key).get<T>();
-  } catch (const json::exception&) {
-    throw data_error(at + ": field '" + key + "' has the wrong type");
-  }
+  return detail::required<T>(rec, key, at);
 }
 
 std::string date_field(const json& rec, const char* key, const std::string& at) {
@@ -43,24 +28,23 @@ std::string date_field(const json& rec, const char* key, const std::string& at) 
 
 // A price the source may not give: null or absent -> nullopt; negative -> error.
 std::optional<double> price(const json& rec, const char* key, const std::string& at) {
-  if (!rec.contains(key) || rec[key].is_null()) return std::nullopt;
-  const double v = field<double>(rec, key, at);
+  const auto p = detail::present<double>(rec, key, at);
+  if (!p) return std::nullopt;
+  const double v = *p;
   if (!(v >= 0) || !std::isfinite(v))
     throw data_error(at + ": '" + key + "' must be >= 0 (got " + fmt::format("{}", v) + ")");
   return v;
 }
 
-CloudDefault parse_default(const json& defs, const char* key, const std::string& origin) {
+Figure parse_default(const json& defs, const char* key, const std::string& origin) {
   const std::string at = origin + ": defaults." + key;
   const json rec = field<json>(defs, key, origin + ": defaults");
-  CloudDefault d;
+  Figure d;
   d.value = field<double>(rec, "value", at);
   const auto range = field<std::vector<double>>(rec, "range", at);
   if (range.size() != 2) throw data_error(at + ": 'range' must be [low, high]");
   d.low = range[0], d.high = range[1];
-  if (!(d.low <= d.value && d.value <= d.high))
-    throw data_error(at + ": value " + fmt::format("{}", d.value) + " lies outside its range [" +
-                     fmt::format("{}, {}", d.low, d.high) + "]");
+  check_figure_range(d, at);
   d.unit = field<std::string>(rec, "unit", at);
   d.source = field<std::string>(rec, "source", at);
   d.as_of = date_field(rec, "as_of", at);
@@ -109,6 +93,12 @@ Offer parse_offer(const json& rec, const std::string& at) {
 
 }  // namespace
 
+void check_figure_range(const Figure& f, const std::string& at) {
+  if (!(f.low <= f.value && f.value <= f.high))
+    throw data_error(at + ": value " + fmt::format("{}", f.value) + " lies outside its range [" +
+                     fmt::format("{}, {}", f.low, f.high) + "]");
+}
+
 const char* rent_kind_name(RentKind k) {
   switch (k) {
     case RentKind::on_demand:
@@ -148,8 +138,9 @@ Cloud parse_cloud(const json& doc, const std::string& origin, bool overlay) {
   if (!overlay || doc.contains("reviewed")) c.reviewed = date_field(doc, "reviewed", origin);
   const json& list = doc["offers"];
   for (std::size_t i = 0; i < list.size(); ++i) {
-    Offer o = parse_offer(list[i], where(origin, i, list[i]));
-    if (c.find(o.id)) throw data_error(where(origin, i, list[i]) + ": duplicate offer id");
+    const std::string at = detail::record_at(origin, "offers", i, list[i]);
+    Offer o = parse_offer(list[i], at);
+    if (c.find(o.id)) throw data_error(at + ": duplicate offer id");
     c.offers.push_back(std::move(o));
   }
   return c;

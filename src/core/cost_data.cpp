@@ -29,9 +29,7 @@ Figure parse_figure(const json& j, const std::string& at) {
   Figure f{j.at("value").get<double>(),       j.at("range")[0].get<double>(),
            j.at("range")[1].get<double>(),    j.at("unit").get<std::string>(),
            j.at("source").get<std::string>(), j.at("as_of").get<std::string>()};
-  if (!(f.low <= f.value && f.value <= f.high))
-    throw data_error(at + ": value " + fmt::format("{}", f.value) + " lies outside its range [" +
-                     fmt::format("{}, {}", f.low, f.high) + "]");
+  check_figure_range(f, at);
   return f;
 }
 

@@ -163,19 +163,8 @@ void add_break_even(CostReport& r) {
 }  // namespace
 
 std::string rent_choice(RentKind k) {
-  switch (k) {
-    case RentKind::on_demand:
-      return "rent-on-demand";
-    case RentKind::spot:
-      return "rent-spot";
-    case RentKind::monthly:
-      return "rent-monthly";
-    case RentKind::commit_1y:
-      return "commit-1y";
-    case RentKind::commit_3y:
-      return "commit-3y";
-  }
-  return "rent";
+  const std::string kind = rent_kind_name(k);  // commitments already say what they are
+  return kind.rfind("commit", 0) == 0 ? kind : "rent-" + kind;
 }
 
 std::string verdict_text(const std::string& choice) {

@@ -4,6 +4,7 @@
 
 #include "gpusel/error.hpp"
 #include "gpusel/text.hpp"
+#include "json_fields.hpp"
 
 namespace gpusel {
 namespace {
@@ -88,20 +89,15 @@ ArchParams arch_params(const ModelArch& m) {
 namespace {
 
 template <typename T>
-T field(const json& rec, const char* key, const std::string& at) {
-  if (!rec.contains(key) || rec[key].is_null())
-    throw data_error(at + ": missing field '" + key + "'");
-  try {
-    return rec.at(key).get<T>();
-  } catch (const json::exception&) {
-    throw data_error(at + ": field '" + key + "' has the wrong type");
-  }
+std::optional<T> maybe(const json& rec, const char* key, const std::string& at) {
+  return detail::present<T>(rec, key, at);
 }
 
+// A null counts as missing here: every model field is either required or optional.
 template <typename T>
-std::optional<T> maybe(const json& rec, const char* key, const std::string& at) {
-  if (!rec.contains(key) || rec[key].is_null()) return std::nullopt;
-  return field<T>(rec, key, at);
+T field(const json& rec, const char* key, const std::string& at) {
+  if (auto v = maybe<T>(rec, key, at)) return *std::move(v);
+  throw data_error(at + ": missing field '" + key + "'");
 }
 
 int positive(const json& rec, const char* key, const std::string& at) {
