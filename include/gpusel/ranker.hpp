@@ -113,6 +113,10 @@ Ranking rank(const Catalog& catalog, const RuleSet& rules, const Rates& rates,
 // Fills the scores of already evaluated results, relative to the best among them.
 void score_results(std::vector<Result>& results, const RankRequest& request);
 
+// The request's workload on this configuration: its card count, and the configuration's
+// sharding unless the user fixed one.
+Workload workload_for(const Config& config, const RankRequest& request);
+
 // One configuration, evaluated the same way (check / compare): never filtered by budget.
 Result evaluate(const Config& config, const RuleSet& rules, const Rates& rates,
                 const RankRequest& request);

@@ -17,13 +17,6 @@ struct CheckArgs {
   int count = 1;
 };
 
-Workload sized(const Session& s, const Config& c) {
-  Workload w = s.request.workload;
-  w.gpus = c.count;
-  w.shard = c.count == 1 ? Shard::none : (s.request.fixed_shard ? w.shard : c.shard);
-  return w;
-}
-
 // "12% headroom", or by how much it is short.
 std::string room_text(const Result& r) {
   if (r.headroom >= 0) return fmt::format("{:.0f}% headroom", r.headroom * 100);
@@ -32,7 +25,7 @@ std::string room_text(const Result& r) {
 
 // The first K37 change that makes the configuration fit, in words; "" when none does.
 std::string remedy(const Session& s, const Config& c) {
-  const FitResult f = fit(sized(s, c), *c.gpu, c.count, s.request.reserve);
+  const FitResult f = fit(workload_for(c, s.request), *c.gpu, c.count, s.request.reserve);
   for (const auto& ch : f.changes)
     if (ch.fits)
       return fmt::format("; {} would fit ({} GiB)", ch.change, gib(ch.estimate.total_bytes));

@@ -18,13 +18,6 @@ bool listed(const std::vector<std::string>& list, const std::string& v) {
   return std::any_of(list.begin(), list.end(), [&](const auto& x) { return to_lower(x) == v; });
 }
 
-Workload workload_for(const Config& c, const RankRequest& r) {
-  Workload w = r.workload;
-  w.gpus = c.count;
-  w.shard = c.count == 1 ? Shard::none : (r.fixed_shard ? r.workload.shard : c.shard);
-  return w;
-}
-
 enum class Verdict { fits, too_small, excluded, no_price, over_budget };
 
 Verdict judge(const Result& r, const RankRequest& req) {
@@ -80,6 +73,13 @@ void sort_results(std::vector<Result>& results) {
 }
 
 }  // namespace
+
+Workload workload_for(const Config& c, const RankRequest& r) {
+  Workload w = r.workload;
+  w.gpus = c.count;
+  w.shard = c.count == 1 ? Shard::none : (r.fixed_shard ? r.workload.shard : c.shard);
+  return w;
+}
 
 bool passes_filters(const Gpu& g, const Filters& f) {
   const auto excluded = [&](const std::string& id) { return to_lower(id) == g.id; };
