@@ -120,11 +120,11 @@ std::optional<FitChange> combined(const Workload& w, const std::vector<Candidate
   return best;
 }
 
-// The smallest count of these cards, up to 8, that holds the workload sharded.
+// The smallest count of these cards, up to 8, that holds the workload sharded (a count
+// tensor parallelism cannot use fails validation in evaluate_change and is passed over).
 std::optional<FitChange> sharding_candidate(const Workload& w, double usable) {
   const Shard shard = is_training(w.mode) ? Shard::zero3 : Shard::tp;
   for (int n = std::max(2, w.gpus * 2); n <= 8; n *= 2) {
-    if (!tensor_parallel_splits(w, n)) continue;
     auto f = evaluate_change(
         w, "--count " + std::to_string(n) + " --shard " + to_string(shard),
         [n, shard](Workload& x) { x.gpus = n, x.shard = shard; }, usable);
