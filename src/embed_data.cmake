@@ -1,7 +1,7 @@
 # Writes a C++ source holding each data file as a byte array, so the binary carries
 # its default catalog. Hex rather than a raw string: no delimiter can clash with data.
 string(REPLACE "|" ";" FILES "${FILES}")
-set(body "#include \"gpusel/embedded.hpp\"\n#include <array>\n\nnamespace gpusel {\nnamespace {\n")
+set(body "#include \"gpusel/json/embedded.hpp\"\n#include <array>\n\nnamespace gpusel {\nnamespace {\n")
 set(table "")
 set(i 0)
 foreach(rel IN LISTS FILES)

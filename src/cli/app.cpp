@@ -7,7 +7,7 @@
 #include "cli/cmd_estimate.hpp"
 #include "cli/cmd_recommend.hpp"
 #include "cli/context.hpp"
-#include "gpusel/error.hpp"
+#include "gpusel/base/error.hpp"
 
 namespace gpusel::cli {
 namespace {

@@ -3,8 +3,8 @@
 
 #include "cli/context.hpp"
 #include "cli/render.hpp"
-#include "gpusel/error.hpp"
-#include "gpusel/text.hpp"
+#include "gpusel/base/error.hpp"
+#include "gpusel/base/text.hpp"
 
 namespace gpusel::cli {
 namespace {

@@ -5,8 +5,8 @@
 
 #include "cli/cmd_recommend.hpp"
 #include "cli/recommend_view.hpp"
-#include "gpusel/error.hpp"
-#include "gpusel/fit.hpp"
+#include "gpusel/base/error.hpp"
+#include "gpusel/memory/fit.hpp"
 
 namespace gpusel::cli {
 namespace {

@@ -6,10 +6,10 @@
 #include <cstdlib>
 
 #include "cli/render.hpp"
-#include "gpusel/cost.hpp"
-#include "gpusel/embedded.hpp"
-#include "gpusel/error.hpp"
-#include "gpusel/validate.hpp"
+#include "gpusel/cost/cost.hpp"
+#include "gpusel/json/embedded.hpp"
+#include "gpusel/base/error.hpp"
+#include "gpusel/data/validate.hpp"
 
 namespace gpusel::cli {
 namespace {

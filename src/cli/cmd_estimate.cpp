@@ -3,9 +3,9 @@
 
 #include "cli/render.hpp"
 #include "cli/workload_options.hpp"
-#include "gpusel/error.hpp"
-#include "gpusel/estimator.hpp"
-#include "gpusel/fit.hpp"
+#include "gpusel/base/error.hpp"
+#include "gpusel/memory/estimator.hpp"
+#include "gpusel/memory/fit.hpp"
 
 namespace gpusel::cli {
 namespace {

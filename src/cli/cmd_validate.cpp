@@ -4,10 +4,10 @@
 
 #include "cli/context.hpp"
 #include "cli/render.hpp"
-#include "gpusel/embedded.hpp"
-#include "gpusel/error.hpp"
-#include "gpusel/text.hpp"
-#include "gpusel/validate.hpp"
+#include "gpusel/json/embedded.hpp"
+#include "gpusel/base/error.hpp"
+#include "gpusel/base/text.hpp"
+#include "gpusel/data/validate.hpp"
 
 namespace gpusel::cli {
 namespace {

@@ -6,8 +6,8 @@
 #include <optional>
 #include <ostream>
 
-#include "gpusel/cloud.hpp"
-#include "gpusel/data_source.hpp"
+#include "gpusel/data/cloud.hpp"
+#include "gpusel/data/data_source.hpp"
 
 namespace gpusel::cli {
 

@@ -3,9 +3,9 @@
 #include <fmt/format.h>
 #include <cstdlib>
 
-#include "gpusel/embedded.hpp"
-#include "gpusel/error.hpp"
-#include "gpusel/json_source.hpp"
+#include "gpusel/json/embedded.hpp"
+#include "gpusel/base/error.hpp"
+#include "gpusel/json/json_source.hpp"
 
 namespace gpusel::cli {
 namespace {

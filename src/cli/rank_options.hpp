@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "cli/workload_options.hpp"
-#include "gpusel/ranker.hpp"
+#include "gpusel/rank/ranker.hpp"
 
 namespace gpusel::cli {
 

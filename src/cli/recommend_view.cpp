@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "gpusel/embedded.hpp"
+#include "gpusel/json/embedded.hpp"
 
 namespace gpusel::cli {
 namespace {

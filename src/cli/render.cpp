@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <regex>
 
-#include "gpusel/error.hpp"
+#include "gpusel/base/error.hpp"
 
 namespace gpusel::cli {
 namespace {

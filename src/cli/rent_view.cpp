@@ -5,8 +5,8 @@
 #include <algorithm>
 
 #include "cli/recommend_view.hpp"
-#include "gpusel/error.hpp"
-#include "gpusel/rent.hpp"
+#include "gpusel/base/error.hpp"
+#include "gpusel/cost/rent.hpp"
 
 namespace gpusel::cli {
 namespace {

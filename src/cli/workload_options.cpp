@@ -2,9 +2,9 @@
 
 #include <algorithm>
 
-#include "gpusel/data_source.hpp"
-#include "gpusel/error.hpp"
-#include "gpusel/json_source.hpp"
+#include "gpusel/data/data_source.hpp"
+#include "gpusel/base/error.hpp"
+#include "gpusel/json/json_source.hpp"
 
 namespace gpusel::cli {
 namespace {

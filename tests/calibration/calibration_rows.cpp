@@ -7,7 +7,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "gpusel/text.hpp"
+#include "gpusel/base/text.hpp"
 
 namespace calibration {
 namespace {

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "gpusel/models.hpp"
-#include "gpusel/workload.hpp"
+#include "gpusel/data/models.hpp"
+#include "gpusel/memory/workload.hpp"
 
 namespace calibration {
 

@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "gpusel/data_source.hpp"
-#include "gpusel/error.hpp"
-#include "gpusel/throughput.hpp"
+#include "gpusel/data/data_source.hpp"
+#include "gpusel/base/error.hpp"
+#include "gpusel/speed/throughput.hpp"
 #include "throughput_rows.hpp"
 
 #ifndef GPUSEL_THROUGHPUT_CSV

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "gpusel/catalog.hpp"
-#include "gpusel/workload.hpp"
+#include "gpusel/data/catalog.hpp"
+#include "gpusel/memory/workload.hpp"
 
 namespace tput_calibration {
 

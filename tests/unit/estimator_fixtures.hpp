@@ -1,8 +1,8 @@
 #pragma once
 // Architectures of ../shared/ESTIMATOR.md's table (litgpt config.py @2685705), for tests
 // that need exact shapes independent of data/models.json.
-#include "gpusel/models.hpp"
-#include "gpusel/workload.hpp"
+#include "gpusel/data/models.hpp"
+#include "gpusel/memory/workload.hpp"
 
 namespace test_models {
 

@@ -7,12 +7,12 @@
 #include <utility>
 #include <vector>
 
-#include "gpusel/catalog.hpp"
-#include "gpusel/data_source.hpp"
-#include "gpusel/embedded.hpp"
-#include "gpusel/json_source.hpp"
-#include "gpusel/models.hpp"
-#include "gpusel/ranker.hpp"
+#include "gpusel/data/catalog.hpp"
+#include "gpusel/data/data_source.hpp"
+#include "gpusel/json/embedded.hpp"
+#include "gpusel/json/json_source.hpp"
+#include "gpusel/data/models.hpp"
+#include "gpusel/rank/ranker.hpp"
 
 namespace ranker_fixtures {
 

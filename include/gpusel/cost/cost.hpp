@@ -1,0 +1,167 @@
+#pragma once
+// Buy or rent: what owning cards costs over a project (purchase, host system, power, less
+// what they resell for) against renting GPUs in the cloud on-demand, spot, monthly or under
+// a 1- or 3-year commitment, and where the two break even (KNOWLEDGE K25-K29).
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpusel/data/catalog.hpp"
+#include "gpusel/data/cloud.hpp"
+#include "gpusel/data/money.hpp"
+
+namespace gpusel {
+
+// The model's calendar: an average month of 365/12 days, 730 hours.
+constexpr double kDaysPerMonth = 365.0 / 12.0;
+
+// ---- Owning-cost defaults (data/ownership.json) and power prices (data/kwh_prices.json) ----
+
+struct HostClass {
+  Figure cost;  // USD per host, GPUs excluded
+  int gpus_per_host = 1;
+  std::string gpus_per_host_source;
+  Figure residual_1y;  // share of the purchase price left after 12 months
+};
+
+struct Ownership {
+  std::string origin, reviewed;
+  std::map<std::string, HostClass> hosts;                          // by catalog segment
+  const HostClass& for_segment(const std::string& segment) const;  // Error(data) if absent
+};
+
+// Checks the document against data/schema/ownership.schema.json and low <= value <= high;
+// Error(data) naming origin and the first problem.
+Ownership parse_ownership(const nlohmann::json& doc, const std::string& origin);
+Ownership load_ownership(const std::string& path);  // "" = the embedded file
+
+struct KwhPrice {
+  std::string currency, region, as_of, source;
+  double per_kwh = 0;
+};
+std::vector<KwhPrice> parse_kwh_prices(const nlohmann::json& doc, const std::string& origin);
+std::vector<KwhPrice> load_kwh_prices();  // the embedded file
+
+// ---- The arithmetic (every amount in one currency) ----
+
+// Resale value left after `months`: residual_1y ^ (months / 12), a geometric decay.
+double residual_fraction(double residual_1y, double months);
+double hours_used(double hours_per_day, double months);
+
+// Hours a day above which owning (depreciation + power while used) costs less than renting
+// at rent_per_hour plus rent_fixed (storage, egress) for `months`: 0 when owning always does,
+// nullopt when renting is no dearer per hour than the power.
+std::optional<double> break_even_hours_per_day(double depreciation, double rent_per_hour,
+                                               double power_per_hour, double months,
+                                               double rent_fixed = 0);
+
+// Months after which owning costs less than renting at hours_per_day: 0 when it does from
+// the start, nullopt when it never does. Resale follows residual_fraction; renting also pays
+// extra_per_month (storage) and extra_once (egress) whatever the hours.
+std::optional<double> break_even_months(double purchase, double residual_1y, double rent_per_hour,
+                                        double power_per_hour, double hours_per_day,
+                                        double extra_per_month = 0, double extra_once = 0);
+
+// ---- Renting ----
+
+struct RentQuote {
+  RentKind kind = RentKind::on_demand;
+  const Offer* offer = nullptr;
+  int instances = 1;         // ceil(GPUs wanted / GPUs per instance)
+  double rate_per_hour = 0;  // all instances, session currency
+  bool published = true;     // false: derived from on-demand and a data default
+  std::string basis;
+  double billed_hours = 0;  // wall-clock hours paid for (a commitment: its whole term)
+  double compute = 0;       // rate_per_hour x billed_hours
+  double extras = 0;        // storage + egress
+  double total = 0;
+};
+
+// Hours a rental of this kind bills for a project: the hours used (on-demand, spot), whole
+// months (monthly), or the whole 1- or 3-year term(s) a commitment covers.
+double billed_hours(RentKind kind, double hours_used, double months);
+
+// The cheapest offer for `gpu_id` under `kind`, with enough instances for `gpus`;
+// nullopt when no offer for that GPU has a price of this kind.
+std::optional<RentQuote> cheapest_rental(const Cloud& cloud, const std::string& gpu_id, int gpus,
+                                         RentKind kind, double hours, double months,
+                                         const std::string& currency, const Rates& rates);
+
+// Caveats for a set of quotes: spot pre-emption (checkpoint), several instances without
+// NVLink, floating marketplace prices, prices over six months old at `today` (YYYY-MM-DD,
+// "" = don't age), prices derived from the data defaults. One note per fact.
+std::vector<std::string> rental_notes(const std::vector<RentQuote>& quotes, const Cloud& cloud,
+                                      const std::string& today);
+
+// What storage and egress add (K28), or that they are not counted and how to count them.
+std::string extras_note(double storage_gb, double egress_gb, double storage_price,
+                        double egress_price, const std::string& currency,
+                        const std::string& origin);
+
+// ---- The comparison behind `gpusel cost` ----
+
+struct CostQuery {
+  std::string own_gpu;
+  int own_count = 1;
+  std::string rent_gpu;  // "" = own_gpu
+  int rent_count = 0;    // 0 = own_count
+  double hours_per_day = 0, months = 0;
+  std::string currency = "USD";
+  std::string today;  // YYYY-MM-DD, ages offer prices; "" = don't
+  std::optional<double> kwh_price, card_price, host_cost;  // session currency
+  std::optional<double> resale_1y;                         // fraction
+  double storage_gb = 0, egress_gb = 0;
+  std::optional<double> storage_price, egress_price;  // session currency per GB-month / GB
+};
+
+struct CostData {
+  const Catalog& catalog;
+  const Cloud& cloud;
+  const Ownership& ownership;
+  const std::vector<KwhPrice>& kwh;
+  const Rates& rates;
+};
+
+struct OwnCost {
+  const Gpu* gpu = nullptr;
+  int count = 1, hosts = 1;
+  double card_price = 0, cards = 0, host_price = 0, host_total = 0, purchase = 0;
+  double residual_1y = 0, residual = 0, resale = 0, depreciation = 0;
+  double power_kw = 0, kwh = 0, kwh_price = 0, electricity = 0, power_per_hour = 0;
+  double total = 0;  // depreciation + electricity
+  std::string card_basis, host_basis, resale_basis, kwh_basis;
+};
+
+struct BreakEven {
+  RentKind kind = RentKind::on_demand;
+  std::optional<double> hours_per_day, months;
+};
+
+struct Verdict {
+  std::string choice;  // buy | rent-on-demand | rent-spot | rent-monthly | commit-1y | commit-3y
+                       // | "" when there is nothing to compare
+  std::vector<std::string> reasons;
+};
+
+struct CostReport {
+  CostQuery query;  // resolved: rent_gpu and rent_count filled in
+  double hours = 0;
+  std::optional<OwnCost> own;   // nullopt: no price for the card
+  std::vector<RentQuote> rent;  // cheapest per kind that has a price
+  std::vector<BreakEven> break_even;
+  double storage_price = 0, egress_price = 0;    // per GB-month / per GB, session currency
+  std::vector<std::string> nearest_with_offers;  // when the rented GPU has no offer
+  Verdict verdict;
+  std::vector<std::string> notes, conversions;
+};
+
+// Error(usage) for a bad value (negative or > 24 hours a day, months <= 0, count < 1, unknown
+// GPU id with suggestions, resale outside [0, 1], negative prices).
+CostReport compare_costs(const CostQuery& query, const CostData& data);
+
+std::string verdict_text(const std::string& choice);  // "rent-spot" -> "rent spot"
+std::string rent_choice(RentKind kind);  // spot -> "rent-spot", commit_1y -> "commit-1y"
+
+}  // namespace gpusel

@@ -1,0 +1,96 @@
+#pragma once
+// Cloud rental offers: parsed, typed records of data/cloud.json (see
+// data/schema/cloud.schema.json for each field's unit and convention).
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpusel/data/catalog.hpp"
+
+namespace gpusel {
+
+// Hours in an average month (8760 / 12): converts monthly prices to hourly ones.
+constexpr double kHoursPerMonth = 730.0;
+
+// A documented default (cloud defaults, owning costs) with the range its sources span:
+// value within [low, high].
+struct Figure {
+  double value = 0, low = 0, high = 0;
+  std::string unit, source, as_of;
+};
+
+// Error(data) naming `at` when the value lies outside its own range.
+void check_figure_range(const Figure& f, const std::string& at);
+
+struct CloudDefaults {
+  Figure spot_ratio;          // spot / on-demand
+  Figure commit_1y_discount;  // 1 - committed / on-demand
+  Figure commit_3y_discount;
+  Figure storage_per_gb_month;  // USD
+  Figure egress_per_gb;         // USD
+};
+
+// Every price is for the whole instance, in `currency`.
+struct Offer {
+  std::string id, provider, offer, gpu, region, currency, billing, as_of, source, notes;
+  int gpus_per_instance = 1;
+  double on_demand_per_hour = 0;
+  std::optional<double> spot_per_hour, monthly, commit_1y_per_hour, commit_3y_per_hour;
+  bool marketplace = false;
+};
+
+struct Cloud {
+  std::string origin;  // "embedded data/cloud.json" or a path, for messages
+  std::string reviewed;
+  CloudDefaults defaults;
+  bool has_defaults = true;  // false for an overlay without a "defaults" object
+  std::vector<Offer> offers;
+
+  const Offer* find(std::string_view id) const;
+  std::vector<const Offer*> for_gpu(std::string_view gpu_id) const;
+};
+
+// Parses a cloud document. Throws Error(data) naming origin and offer on a missing or
+// mistyped field, a negative or zero on-demand price, a negative other price, a malformed
+// date or a default outside its own range. `overlay`: "defaults" and "reviewed" may be
+// absent (an --cloud-add file usually carries offers only).
+Cloud parse_cloud(const nlohmann::json& doc, const std::string& origin, bool overlay = false);
+
+// Same id replaces in place, new ids append; an overlay's defaults replace the base's.
+void merge_cloud(Cloud& base, const Cloud& overlay);
+
+// Error(data) naming the offer for a GPU id the catalog lacks, with a suggestion.
+void check_offer_gpus(const Cloud& cloud, const Catalog& catalog);
+
+// Removes offers whose GPU the catalog lacks: the embedded offers follow the embedded catalog,
+// so a user's own (smaller) catalog keeps only the offers it can name. Returns how many.
+std::size_t drop_offers_without_gpu(Cloud& cloud, const Catalog& catalog);
+
+struct CloudPaths {
+  std::string cloud;                   // replaces data/cloud.json when set
+  std::vector<std::string> cloud_add;  // overlays, applied in order
+};
+
+// The embedded offers, or `paths.cloud`, with every overlay merged in.
+Cloud load_cloud(const CloudPaths& paths);
+// One file ("" = the embedded one), parsed as a base or as an overlay.
+Cloud load_cloud_file(const std::string& path, bool overlay);
+
+enum class RentKind { on_demand, spot, monthly, commit_1y, commit_3y };
+const char* rent_kind_name(RentKind k);  // "on-demand", "spot", "monthly", "commit-1y", ...
+
+// An instance's price under one kind of rental, in the offer's currency.
+struct EffectivePrice {
+  double per_hour = 0;     // monthly: the monthly price / 730 h
+  bool published = false;  // false: derived from on-demand and a data default
+  std::string basis;       // "published", "default: 0.40 x on-demand", "default: 37 % off .."
+};
+
+// Published where the offer has it, else on-demand x the default (spot, commitments);
+// nullopt for a monthly price the offer does not publish (there is no default for it).
+std::optional<EffectivePrice> effective_price(const Offer& o, RentKind kind,
+                                              const CloudDefaults& d);
+
+}  // namespace gpusel

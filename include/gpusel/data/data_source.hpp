@@ -1,0 +1,22 @@
+#pragma once
+// Where data comes from: the copy embedded at build time, or a user's file.
+#include <string>
+#include <vector>
+
+#include "gpusel/data/catalog.hpp"
+
+namespace gpusel {
+
+struct DataPaths {
+  std::string catalog;                   // replaces data/gpus.json when set
+  std::vector<std::string> catalog_add;  // overlays, applied in order
+};
+
+// The default catalog (embedded), or `paths.catalog`, with every overlay merged in.
+// Unreadable or invalid files throw Error(data) naming the file.
+Catalog load_catalog(const DataPaths& paths);
+
+// Text of `path` when set, else of the embedded file `embedded_name`.
+std::string load_text(const std::string& path, const std::string& embedded_name);
+
+}  // namespace gpusel

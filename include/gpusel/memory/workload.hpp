@@ -1,0 +1,80 @@
+#pragma once
+// A training or inference workload: the model plus every setting that changes memory.
+// Defaults are the common recipes' (HF PEFT/TRL, torchtune, LLaMA-Factory, litgpt).
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpusel/data/models.hpp"
+
+namespace gpusel {
+
+enum class Mode { inference, full, freeze, lora, qlora };
+// Storage precision of the base weights. In lora/qlora, int4 means NF4 (bitsandbytes),
+// int8 means LLM.int8; qlora with a 16/32-bit value means "NF4 base, that compute dtype".
+enum class Precision { fp32, bf16, fp16, fp8, int8, int4 };
+enum class Optimizer { adamw, adamw_8bit, paged_adamw_8bit, sgd, adafactor };
+enum class Shard { none, ddp, zero1, zero2, zero3, fsdp, tp };
+enum class Offload { none, optimizer, params };
+enum class Loss { full, chunked };
+enum class LoraTargets { qv, attn, all_linear };
+
+struct Workload {
+  ModelArch model;
+  bool model_from_preset = false;  // false: a bare --params count (wider band)
+  Mode mode = Mode::inference;
+  Precision precision = Precision::bf16;
+  bool double_quant = true;  // QLoRA's nested quantization of the NF4 constants
+  bool amp = false;          // full/freeze: fp32 master weights, 16-bit compute
+  Optimizer optimizer = Optimizer::adamw;
+  int batch = 1;           // micro-batch per GPU
+  int seq_len = 2048;      // training: tokens per sample; inference: prompt + generated
+  int prompt_len = 0;      // inference: tokens prefilled at once; 0 = all of seq_len
+  bool grad_ckpt = true;   // recipes for LLM fine-tuning turn it on
+  bool flash_attn = true;  // SDPA/FlashAttention: no seq x seq score matrix
+  Loss loss = Loss::full;
+  int lora_rank = 16;
+  LoraTargets lora_targets = LoraTargets::all_linear;
+  bool train_embeddings = false;    // lora: embeddings and LM head trained too
+  int freeze_trainable_layers = 2;  // freeze: the last N blocks train (LLaMA-Factory)
+  int gpus = 1;
+  Shard shard = Shard::none;
+  Offload offload = Offload::none;
+};
+
+bool is_training(Mode m);
+bool is_quantized(Precision p);       // int8, int4
+double bytes_per_value(Precision p);  // fp32 4, bf16/fp16 2, fp8/int8 1, int4 0.5
+
+std::string to_string(Mode v);
+std::string to_string(Precision v);
+std::string to_string(Optimizer v);
+std::string to_string(Shard v);
+std::string to_string(Offload v);
+std::string to_string(Loss v);
+std::string to_string(LoraTargets v);
+
+// Parse the CLI spellings (to_string's output; '-' and '_' both accepted). Error(usage)
+// quoting the value and listing the accepted ones otherwise.
+Mode parse_mode(std::string_view s);
+Precision parse_precision(std::string_view s);
+Optimizer parse_optimizer(std::string_view s);
+Shard parse_shard(std::string_view s);
+Offload parse_offload(std::string_view s);
+Loss parse_loss(std::string_view s);
+LoraTargets parse_lora_targets(std::string_view s);
+
+// Every accepted spelling, for help text and completion.
+std::vector<std::string> mode_names();
+std::vector<std::string> precision_names();
+std::vector<std::string> optimizer_names();
+std::vector<std::string> shard_names();
+std::vector<std::string> offload_names();
+std::vector<std::string> loss_names();
+std::vector<std::string> lora_target_names();
+
+// Error(usage) for combinations no framework runs: full fine-tuning of int4 weights,
+// batch < 1, gpus < 1, sharding strategies needing several GPUs with one, etc.
+void validate(const Workload& w);
+
+}  // namespace gpusel

@@ -1,0 +1,124 @@
+#pragma once
+// The ranker: every catalog card as one card and as multi-card configurations, sized by
+// the memory estimator, priced, run through the rules, scored and sorted.
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpusel/data/catalog.hpp"
+#include "gpusel/memory/estimator.hpp"
+#include "gpusel/memory/fit.hpp"
+#include "gpusel/data/money.hpp"
+#include "gpusel/rank/rules.hpp"
+#include "gpusel/speed/throughput.hpp"
+#include "gpusel/memory/workload.hpp"
+
+namespace gpusel {
+
+struct Weights {
+  double compute = 0.4, budget = 0.4, ecosystem = 0.2;
+};
+// "compute=0.5,budget=0.3,ecosystem=0.2" (any subset; normalised to sum 1). Error(usage).
+Weights parse_weights(const std::string& text);
+
+struct Filters {
+  std::vector<std::string> vendors, ecosystems, segments, exclude_ids;
+  double min_vram_gb = 0;
+  bool require_interconnect = false;  // multi-card configs must share a fast link
+};
+
+struct RankRequest {
+  Workload workload;  // gpus/shard are chosen per configuration unless `fixed_shard`
+  bool fixed_shard = false;
+  std::optional<double> budget;  // in price.currency
+  PricePolicy price;
+  Filters filters;
+  Weights weights;
+  int max_gpus = 8;
+  Reserve reserve;               // memory kept free on every card (fit.hpp)
+  std::optional<double> tokens;  // work to do, for time to finish
+  bool domestic = false;
+  std::optional<double> run_hours;  // known job length, for rules about long runs
+};
+
+// The ranking formula's constants, from data/scoring.json (README: "How configurations are
+// scored").
+struct ScoringConstants {
+  std::map<std::string, double> ecosystem_base;  // 0-100 per ecosystem
+  double compute_decades = 2;       // a score falls 100/decades points per 10x below the best
+  double budget_value_share = 0.7;  // budget score: value share, rest = unspent budget share
+};
+const ScoringConstants& scoring_constants();
+
+struct Scores {
+  double compute = 0, budget = 0, ecosystem = 0, total = 0;
+  // What the compute and budget scores were measured against: the fastest configuration
+  // and the best tokens/s per unit of money among all that were scored together.
+  double best_speed = 0, best_value = 0;
+};
+
+struct Config {
+  const Gpu* gpu = nullptr;
+  int count = 1;
+  bool linked = false;       // all cards share the GPU's fast interconnect
+  std::string interconnect;  // "NVLink 900 GB/s", "PCIe 4.0 x16", "unified memory"
+  Shard shard = Shard::none;
+};
+
+struct Result {
+  Config config;
+  Estimate need;  // per GPU
+  double usable_bytes = 0;
+  double headroom = 0;         // (usable - need) / usable
+  bool one_card_fits = false;  // the same workload fits on one card of this model
+  std::optional<ChargedPrice> unit_price;
+  double price = 0;  // whole configuration, 0 when unpriced
+  Throughput throughput;
+  double tokens_per_s = 0;      // the workload's primary rate
+  std::optional<double> hours;  // to process RankRequest::tokens
+  Scores scores;
+  RuleOutcome rules;
+  std::string platform;  // what the configuration needs around it (board, PSU, server)
+};
+
+struct Rejections {
+  int too_small = 0, over_budget = 0, no_price = 0, excluded_by_rule = 0, filtered = 0;
+  std::map<std::string, int> by_rule;  // rule id -> configurations it excluded
+};
+
+struct Ranking {
+  std::vector<Result> results;      // fitting, within budget, allowed; best first
+  std::vector<Result> over_budget;  // fitting but too dear; cheapest first
+  Rejections rejected;
+  int candidates = 0;  // configurations considered
+  int fitting = 0;     // passed every check, before keeping the best count per card
+};
+
+// The card passes the user's --vendor/--ecosystem/--segment/--min-vram/--exclude filters
+// (case-insensitive).
+bool passes_filters(const Gpu& gpu, const Filters& filters);
+
+// The configurations a card can realistically be run in: consumer boards two cards at
+// most (K18), Apple one SoC, link groups up to their size; counts 1, 2, 4, 8 to max_gpus.
+// Inference across N cards (tensor parallel) needs N to divide the attention heads.
+std::vector<Config> configurations(const Gpu& gpu, int max_gpus, const Workload& w);
+
+// `count` cards of `gpu`, linked where its interconnect reaches, sharded as the ranker would.
+Config make_config(const Gpu& gpu, int count, const Workload& w);
+
+Ranking rank(const Catalog& catalog, const RuleSet& rules, const Rates& rates,
+             const RankRequest& request);
+
+// Fills the scores of already evaluated results, relative to the best among them.
+void score_results(std::vector<Result>& results, const RankRequest& request);
+
+// The request's workload on this configuration: its card count, and the configuration's
+// sharding unless the user fixed one.
+Workload workload_for(const Config& config, const RankRequest& request);
+
+// One configuration, evaluated the same way (check / compare): never filtered by budget.
+Result evaluate(const Config& config, const RuleSet& rules, const Rates& rates,
+                const RankRequest& request);
+
+}  // namespace gpusel

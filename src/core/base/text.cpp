@@ -1,0 +1,72 @@
+#include "gpusel/base/text.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "gpusel/base/error.hpp"
+
+namespace gpusel {
+
+std::string read_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw data_error("cannot read '" + path + "': it is a directory");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw data_error("cannot read '" + path + "': no such file or no permission");
+  std::ostringstream out;
+  out << in.rdbuf();
+  if (in.bad()) throw data_error("cannot read '" + path + "': read error");
+  return out.str();
+}
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      std::size_t up = row[j];
+      std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + cost});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+std::vector<std::string> nearest(std::string_view word, const std::vector<std::string>& candidates,
+                                 std::size_t max) {
+  const std::string w = to_lower(word);
+  std::vector<std::pair<std::size_t, std::string>> scored;
+  for (const auto& c : candidates) {
+    const std::string lc = to_lower(c);
+    // A typed prefix or a contained word ("4090" for "rtx-4090") is a strong hint.
+    std::size_t d = lc.find(w) != std::string::npos ? 0 : edit_distance(w, lc);
+    if (d <= std::max<std::size_t>(3, w.size() / 3)) scored.emplace_back(d, c);
+  }
+  std::stable_sort(scored.begin(), scored.end(),
+                   [](const auto& x, const auto& y) { return x.first < y.first; });
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < scored.size() && i < max; ++i) out.push_back(scored[i].second);
+  return out;
+}
+
+std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates) {
+  const auto near = nearest(word, candidates);
+  if (near.empty()) return "";
+  std::string out = " (did you mean ";
+  for (std::size_t i = 0; i < near.size(); ++i) out += (i ? ", " : "") + near[i];
+  return out + "?)";
+}
+
+std::string to_lower(std::string_view s) {
+  std::string out(s);
+  for (auto& ch : out) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return out;
+}
+
+}  // namespace gpusel

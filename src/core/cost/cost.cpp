@@ -1,0 +1,109 @@
+// The buy-vs-rent arithmetic: resale, break-even points, and the cheapest rental per kind.
+#include "gpusel/cost/cost.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace gpusel {
+namespace {
+
+// Whole units of `unit` covering x, tolerant of floating-point noise (6.0000000001 -> 6).
+double whole(double x, double unit) { return std::ceil(x / unit - 1e-9) * unit; }
+
+struct Advantage {  // rent - own over `months`: positive once owning is the cheaper
+  double purchase, residual_1y, margin_per_hour, hours_per_day, extra_per_month, extra_once;
+  double operator()(double months) const {
+    const double depreciation = purchase * (1 - residual_fraction(residual_1y, months));
+    return margin_per_hour * hours_used(hours_per_day, months) + extra_per_month * months +
+           extra_once - depreciation;
+  }
+};
+
+}  // namespace
+
+double residual_fraction(double residual_1y, double months) {
+  if (months <= 0) return 1;
+  return std::pow(residual_1y, months / 12.0);
+}
+
+double hours_used(double hours_per_day, double months) {
+  return hours_per_day * kDaysPerMonth * months;
+}
+
+std::optional<double> break_even_hours_per_day(double depreciation, double rent_per_hour,
+                                               double power_per_hour, double months,
+                                               double rent_fixed) {
+  const double margin = rent_per_hour - power_per_hour;  // what each hour used saves by owning
+  if (margin <= 0 || months <= 0) return std::nullopt;
+  return std::max(0.0, (depreciation - rent_fixed) / (margin * kDaysPerMonth * months));
+}
+
+std::optional<double> break_even_months(double purchase, double residual_1y, double rent_per_hour,
+                                        double power_per_hour, double hours_per_day,
+                                        double extra_per_month, double extra_once) {
+  const double margin = rent_per_hour - power_per_hour;
+  const double slope = margin * hours_per_day * kDaysPerMonth + extra_per_month;
+  if (slope <= 0) return std::nullopt;
+  const Advantage adv{purchase, residual_1y, margin, hours_per_day, extra_per_month, extra_once};
+  // The advantage is convex in months (resale loss is front-loaded) and grows without bound,
+  // starting at extra_once >= 0 (egress the renter pays up front). If its minimum is >= 0
+  // owning is cheaper throughout; else owning stays cheaper after the crossing past that
+  // minimum, no later than when the monthly saving alone has paid the whole purchase price.
+  // Starts just after 0: a card bought is worth its price only at the very instant of purchase.
+  double lo = 1e-9, hi = purchase / slope + 1;
+  for (int i = 0; i < 200 && hi - lo > 1e-9; ++i) {  // ternary search for the minimum
+    const double a = lo + (hi - lo) / 3, b = hi - (hi - lo) / 3;
+    if (adv(a) < adv(b))
+      hi = b;
+    else
+      lo = a;
+  }
+  if (adv(lo) >= 0) return 0.0;
+  hi = purchase / slope + 1;
+  for (int i = 0; i < 200 && hi - lo > 1e-9; ++i) {
+    const double mid = (lo + hi) / 2;
+    (adv(mid) >= 0 ? hi : lo) = mid;
+  }
+  return hi;
+}
+
+double billed_hours(RentKind kind, double hours, double months) {
+  switch (kind) {
+    case RentKind::on_demand:
+    case RentKind::spot:
+      return hours;
+    case RentKind::monthly:
+      return whole(months, 1) * kHoursPerMonth;
+    case RentKind::commit_1y:
+      return whole(months, 12) * kHoursPerMonth;
+    case RentKind::commit_3y:
+      return whole(months, 36) * kHoursPerMonth;
+  }
+  return hours;
+}
+
+std::optional<RentQuote> cheapest_rental(const Cloud& cloud, const std::string& gpu_id, int gpus,
+                                         RentKind kind, double hours, double months,
+                                         const std::string& currency, const Rates& rates) {
+  std::optional<RentQuote> best;
+  for (const Offer* o : cloud.for_gpu(gpu_id)) {
+    const auto price = effective_price(*o, kind, cloud.defaults);
+    if (!price) continue;
+    RentQuote q;
+    q.kind = kind;
+    q.offer = o;
+    q.instances = (gpus + o->gpus_per_instance - 1) / o->gpus_per_instance;
+    q.rate_per_hour = convert(price->per_hour * q.instances, o->currency, currency, rates);
+    q.published = price->published;
+    q.basis = price->basis;
+    q.billed_hours = billed_hours(kind, hours, months);
+    q.compute = q.total = q.rate_per_hour * q.billed_hours;
+    // Ties go to the published price, then to the offer listed first.
+    if (!best || q.total < best->total - 1e-9 ||
+        (std::abs(q.total - best->total) <= 1e-9 && q.published && !best->published))
+      best = q;
+  }
+  return best;
+}
+
+}  // namespace gpusel

@@ -1,0 +1,200 @@
+// `gpusel cost`: owning vs renting for one project, with break-even points and a verdict.
+#include <fmt/format.h>
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "cost_internal.hpp"
+#include "gpusel/cost/cost.hpp"
+#include "gpusel/base/error.hpp"
+
+namespace gpusel {
+namespace {
+
+constexpr RentKind kKinds[] = {RentKind::on_demand, RentKind::spot, RentKind::monthly,
+                               RentKind::commit_1y, RentKind::commit_3y};
+
+void require(bool ok, const std::string& what) {
+  if (!ok) throw usage_error(what);
+}
+
+void check_query(const CostQuery& q) {
+  require(std::isfinite(q.hours_per_day) && q.hours_per_day >= 0,
+          fmt::format("--hours-per-day must be >= 0 (got {})", q.hours_per_day));
+  require(q.hours_per_day <= 24,
+          fmt::format("--hours-per-day must be at most 24 (got {})", q.hours_per_day));
+  require(std::isfinite(q.months) && q.months > 0,
+          fmt::format("--months must be > 0 (got {})", q.months));
+  require(q.own_count >= 1, "--count must be at least 1");
+  require(q.rent_count >= 0, "--rent-count must be at least 1");
+  require(!q.resale_1y || (*q.resale_1y >= 0 && *q.resale_1y <= 1),
+          "--resale-1y must be a fraction between 0 and 1");
+  for (const auto& [v, name] : {std::pair{q.kwh_price, "--kwh-price"},
+                                {q.card_price, "--card-price"},
+                                {q.host_cost, "--host-cost"},
+                                {q.storage_price, "--storage-price"},
+                                {q.egress_price, "--egress-price"}})
+    require(!v || (*v >= 0 && std::isfinite(*v)), std::string(name) + " must be >= 0");
+  require(q.storage_gb >= 0 && q.egress_gb >= 0, "--storage-gb and --egress-gb must be >= 0");
+}
+
+struct Converter {
+  const Rates& rates;
+  const std::string& to;
+  std::set<std::string>* used;
+  double operator()(double amount, const std::string& from) const {
+    if (from != to) used->insert(from);
+    return convert(amount, from, to, rates);
+  }
+};
+
+std::pair<double, std::string> kwh_price(const CostQuery& q, const CostData& d,
+                                         const Converter& conv) {
+  if (q.kwh_price) return {*q.kwh_price, "--kwh-price"};
+  for (const auto& p : d.kwh)
+    if (p.currency == q.currency) return {p.per_kwh, p.region + ", " + p.as_of};
+  for (const auto& p : d.kwh)
+    if (p.currency == "USD")
+      return {conv(p.per_kwh, "USD"), p.region + ", " + p.as_of + ", converted from USD: no " +
+                                          q.currency + " price in data/kwh_prices.json"};
+  throw data_error("data/kwh_prices.json has no price for " + q.currency + " nor USD");
+}
+
+std::pair<double, std::string> card_price(const Gpu& g, const CostQuery& q, const CostData& d,
+                                          const Converter& conv, bool& found) {
+  found = true;
+  if (q.card_price) return {*q.card_price, "--card-price"};
+  const auto c = charge(g, PricePolicy{q.currency, false, false}, d.rates);
+  if (!c) return found = false, std::pair{0.0, std::string()};
+  conv(c->from->amount, c->from->currency);  // records the conversion, if any
+  return {c->amount, fmt::format("{} {:.0f} {} ({})", c->from->kind, c->from->amount,
+                                 c->from->currency, c->from->as_of)};
+}
+
+std::optional<OwnCost> owning(const Gpu& g, const CostQuery& q, double hours, const CostData& d,
+                              const Converter& conv) {
+  bool found = false;
+  auto [price, basis] = card_price(g, q, d, conv, found);
+  if (!found) return std::nullopt;
+  const HostClass& host = d.ownership.for_segment(g.segment);
+  OwnCost o;
+  o.gpu = &g;
+  o.count = q.own_count;
+  o.card_price = price, o.card_basis = basis, o.cards = price * q.own_count;
+  o.hosts = (q.own_count + host.gpus_per_host - 1) / host.gpus_per_host;
+  o.host_price = q.host_cost ? *q.host_cost : conv(host.cost.value, "USD");
+  o.host_basis = q.host_cost ? "--host-cost"
+                             : fmt::format("{} host for up to {} GPUs, {}", g.segment,
+                                           host.gpus_per_host, d.ownership.origin);
+  o.host_total = o.host_price * o.hosts;
+  o.purchase = o.cards + o.host_total;
+  const double r1 = q.resale_1y ? *q.resale_1y : host.residual_1y.value;
+  o.resale_basis = fmt::format("{:.0f} % left after a year{}", r1 * 100,
+                               q.resale_1y ? " (--resale-1y)" : ", " + g.segment + " default");
+  o.residual_1y = r1;
+  o.residual = residual_fraction(r1, q.months);
+  o.resale = o.purchase * o.residual;
+  o.depreciation = o.purchase - o.resale;
+  std::tie(o.kwh_price, o.kwh_basis) = kwh_price(q, d, conv);
+  o.power_kw = g.tdp_w * q.own_count / 1000.0;
+  o.kwh = o.power_kw * hours;
+  o.electricity = o.kwh * o.kwh_price;
+  o.power_per_hour = o.power_kw * o.kwh_price;
+  o.total = o.depreciation + o.electricity;
+  return o;
+}
+
+// GPUs with offers, nearest in memory and tensor throughput to `g` (log-distance).
+std::vector<std::string> nearest_offered(const Gpu& g, const CostData& d) {
+  std::set<std::string> ids;
+  for (const auto& o : d.cloud.offers) ids.insert(o.gpu);
+  auto dist = [&](const Gpu& c) {
+    auto lg = [](double a, double b) { return a > 0 && b > 0 ? std::abs(std::log(a / b)) : 9.0; };
+    return lg(c.vram_gb, g.vram_gb) + lg(c.tensor16_tflops(), g.tensor16_tflops());
+  };
+  std::vector<std::pair<double, std::string>> scored;
+  for (const auto& id : ids)
+    if (const Gpu* c = d.catalog.find(id); c && id != g.id) scored.emplace_back(dist(*c), id);
+  std::sort(scored.begin(), scored.end());
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < scored.size() && i < 3; ++i) out.push_back(scored[i].second);
+  return out;
+}
+
+double resolve_extra(const std::optional<double>& set, double usd_default, const Converter& conv) {
+  return set ? *set : conv(usd_default, "USD");
+}
+
+void add_rentals(CostReport& r, const CostData& d, const Converter& conv) {
+  const auto& q = r.query;
+  r.storage_price =
+      resolve_extra(q.storage_price, d.cloud.defaults.storage_per_gb_month.value, conv);
+  r.egress_price = resolve_extra(q.egress_price, d.cloud.defaults.egress_per_gb.value, conv);
+  const double extras = q.storage_gb * r.storage_price * q.months + q.egress_gb * r.egress_price;
+  for (RentKind k : kKinds) {
+    auto quote = cheapest_rental(d.cloud, q.rent_gpu, q.rent_count, k, r.hours, q.months,
+                                 q.currency, d.rates);
+    if (!quote) continue;
+    conv(1, quote->offer->currency);
+    quote->extras = extras;
+    quote->total = quote->compute + extras;
+    r.rent.push_back(*quote);
+  }
+}
+
+void add_break_even(CostReport& r) {
+  if (!r.own) return;
+  const OwnCost& o = *r.own;
+  const auto& qy = r.query;
+  // Storage and egress are billed whatever the hours, so they count as the renter's fixed costs.
+  const double storage_month = qy.storage_gb * r.storage_price,
+               egress = qy.egress_gb * r.egress_price;
+  for (const auto& q : r.rent) {
+    if (q.kind != RentKind::on_demand && q.kind != RentKind::spot) continue;
+    r.break_even.push_back(
+        {q.kind,
+         break_even_hours_per_day(o.depreciation, q.rate_per_hour, o.power_per_hour, qy.months,
+                                  q.extras),
+         break_even_months(o.purchase, o.residual_1y, q.rate_per_hour, o.power_per_hour,
+                           qy.hours_per_day, storage_month, egress)});
+  }
+}
+
+}  // namespace
+
+std::string rent_choice(RentKind k) {
+  const std::string kind = rent_kind_name(k);  // commitments already say what they are
+  return kind.rfind("commit", 0) == 0 ? kind : "rent-" + kind;
+}
+
+std::string verdict_text(const std::string& choice) {
+  std::string s = choice;  // only the first hyphen: "rent-on-demand" -> "rent on-demand"
+  if (auto dash = s.find('-'); dash != std::string::npos) s[dash] = ' ';
+  return s;
+}
+
+CostReport compare_costs(const CostQuery& query, const CostData& d) {
+  check_query(query);
+  CostReport r;
+  r.query = query;
+  if (r.query.rent_gpu.empty()) r.query.rent_gpu = query.own_gpu;
+  if (r.query.rent_count == 0) r.query.rent_count = query.own_count;
+  const Gpu& own = require_gpu(d.catalog, r.query.own_gpu);
+  const Gpu& rented = require_gpu(d.catalog, r.query.rent_gpu);
+  r.hours = hours_used(query.hours_per_day, query.months);
+  std::set<std::string> used;
+  Converter conv{d.rates, r.query.currency, &used};
+  r.own = owning(own, r.query, r.hours, d, conv);
+  add_rentals(r, d, conv);
+  if (r.rent.empty()) r.nearest_with_offers = nearest_offered(rented, d);
+  add_break_even(r);
+  detail::decide(r);
+  detail::add_notes(r, d);
+  for (const auto& from : used)
+    r.conversions.push_back(fmt::format(
+        "{} -> {} at {:.4f} per {} (rates of {}, {})", from, r.query.currency,
+        convert(1, from, r.query.currency, d.rates), from, d.rates.as_of, d.rates.source));
+  return r;
+}
+
+}  // namespace gpusel

@@ -1,0 +1,203 @@
+// The verdict of `gpusel cost` and the notes beside it: the numbers decide, the notes say
+// what they leave out (K25-K28).
+#include <fmt/format.h>
+#include <algorithm>
+#include <set>
+
+#include "cost_internal.hpp"
+#include "gpusel/data/validate.hpp"
+
+namespace gpusel::detail {
+
+// Cloud prices move monthly (K29): older offers are flagged, as `catalog validate` does.
+constexpr long kStaleOfferDays = 183;
+
+namespace {
+
+// Below this relative gap the verdict is called a close call: the defaults' own ranges
+// (resale, spot ratio, power price) move the totals by more than that.
+constexpr double kCloseCall = 0.15;
+// Past this a break-even is moot: the card is obsolete before it pays off.
+constexpr double kLongestMonths = 120;
+
+struct Option {
+  std::string choice;
+  double total = 0;
+  const RentQuote* quote = nullptr;  // null for buying
+};
+
+std::string amount(double v, const CostReport& r) {
+  return fmt::format("{:.2f} {}", v, r.query.currency);
+}
+
+std::string describe(const Option& o) {
+  if (!o.quote) return "buying";
+  return verdict_text(o.choice) + " (" + o.quote->offer->id + ")";
+}
+
+std::vector<Option> options(const CostReport& r) {
+  std::vector<Option> out;
+  if (r.own) out.push_back({"buy", r.own->total, nullptr});
+  for (const auto& q : r.rent) out.push_back({rent_choice(q.kind), q.total, &q});
+  std::stable_sort(out.begin(), out.end(),
+                   [](const Option& a, const Option& b) { return a.total < b.total; });
+  return out;
+}
+
+std::string hours_reason(const BreakEven& b, const CostReport& r) {
+  const std::string kind = rent_kind_name(b.kind);
+  if (!b.hours_per_day)
+    return "renting " + kind +
+           " costs less per hour than the power the cards would draw: "
+           "owning never catches up";
+  if (*b.hours_per_day > 24)
+    return fmt::format("owning cannot beat {} within {:g} months, even at 24 h/day", kind,
+                       r.query.months);
+  return fmt::format("owning beats {} above {:.1f} h/day over {:g} months (you plan {:g})", kind,
+                     *b.hours_per_day, r.query.months, r.query.hours_per_day);
+}
+
+std::string months_reason(const BreakEven& b, const CostReport& r) {
+  const std::string kind = rent_kind_name(b.kind);
+  if (!b.months) return "at this use owning never beats " + kind;
+  if (*b.months == 0)
+    return fmt::format("at {:g} h/day owning is cheaper than {} from the start",
+                       r.query.hours_per_day, kind);
+  if (*b.months > kLongestMonths)
+    return fmt::format("at {:g} h/day owning beats {} only after more than {:.0f} years",
+                       r.query.hours_per_day, kind, kLongestMonths / 12);
+  return fmt::format("at {:g} h/day owning beats {} after {:.1f} months (project: {:g})",
+                     r.query.hours_per_day, kind, *b.months, r.query.months);
+}
+
+void own_reason(CostReport& r) {
+  const OwnCost& o = *r.own;
+  r.verdict.reasons.push_back(
+      fmt::format("buying: {} up front, {} back on resale after {:g} months, {} of power: {} net",
+                  amount(o.purchase, r), amount(o.resale, r), r.query.months,
+                  amount(o.electricity, r), amount(o.total, r)));
+}
+
+}  // namespace
+
+void decide(CostReport& r) {
+  const auto opts = options(r);
+  if (!r.own)
+    r.verdict.reasons.push_back("no purchase price for " + r.query.own_gpu +
+                                " in the catalog: pass --card-price to compare buying");
+  if (r.rent.empty())
+    r.verdict.reasons.push_back("no cloud offer for " + r.query.rent_gpu + ": nothing to rent");
+  if (!r.own || r.rent.empty()) return;
+  const Option& best = opts[0];
+  const Option& next = opts[1];
+  r.verdict.choice = best.choice;
+  r.verdict.reasons.push_back(
+      fmt::format("{} is the cheapest: {}; next is {} at {} ({:.0f} % more)", describe(best),
+                  amount(best.total, r), describe(next), amount(next.total, r),
+                  best.total > 0 ? (next.total / best.total - 1) * 100 : 0.0));
+  own_reason(r);
+  for (const auto& b : r.break_even) {
+    r.verdict.reasons.push_back(hours_reason(b, r));
+    r.verdict.reasons.push_back(months_reason(b, r));
+  }
+  if (best.quote && best.quote->kind >= RentKind::commit_1y)
+    r.verdict.reasons.push_back(
+        fmt::format("a commitment bills every hour of its term, used or not: {:.0f} months here",
+                    best.quote->billed_hours / kHoursPerMonth));
+  if (best.total > 0 && next.total / best.total - 1 < kCloseCall)
+    r.verdict.reasons.push_back(fmt::format(
+        "close call (within {:.0f} %) between {} and {}: the defaults' own ranges (resale, power "
+        "price, spot ratio, commitment discount) can tip it; see the notes",
+        kCloseCall * 100, verdict_text(best.choice), verdict_text(next.choice)));
+}
+
+void add_notes(CostReport& r, const CostData& d) {
+  auto& n = r.notes;
+  n.push_back(
+      "Data that must stay on site, one or two cards, and someone to maintain the "
+      "machine favour buying (K25); short projects, multi-GPU or multi-node needs, trying "
+      "several GPU models and no operations staff favour renting (K26).");
+  if (r.own) {
+    n.push_back(
+        "Power is the cards' TDP for every hour of use (an upper bound); the host's own "
+        "draw, cooling and noise are not counted (K27).");
+    if (r.own->gpu->tdp_w <= 0)
+      n.push_back("The catalog has no TDP for " + r.own->gpu->id + ": power is not counted.");
+  }
+  if (r.query.rent_gpu != r.query.own_gpu || r.query.rent_count != r.query.own_count)
+    n.push_back(
+        "Bought and rented GPUs differ: costs assume the same hours of use, but the work "
+        "done per hour differs (`gpusel recommend --compare-rent` weighs speed).");
+  n.push_back(extras_note(r.query.storage_gb, r.query.egress_gb, r.storage_price, r.egress_price,
+                          r.query.currency, d.cloud.origin));
+  for (auto& note : rental_notes(r.rent, d.cloud, r.query.today)) n.push_back(std::move(note));
+  if (!r.nearest_with_offers.empty()) {
+    std::string list;
+    for (const auto& id : r.nearest_with_offers) list += (list.empty() ? "" : ", ") + id;
+    n.push_back("No cloud offer for " + r.query.rent_gpu + " in " + d.cloud.origin +
+                "; the nearest GPUs that have offers: " + list + " (compare with --rent-gpu).");
+  }
+}
+
+}  // namespace gpusel::detail
+
+namespace gpusel {
+namespace {
+
+std::string derived_note(const Cloud& cloud) {
+  const auto& d = cloud.defaults;
+  return fmt::format(
+      "Prices marked 'default' are not published by the provider: spot = {:.2f} x on-demand "
+      "(seen {:.2f}-{:.2f}), commitments {:.0f} % / {:.0f} % off for 1 / 3 years "
+      "(defaults of {}, with their sources).",
+      d.spot_ratio.value, d.spot_ratio.low, d.spot_ratio.high, d.commit_1y_discount.value * 100,
+      d.commit_3y_discount.value * 100, cloud.origin);
+}
+
+void offer_notes(const RentQuote& q, const std::string& today, std::vector<std::string>& n) {
+  if (q.instances > 1)
+    n.push_back(fmt::format(
+        "{} has {} GPU(s) per instance: {} instances, linked by the network rather than NVLink.",
+        q.offer->id, q.offer->gpus_per_instance, q.instances));
+  if (q.offer->marketplace)
+    n.push_back(q.offer->id + " is a marketplace listing: its price floats.");
+  if (!today.empty() && is_date(q.offer->as_of) && is_date(today) &&
+      days_between(q.offer->as_of, today) > detail::kStaleOfferDays)
+    n.push_back(q.offer->id + ": price dated " + q.offer->as_of +
+                ", over six months old; cloud prices move both ways.");
+}
+
+}  // namespace
+
+std::vector<std::string> rental_notes(const std::vector<RentQuote>& quotes, const Cloud& cloud,
+                                      const std::string& today) {
+  std::vector<std::string> n;
+  std::set<std::string> seen;
+  bool derived = false;
+  for (const auto& q : quotes) {
+    derived |= !q.published;
+    if (q.kind == RentKind::spot && seen.insert("spot").second)
+      n.push_back(
+          "Spot instances can be reclaimed at any time: checkpoint often and expect "
+          "restarts (K28).");
+    if (seen.insert(q.offer->id + "/" + std::to_string(q.instances)).second)
+      offer_notes(q, today, n);
+  }
+  if (derived) n.push_back(derived_note(cloud));
+  return n;
+}
+
+std::string extras_note(double storage_gb, double egress_gb, double storage_price,
+                        double egress_price, const std::string& cur, const std::string& origin) {
+  if (storage_gb == 0 && egress_gb == 0)
+    return fmt::format(
+        "Not counted: cloud storage at {:.3f} {}/GB-month and egress at {:.3f} {}/GB "
+        "(defaults of {}); add --storage-gb/--egress-gb (K28).",
+        storage_price, cur, egress_price, cur, origin);
+  return fmt::format(
+      "Rentals include {:g} GB of storage at {:.3f} {}/GB-month and {:g} GB of egress at "
+      "{:.3f} {}/GB (K28).",
+      storage_gb, storage_price, cur, egress_gb, egress_price, cur);
+}
+
+}  // namespace gpusel

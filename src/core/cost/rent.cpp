@@ -1,0 +1,179 @@
+// `recommend --rent` and `--compare-rent`: cloud instances evaluated like purchases.
+#include "gpusel/cost/rent.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "gpusel/base/text.hpp"
+
+namespace gpusel {
+namespace {
+
+bool listed(const std::vector<std::string>& list, const std::string& v) {
+  return list.empty() ||
+         std::any_of(list.begin(), list.end(), [&](const auto& x) { return to_lower(x) == v; });
+}
+
+// The ranker's filters, applied to an offer's GPU (exclusions by id included).
+bool passes(const Gpu& g, const Filters& f) {
+  return listed(f.vendors, g.vendor) && listed(f.ecosystems, g.ecosystem) &&
+         listed(f.segments, g.segment) && g.vram_gb >= f.min_vram_gb &&
+         std::find(f.exclude_ids.begin(), f.exclude_ids.end(), g.id) == f.exclude_ids.end();
+}
+
+bool fits(const Result& r) { return r.need.total_bytes <= r.usable_bytes && !r.rules.excluded; }
+
+struct Extras {
+  double storage_price = 0, egress_price = 0;
+  const RentalRequest* rr = nullptr;
+  // Storage is kept for the job's duration, egress paid once.
+  double for_hours(double hours) const {
+    return rr->storage_gb * storage_price * hours / kHoursPerMonth + rr->egress_gb * egress_price;
+  }
+};
+
+Extras extras_for(const Cloud& cloud, const Rates& rates, const std::string& cur,
+                  const RentalRequest& rr) {
+  const auto [storage, egress] = extras_prices(cloud, rates, cur, rr);
+  return {storage, egress, &rr};
+}
+
+// Prices (all instances, session currency) and, given the job's hours, its costs.
+RentalOption priced(const Offer& o, int instances, Result eval, const Cloud& cloud,
+                    const Rates& rates, const std::string& cur, std::optional<double> hours,
+                    const Extras& extras) {
+  RentalOption r;
+  r.offer = &o;
+  r.instances = instances;
+  r.eval = std::move(eval);
+  r.on_demand_per_hour = convert(o.on_demand_per_hour * instances, o.currency, cur, rates);
+  const auto spot = effective_price(o, RentKind::spot, cloud.defaults);
+  r.spot_per_hour = convert(spot->per_hour * instances, o.currency, cur, rates);
+  r.spot_published = spot->published;
+  if (r.eval.tokens_per_s > 0)
+    r.per_million_tokens = r.on_demand_per_hour / (r.eval.tokens_per_s * 3600) * 1e6;
+  r.hours = hours;
+  if (hours && std::isfinite(*hours)) {
+    r.extras = extras.for_hours(*hours);
+    r.on_demand_cost = r.on_demand_per_hour * *hours + r.extras;
+    r.spot_cost = r.spot_per_hour * *hours + r.extras;
+  }
+  return r;
+}
+
+// Cheapest job first when its length is known, else cheapest per token; then fastest.
+bool cheaper(const RentalOption& a, const RentalOption& b) {
+  if (a.on_demand_cost && b.on_demand_cost && *a.on_demand_cost != *b.on_demand_cost)
+    return *a.on_demand_cost < *b.on_demand_cost;
+  if (a.on_demand_cost.has_value() != b.on_demand_cost.has_value())
+    return a.on_demand_cost.has_value();
+  if (a.per_million_tokens != b.per_million_tokens)
+    return a.per_million_tokens > 0 &&
+           (b.per_million_tokens <= 0 || a.per_million_tokens < b.per_million_tokens);
+  return a.eval.tokens_per_s > b.eval.tokens_per_s;
+}
+
+// The GPUs of an instance that can work on the job together: all of them, or for tensor
+// parallelism the largest power-of-two share that divides the attention heads (an 8-GPU
+// instance serves a 28-head model on 4); the instance is paid for in full either way.
+int working_gpus(const Workload& w, int gpus) {
+  while (gpus > 1 && !tensor_parallel_splits(w, gpus)) gpus /= 2;
+  return gpus;
+}
+
+// Several smaller instances talk over the network: no NVLink, no PCIe peer-to-peer.
+Config across_instances(const Gpu& gpu, int gpus, const Workload& w) {
+  Config c = make_config(gpu, gpus, w);
+  c.linked = false;
+  c.interconnect = "network (separate instances)";
+  return c;
+}
+
+}  // namespace
+
+RentalRanking rank_rentals(const Catalog& catalog, const Cloud& cloud, const RuleSet& rules,
+                           const Rates& rates, const RankRequest& req, const RentalRequest& rr) {
+  RentalRanking out;
+  const std::string& cur = req.price.currency;
+  const Extras extras = extras_for(cloud, rates, cur, rr);
+  out.storage_price = extras.storage_price, out.egress_price = extras.egress_price;
+  for (const auto& o : cloud.offers) {
+    ++out.considered;
+    const Gpu* gpu = catalog.find(o.gpu);
+    if (!gpu || !passes(*gpu, req.filters)) {
+      ++out.filtered;
+      continue;
+    }
+    const int used = working_gpus(req.workload, o.gpus_per_instance);
+    Result eval = evaluate(make_config(*gpu, used, req.workload), rules, rates, req);
+    if (eval.rules.excluded)
+      ++out.excluded_by_rule;
+    else if (!fits(eval))
+      ++out.too_small;
+    if (!fits(eval)) continue;
+    const auto hours = rr.hours ? rr.hours : eval.hours;
+    out.options.push_back(priced(o, 1, std::move(eval), cloud, rates, cur, hours, extras));
+  }
+  std::stable_sort(out.options.begin(), out.options.end(), cheaper);
+  return out;
+}
+
+std::optional<RentalOption> rent_same_work(const Result& bought, const Cloud& cloud,
+                                           const RuleSet& rules, const Rates& rates,
+                                           const RankRequest& req, const RentalRequest& rr) {
+  const Gpu& gpu = *bought.config.gpu;
+  const int count = bought.config.count;
+  std::optional<double> work = req.tokens;
+  if (!work && rr.hours && bought.tokens_per_s > 0) work = *rr.hours * bought.tokens_per_s * 3600;
+  const Extras extras = extras_for(cloud, rates, req.price.currency, rr);
+  std::optional<RentalOption> best;
+  for (const Offer* o : cloud.for_gpu(gpu.id)) {
+    const int instances = (count + o->gpus_per_instance - 1) / o->gpus_per_instance;
+    const int gpus = working_gpus(req.workload, instances * o->gpus_per_instance);
+    const Config c = instances == 1 ? make_config(gpu, gpus, req.workload)
+                                    : across_instances(gpu, gpus, req.workload);
+    Result eval = evaluate(c, rules, rates, req);
+    if (!fits(eval)) continue;
+    std::optional<double> hours;
+    if (work && eval.tokens_per_s > 0) hours = hours_for_tokens(*work, eval.tokens_per_s);
+    auto option =
+        priced(*o, instances, std::move(eval), cloud, rates, req.price.currency, hours, extras);
+    if (!best || cheaper(option, *best)) best = std::move(option);
+  }
+  return best;
+}
+
+std::pair<double, double> extras_prices(const Cloud& cloud, const Rates& rates,
+                                        const std::string& cur, const RentalRequest& rr) {
+  return {rr.storage_price ? *rr.storage_price
+                           : convert(cloud.defaults.storage_per_gb_month.value, "USD", cur, rates),
+          rr.egress_price ? *rr.egress_price
+                          : convert(cloud.defaults.egress_per_gb.value, "USD", cur, rates)};
+}
+
+std::optional<double> rent_hours_to_purchase(const Result& bought, const RentalOption& rental) {
+  if (!(bought.price > 0) || !(rental.on_demand_per_hour > 0)) return std::nullopt;
+  return bought.price / rental.on_demand_per_hour;
+}
+
+std::vector<std::string> rental_option_notes(const std::vector<RentalOption>& shown,
+                                             const Cloud& cloud, const RentalRequest& rr,
+                                             double storage_price, double egress_price,
+                                             const std::string& currency,
+                                             const std::string& today) {
+  std::vector<RentQuote> quotes;
+  for (const auto& o : shown) {
+    RentQuote q;
+    q.kind = RentKind::spot;
+    q.offer = o.offer;
+    q.instances = o.instances;
+    q.published = o.spot_published;
+    quotes.push_back(q);
+  }
+  auto notes = rental_notes(quotes, cloud, today);
+  notes.push_back(extras_note(rr.storage_gb, rr.egress_gb, storage_price, egress_price, currency,
+                              cloud.origin));
+  return notes;
+}
+
+}  // namespace gpusel

@@ -1,0 +1,146 @@
+#include "gpusel/data/catalog.hpp"
+
+#include <algorithm>
+
+#include "gpusel/base/error.hpp"
+#include "gpusel/json/json_source.hpp"
+#include "gpusel/base/text.hpp"
+#include "json/json_fields.hpp"
+
+namespace gpusel {
+namespace {
+
+using nlohmann::json;
+
+using detail::present;
+using detail::required;
+
+template <typename T>
+T optional_field(const json& rec, const char* key, T fallback, const std::string& at) {
+  return present<T>(rec, key, at).value_or(fallback);
+}
+
+std::optional<double> number_or_null(const json& rec, const char* key, const std::string& at) {
+  return present<double>(rec, key, at);
+}
+
+Price parse_price(const json& p, const std::string& at) {
+  Price price;
+  price.amount = required<double>(p, "amount", at);
+  price.currency = required<std::string>(p, "currency", at);
+  price.kind = required<std::string>(p, "kind", at);
+  price.as_of = required<std::string>(p, "as_of", at);
+  price.source = optional_field<std::string>(p, "source", "", at);
+  return price;
+}
+
+Interconnect parse_interconnect(const json& rec, const std::string& at) {
+  Interconnect ic;
+  if (!rec.contains("interconnect") || rec["interconnect"].is_null()) return ic;
+  const json& j = rec["interconnect"];
+  ic.kind = optional_field<std::string>(j, "kind", "none", at + ".interconnect");
+  ic.bandwidth_gbs = optional_field<double>(j, "bandwidth_gbs", 0.0, at + ".interconnect");
+  ic.max_gpus = optional_field<int>(j, "max_gpus", 1, at + ".interconnect");
+  return ic;
+}
+
+void parse_numbers(Gpu& g, const json& rec, const std::string& at) {
+  g.vram_gb = required<double>(rec, "vram_gb", at);
+  g.bandwidth_gbs = required<double>(rec, "bandwidth_gbs", at);
+  g.fp32_tflops = optional_field<double>(rec, "fp32_tflops", 0.0, at);
+  g.bf16_tflops_dense = number_or_null(rec, "bf16_tflops_dense", at);
+  g.fp16_tflops_dense = number_or_null(rec, "fp16_tflops_dense", at);
+  g.fp16_acc16_tflops_dense = number_or_null(rec, "fp16_acc16_tflops_dense", at);
+  g.int8_tops_dense = number_or_null(rec, "int8_tops_dense", at);
+  g.fp8_tflops_dense = number_or_null(rec, "fp8_tflops_dense", at);
+  g.fp4_tflops_dense = number_or_null(rec, "fp4_tflops_dense", at);
+  g.tdp_w = optional_field<double>(rec, "tdp_w", 0.0, at);
+}
+
+void parse_text(Gpu& g, const json& rec, const std::string& at) {
+  g.id = required<std::string>(rec, "id", at);
+  g.name = required<std::string>(rec, "name", at);
+  g.vendor = required<std::string>(rec, "vendor", at);
+  g.architecture = optional_field<std::string>(rec, "architecture", "", at);
+  g.segment = required<std::string>(rec, "segment", at);
+  g.form_factor = optional_field<std::string>(rec, "form_factor", "", at);
+  g.memory_type = optional_field<std::string>(rec, "memory_type", "", at);
+  g.ecosystem = required<std::string>(rec, "ecosystem", at);
+  g.platform_target = optional_field<std::string>(rec, "platform_target", "", at);
+  g.notes = optional_field<std::string>(rec, "notes", "", at);
+}
+
+Gpu parse_gpu(const json& rec, const std::string& at) {
+  if (!rec.is_object()) throw data_error(at + ": a GPU record must be an object");
+  Gpu g;
+  parse_text(g, rec, at);
+  parse_numbers(g, rec, at);
+  g.launch_year = optional_field<int>(rec, "launch_year", 0, at);
+  g.ecc = optional_field<bool>(rec, "ecc", false, at);
+  g.unified_memory = optional_field<bool>(rec, "unified_memory", false, at);
+  g.interconnect = parse_interconnect(rec, at);
+  if (rec.contains("pcie") && rec["pcie"].is_object()) {
+    g.pcie_gen = optional_field<int>(rec["pcie"], "gen", 0, at + ".pcie");
+    g.pcie_lanes = optional_field<int>(rec["pcie"], "lanes", 0, at + ".pcie");
+  }
+  if (rec.contains("prices"))
+    for (const auto& p : required<json>(rec, "prices", at)) g.prices.push_back(parse_price(p, at));
+  g.sources = optional_field<std::vector<std::string>>(rec, "sources", {}, at);
+  g.raw = rec;
+  return g;
+}
+
+}  // namespace
+
+double Gpu::tensor16_tflops() const {
+  if (bf16_tflops_dense) return *bf16_tflops_dense;
+  if (fp16_tflops_dense) return *fp16_tflops_dense;
+  return fp32_tflops;
+}
+
+const Gpu* Catalog::find(std::string_view id) const {
+  auto it = std::find_if(gpus.begin(), gpus.end(), [&](const Gpu& g) { return g.id == id; });
+  return it == gpus.end() ? nullptr : &*it;
+}
+
+std::vector<std::string> Catalog::ids() const {
+  std::vector<std::string> out;
+  for (const auto& g : gpus) out.push_back(g.id);
+  return out;
+}
+
+Catalog parse_catalog(const json& doc, const std::string& origin) {
+  if (!doc.is_object() || !doc.contains("gpus") || !doc["gpus"].is_array())
+    throw data_error(origin + ": not a GPU catalog (expected an object with a 'gpus' array)");
+  Catalog cat;
+  cat.origin = origin;
+  cat.reviewed = optional_field<std::string>(doc, "reviewed", "", origin);
+  const json& list = doc["gpus"];
+  for (std::size_t i = 0; i < list.size(); ++i)
+    cat.gpus.push_back(parse_gpu(list[i], detail::record_at(origin, "gpus", i, list[i])));
+  return cat;
+}
+
+json parse_json_text(const std::string& text, const std::string& origin) {
+  // parse_located bounds nesting depth and reports "origin:line:col: reason".
+  return parse_located(text, origin).doc;
+}
+
+void merge_catalog(Catalog& base, const Catalog& overlay) {
+  for (const auto& g : overlay.gpus) {
+    auto it = std::find_if(base.gpus.begin(), base.gpus.end(),
+                           [&](const Gpu& b) { return b.id == g.id; });
+    if (it != base.gpus.end())
+      *it = g;
+    else
+      base.gpus.push_back(g);
+  }
+}
+
+const Gpu& require_gpu(const Catalog& catalog, std::string_view id) {
+  if (const Gpu* g = catalog.find(id)) return *g;
+  throw usage_error("unknown GPU id '" + std::string(id) + "'" + did_you_mean(id, catalog.ids()) +
+                    "; `gpusel catalog list` shows all ids");
+}
+
+}  // namespace gpusel

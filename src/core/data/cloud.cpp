@@ -1,0 +1,217 @@
+#include "gpusel/data/cloud.hpp"
+
+#include <fmt/format.h>
+#include <algorithm>
+#include <cmath>
+
+#include "gpusel/data/data_source.hpp"
+#include "gpusel/base/error.hpp"
+#include "gpusel/base/text.hpp"
+#include "gpusel/data/validate.hpp"
+#include "json/json_fields.hpp"
+
+namespace gpusel {
+namespace {
+
+using nlohmann::json;
+
+template <typename T>
+T field(const json& rec, const char* key, const std::string& at) {
+  return detail::required<T>(rec, key, at);
+}
+
+std::string date_field(const json& rec, const char* key, const std::string& at) {
+  auto d = field<std::string>(rec, key, at);
+  if (!is_date(d)) throw data_error(at + ": '" + key + "' is not a date YYYY-MM-DD ('" + d + "')");
+  return d;
+}
+
+// A price the source may not give: null or absent -> nullopt; negative -> error.
+std::optional<double> price(const json& rec, const char* key, const std::string& at) {
+  const auto p = detail::present<double>(rec, key, at);
+  if (!p) return std::nullopt;
+  const double v = *p;
+  if (!(v >= 0) || !std::isfinite(v))
+    throw data_error(at + ": '" + key + "' must be >= 0 (got " + fmt::format("{}", v) + ")");
+  return v;
+}
+
+Figure parse_default(const json& defs, const char* key, const std::string& origin) {
+  const std::string at = origin + ": defaults." + key;
+  const json rec = field<json>(defs, key, origin + ": defaults");
+  Figure d;
+  d.value = field<double>(rec, "value", at);
+  const auto range = field<std::vector<double>>(rec, "range", at);
+  if (range.size() != 2) throw data_error(at + ": 'range' must be [low, high]");
+  d.low = range[0], d.high = range[1];
+  check_figure_range(d, at);
+  d.unit = field<std::string>(rec, "unit", at);
+  d.source = field<std::string>(rec, "source", at);
+  d.as_of = date_field(rec, "as_of", at);
+  return d;
+}
+
+CloudDefaults parse_defaults(const json& defs, const std::string& origin) {
+  return {parse_default(defs, "spot_ratio", origin),
+          parse_default(defs, "commit_1y_discount", origin),
+          parse_default(defs, "commit_3y_discount", origin),
+          parse_default(defs, "storage_per_gb_month", origin),
+          parse_default(defs, "egress_per_gb", origin)};
+}
+
+void parse_prices(Offer& o, const json& rec, const std::string& at) {
+  o.on_demand_per_hour = field<double>(rec, "on_demand_per_hour", at);
+  if (!(o.on_demand_per_hour > 0) || !std::isfinite(o.on_demand_per_hour))
+    throw data_error(at + ": 'on_demand_per_hour' must be > 0 (got " +
+                     fmt::format("{}", o.on_demand_per_hour) + ")");
+  o.spot_per_hour = price(rec, "spot_per_hour", at);
+  o.monthly = price(rec, "monthly", at);
+  o.commit_1y_per_hour = price(rec, "commit_1y_per_hour", at);
+  o.commit_3y_per_hour = price(rec, "commit_3y_per_hour", at);
+}
+
+Offer parse_offer(const json& rec, const std::string& at) {
+  if (!rec.is_object()) throw data_error(at + ": an offer must be an object");
+  Offer o;
+  o.id = field<std::string>(rec, "id", at);
+  o.provider = field<std::string>(rec, "provider", at);
+  o.offer = field<std::string>(rec, "offer", at);
+  o.gpu = field<std::string>(rec, "gpu", at);
+  o.gpus_per_instance = field<int>(rec, "gpus_per_instance", at);
+  if (o.gpus_per_instance < 1) throw data_error(at + ": 'gpus_per_instance' must be >= 1");
+  o.region =
+      rec.contains("region") && rec["region"].is_string() ? rec["region"].get<std::string>() : "";
+  o.currency = field<std::string>(rec, "currency", at);
+  parse_prices(o, rec, at);
+  o.billing = field<std::string>(rec, "billing", at);
+  o.marketplace = rec.value("marketplace", false);
+  o.as_of = date_field(rec, "as_of", at);
+  o.source = field<std::string>(rec, "source", at);
+  o.notes = rec.value("notes", "");
+  return o;
+}
+
+}  // namespace
+
+void check_figure_range(const Figure& f, const std::string& at) {
+  if (!(f.low <= f.value && f.value <= f.high))
+    throw data_error(at + ": value " + fmt::format("{}", f.value) + " lies outside its range [" +
+                     fmt::format("{}, {}", f.low, f.high) + "]");
+}
+
+const char* rent_kind_name(RentKind k) {
+  switch (k) {
+    case RentKind::on_demand:
+      return "on-demand";
+    case RentKind::spot:
+      return "spot";
+    case RentKind::monthly:
+      return "monthly";
+    case RentKind::commit_1y:
+      return "commit-1y";
+    case RentKind::commit_3y:
+      return "commit-3y";
+  }
+  return "?";
+}
+
+const Offer* Cloud::find(std::string_view id) const {
+  auto it = std::find_if(offers.begin(), offers.end(), [&](const Offer& o) { return o.id == id; });
+  return it == offers.end() ? nullptr : &*it;
+}
+
+std::vector<const Offer*> Cloud::for_gpu(std::string_view gpu_id) const {
+  std::vector<const Offer*> out;
+  for (const auto& o : offers)
+    if (o.gpu == gpu_id) out.push_back(&o);
+  return out;
+}
+
+Cloud parse_cloud(const json& doc, const std::string& origin, bool overlay) {
+  if (!doc.is_object() || !doc.contains("offers") || !doc["offers"].is_array())
+    throw data_error(origin +
+                     ": not a cloud offers file (expected an object with an 'offers' array)");
+  Cloud c;
+  c.origin = origin;
+  c.has_defaults = !overlay || doc.contains("defaults");
+  if (c.has_defaults) c.defaults = parse_defaults(field<json>(doc, "defaults", origin), origin);
+  if (!overlay || doc.contains("reviewed")) c.reviewed = date_field(doc, "reviewed", origin);
+  const json& list = doc["offers"];
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::string at = detail::record_at(origin, "offers", i, list[i]);
+    Offer o = parse_offer(list[i], at);
+    if (c.find(o.id)) throw data_error(at + ": duplicate offer id");
+    c.offers.push_back(std::move(o));
+  }
+  return c;
+}
+
+void merge_cloud(Cloud& base, const Cloud& overlay) {
+  if (overlay.has_defaults) base.defaults = overlay.defaults;
+  for (const auto& o : overlay.offers) {
+    auto it = std::find_if(base.offers.begin(), base.offers.end(),
+                           [&](const Offer& b) { return b.id == o.id; });
+    if (it != base.offers.end())
+      *it = o;
+    else
+      base.offers.push_back(o);
+  }
+  base.origin += " + " + overlay.origin;
+}
+
+void check_offer_gpus(const Cloud& cloud, const Catalog& catalog) {
+  for (const auto& o : cloud.offers) {
+    if (catalog.find(o.gpu)) continue;
+    std::string msg = cloud.origin + ": offer " + o.id + ": unknown GPU id '" + o.gpu + "'";
+    auto near = nearest(o.gpu, catalog.ids(), 1);
+    if (!near.empty()) msg += " (did you mean " + near.front() + "?)";
+    throw data_error(msg + "; offers must name a GPU of the catalog (" + catalog.origin + ")");
+  }
+}
+
+Cloud load_cloud_file(const std::string& path, bool overlay) {
+  const std::string origin = path.empty() ? "embedded data/cloud.json" : path;
+  const std::string text = load_text(path, "data/cloud.json");
+  return parse_cloud(parse_json_text(text, origin), origin, overlay);
+}
+
+Cloud load_cloud(const CloudPaths& paths) {
+  Cloud c = load_cloud_file(paths.cloud, false);
+  for (const auto& overlay : paths.cloud_add) merge_cloud(c, load_cloud_file(overlay, true));
+  return c;
+}
+
+std::size_t drop_offers_without_gpu(Cloud& cloud, const Catalog& catalog) {
+  return std::erase_if(cloud.offers, [&](const Offer& o) { return !catalog.find(o.gpu); });
+}
+
+std::optional<EffectivePrice> effective_price(const Offer& o, RentKind kind,
+                                              const CloudDefaults& d) {
+  auto spot = [&](double ratio) {
+    return EffectivePrice{o.on_demand_per_hour * ratio, false,
+                          fmt::format("default: {:.2f} x on-demand", ratio)};
+  };
+  auto commit = [&](double discount) {
+    return EffectivePrice{o.on_demand_per_hour * (1 - discount), false,
+                          fmt::format("default: {:.0f} % off on-demand", discount * 100)};
+  };
+  auto published = [](double v) { return EffectivePrice{v, true, "published"}; };
+  switch (kind) {
+    case RentKind::on_demand:
+      return published(o.on_demand_per_hour);
+    case RentKind::spot:
+      return o.spot_per_hour ? published(*o.spot_per_hour) : spot(d.spot_ratio.value);
+    case RentKind::monthly:
+      if (!o.monthly) return std::nullopt;
+      return EffectivePrice{*o.monthly / kHoursPerMonth, true, "published monthly"};
+    case RentKind::commit_1y:
+      return o.commit_1y_per_hour ? published(*o.commit_1y_per_hour)
+                                  : commit(d.commit_1y_discount.value);
+    case RentKind::commit_3y:
+      return o.commit_3y_per_hour ? published(*o.commit_3y_per_hour)
+                                  : commit(d.commit_3y_discount.value);
+  }
+  return std::nullopt;
+}
+
+}  // namespace gpusel

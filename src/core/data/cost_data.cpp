@@ -1,0 +1,96 @@
+// Loading the owning-cost defaults (data/ownership.json) and power prices (data/kwh_prices.json).
+#include <fmt/format.h>
+#include <cmath>
+
+#include "gpusel/cost/cost.hpp"
+#include "gpusel/data/data_source.hpp"
+#include "gpusel/json/embedded.hpp"
+#include "gpusel/base/error.hpp"
+#include "gpusel/json/json_schema.hpp"
+#include "gpusel/data/validate.hpp"
+
+namespace gpusel {
+namespace {
+
+using nlohmann::json;
+
+void check_against_schema(const json& doc, const std::string& origin) {
+  static const json schema = json::parse(embedded_text("data/schema/ownership.schema.json"));
+  const auto issues = check_schema(schema, doc);
+  if (issues.empty()) return;
+  const auto& first = issues.front();
+  std::string more =
+      issues.size() > 1 ? fmt::format(" (and {} more problem(s))", issues.size() - 1) : "";
+  throw data_error(origin + ": " + (first.pointer.empty() ? "/" : first.pointer) + ": " +
+                   first.message + more);
+}
+
+Figure parse_figure(const json& j, const std::string& at) {
+  Figure f{j.at("value").get<double>(),       j.at("range")[0].get<double>(),
+           j.at("range")[1].get<double>(),    j.at("unit").get<std::string>(),
+           j.at("source").get<std::string>(), j.at("as_of").get<std::string>()};
+  check_figure_range(f, at);
+  return f;
+}
+
+HostClass parse_host(const json& j, const std::string& at) {
+  HostClass h;
+  h.cost = parse_figure(j.at("cost"), at + ".cost");
+  h.gpus_per_host = j.at("gpus_per_host").at("value").get<int>();
+  h.gpus_per_host_source = j.at("gpus_per_host").at("source").get<std::string>();
+  h.residual_1y = parse_figure(j.at("residual_1y"), at + ".residual_1y");
+  return h;
+}
+
+KwhPrice parse_kwh(const json& j, const std::string& at) {
+  try {
+    KwhPrice p{j.at("currency").get<std::string>(), j.value("region", ""),
+               j.at("as_of").get<std::string>(), j.value("source", ""),
+               j.at("per_kwh").get<double>()};
+    if (!(p.per_kwh > 0) || !std::isfinite(p.per_kwh))
+      throw data_error(at + ": 'per_kwh' must be > 0");
+    if (!is_date(p.as_of)) throw data_error(at + ": 'as_of' is not a date YYYY-MM-DD");
+    return p;
+  } catch (const json::exception& e) {
+    throw data_error(at + ": " + e.what());
+  }
+}
+
+}  // namespace
+
+const HostClass& Ownership::for_segment(const std::string& segment) const {
+  auto it = hosts.find(segment);
+  if (it == hosts.end()) throw data_error(origin + ": no host class for segment '" + segment + "'");
+  return it->second;
+}
+
+Ownership parse_ownership(const json& doc, const std::string& origin) {
+  check_against_schema(doc, origin);
+  Ownership o;
+  o.origin = origin;
+  o.reviewed = doc.at("reviewed").get<std::string>();
+  for (const auto& [segment, host] : doc.at("hosts").items())
+    o.hosts[segment] = parse_host(host, origin + ": hosts." + segment);
+  return o;
+}
+
+Ownership load_ownership(const std::string& path) {
+  const std::string origin = path.empty() ? "embedded data/ownership.json" : path;
+  return parse_ownership(parse_json_text(load_text(path, "data/ownership.json"), origin), origin);
+}
+
+std::vector<KwhPrice> parse_kwh_prices(const json& doc, const std::string& origin) {
+  if (!doc.is_object() || !doc.contains("prices") || !doc["prices"].is_array())
+    throw data_error(origin + ": not a power price table (expected a 'prices' array)");
+  std::vector<KwhPrice> out;
+  for (std::size_t i = 0; i < doc["prices"].size(); ++i)
+    out.push_back(parse_kwh(doc["prices"][i], origin + ": prices[" + std::to_string(i) + "]"));
+  return out;
+}
+
+std::vector<KwhPrice> load_kwh_prices() {
+  const std::string origin = "embedded data/kwh_prices.json";
+  return parse_kwh_prices(parse_json_text(load_text("", "data/kwh_prices.json"), origin), origin);
+}
+
+}  // namespace gpusel

@@ -1,0 +1,93 @@
+// Semantic checks of cloud offers: GPU ids that exist, prices that make sense, dates.
+#include <cmath>
+
+#include "gpusel/base/text.hpp"
+#include "validate_internal.hpp"
+
+namespace gpusel::detail {
+namespace {
+
+using nlohmann::json;
+
+// Cloud prices move monthly (KNOWLEDGE K29): a six-month-old one is worth a second look.
+constexpr long kCloudPriceMaxAgeDays = 183;
+
+double num(const json& rec, const char* key) {
+  return rec.contains(key) && rec[key].is_number() ? rec[key].get<double>() : NAN;
+}
+
+double item(const json& list, std::size_t i) {
+  return list.size() > i && list[i].is_number() ? list[i].get<double>() : NAN;
+}
+
+void check_gpu_ref(const json& o, const std::string& p, const Catalog* gpus, Findings& f) {
+  if (!gpus || !o.contains("gpu") || !o["gpu"].is_string()) return;
+  const auto id = o["gpu"].get<std::string>();
+  if (gpus->find(id)) return;
+  std::string msg = "unknown GPU id '" + id + "'";
+  auto near = nearest(id, gpus->ids(), 1);
+  if (!near.empty()) msg += " (did you mean " + near.front() + "?)";
+  f.error(p + "/gpu", "gpu-ref", msg + "; offers must name a catalog GPU");
+}
+
+void check_price_order(const json& o, const std::string& p, Findings& f) {
+  const double od = num(o, "on_demand_per_hour");
+  for (const char* key : {"spot_per_hour", "commit_1y_per_hour", "commit_3y_per_hour"}) {
+    const double v = num(o, key);
+    if (!std::isnan(v) && !std::isnan(od) && v > od)
+      f.error(p + "/" + key, "price-order",
+              std::string(key) + " is above the on-demand price: discounts only go down");
+  }
+  const double y1 = num(o, "commit_1y_per_hour"), y3 = num(o, "commit_3y_per_hour");
+  if (!std::isnan(y1) && !std::isnan(y3) && y3 > y1)
+    f.warning(p + "/commit_3y_per_hour", "price-order", "3-year commitment dearer than 1-year");
+}
+
+void check_age(const json& o, const std::string& p, const std::string& as_of, Findings& f) {
+  if (!o.contains("as_of") || !o["as_of"].is_string()) return;
+  const auto date = o["as_of"].get<std::string>();
+  if (!is_date(date)) return;  // the schema reports it
+  const long age = days_between(date, as_of);
+  if (age < 0) f.warning(p + "/as_of", "price-date", "dated after the as-of date " + as_of);
+  if (age > kCloudPriceMaxAgeDays)
+    f.warning(p + "/as_of", "price-age",
+              "price from " + date + " is " + std::to_string(age / 30) + " months old (as of " +
+                  as_of + "): cloud prices move both ways, recheck it");
+}
+
+// The schema cannot compare a value with its own range, so the loader's rule lives here too.
+void check_defaults(const json& doc, Findings& f) {
+  if (!doc.contains("defaults") || !doc["defaults"].is_object()) return;
+  for (const auto& [key, d] : doc["defaults"].items()) {
+    if (!d.is_object() || !d.contains("range") || !d["range"].is_array() || d["range"].size() != 2)
+      continue;
+    const double v = num(d, "value"), lo = item(d["range"], 0), hi = item(d["range"], 1);
+    if (std::isnan(v) || std::isnan(lo) || std::isnan(hi)) continue;
+    const std::string p = "/defaults/" + key;
+    if (lo > hi)
+      f.error(p + "/range", "default-range", "range low is above range high");
+    else if (v < lo || v > hi)
+      f.error(p + "/value", "default-range",
+              "default " + key + " lies outside its own range [" + json(lo).dump() + ", " +
+                  json(hi).dump() + "]");
+  }
+}
+
+}  // namespace
+
+void check_cloud_semantics(const json& doc, const std::string& as_of, const Catalog* gpus,
+                           Findings& f) {
+  check_defaults(doc, f);
+  const json& offers = doc["offers"];
+  if (!offers.is_array()) return;
+  for (std::size_t i = 0; i < offers.size(); ++i) {
+    const json& o = offers[i];
+    if (!o.is_object()) continue;
+    const std::string p = "/offers/" + std::to_string(i);
+    check_gpu_ref(o, p, gpus, f);
+    check_price_order(o, p, f);
+    check_age(o, p, as_of, f);
+  }
+}
+
+}  // namespace gpusel::detail

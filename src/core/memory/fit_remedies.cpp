@@ -1,0 +1,159 @@
+// KNOWLEDGE K37's remedies for a workload that does not fit: QLoRA instead of LoRA,
+// checkpointing, a smaller batch, an 8-bit optimizer, mixed precision, chunked loss,
+// quantized inference, sharding across cards, CPU offload. Each one re-estimated.
+#include <algorithm>
+#include <functional>
+#include <optional>
+
+#include "gpusel/base/error.hpp"
+#include "gpusel/memory/fit.hpp"
+
+namespace gpusel::detail {
+namespace {
+
+using Edit = std::function<void(Workload&)>;
+
+struct Candidate {
+  std::string change;
+  Edit edit;
+  std::string key;  // what it sets: a later change with the same key supersedes it
+};
+
+// Ordered from the least to the most disruptive change: the first that fits is the advice.
+void training_candidates(const Workload& w, std::vector<Candidate>& out) {
+  if (!w.grad_ckpt) out.push_back({"--grad-ckpt", [](Workload& v) { v.grad_ckpt = true; }, "ckpt"});
+  if (w.loss == Loss::full && w.model.kind == "decoder")
+    out.push_back({"--loss chunked", [](Workload& v) { v.loss = Loss::chunked; }, "loss"});
+  if (w.batch > 1)
+    out.push_back({"--batch 1 (gradient accumulation for the rest)",
+                   [](Workload& v) { v.batch = 1; }, "batch"});
+  if (w.optimizer == Optimizer::adamw || w.optimizer == Optimizer::sgd)
+    out.push_back({"--optimizer adamw-8bit",
+                   [](Workload& v) { v.optimizer = Optimizer::adamw_8bit; }, "optimizer"});
+  if (w.precision == Precision::fp32 && !w.amp)
+    out.push_back({"--amp (16-bit compute, fp32 master weights)", [](Workload& v) { v.amp = true; },
+                   "precision"});
+  if (w.mode == Mode::lora)
+    out.push_back({"--mode qlora (NF4 base)",
+                   [](Workload& v) {
+                     v.mode = Mode::qlora;
+                     v.precision = Precision::bf16;
+                   },
+                   "mode"});
+  if (w.mode == Mode::full) {
+    out.push_back({"--mode lora", [](Workload& v) { v.mode = Mode::lora, v.amp = false; }, "mode"});
+    out.push_back(
+        {"--mode qlora",
+         [](Workload& v) { v.mode = Mode::qlora, v.amp = false, v.precision = Precision::bf16; },
+         "mode"});
+  }
+  if (w.offload == Offload::none)
+    out.push_back(
+        {"--offload optimizer", [](Workload& v) { v.offload = Offload::optimizer; }, "offload"});
+}
+
+void inference_candidates(const Workload& w, std::vector<Candidate>& out) {
+  if (!w.flash_attn)
+    out.push_back({"--flash-attn", [](Workload& v) { v.flash_attn = true; }, "flash"});
+  if (w.batch > 1) out.push_back({"--batch 1", [](Workload& v) { v.batch = 1; }, "batch"});
+  if (bytes_per_value(w.precision) > 1)
+    out.push_back(
+        {"--precision int8", [](Workload& v) { v.precision = Precision::int8; }, "precision"});
+  if (bytes_per_value(w.precision) > 0.5)
+    out.push_back(
+        {"--precision int4", [](Workload& v) { v.precision = Precision::int4; }, "precision"});
+}
+
+std::optional<FitChange> evaluate_change(const Workload& w, const std::string& change,
+                                         const Edit& edit, double usable) {
+  FitChange f{change, w, {}, false};
+  edit(f.workload);
+  try {
+    f.estimate = estimate(f.workload);
+  } catch (const Error&) {
+    return std::nullopt;  // not a valid combination for this workload
+  }
+  f.fits = f.estimate.total_bytes <= usable;
+  return f;
+}
+
+// `cands[picked...]` applied in order, labelled "a + b" (a later change of the same key wins).
+std::optional<FitChange> apply_all(const Workload& w, const std::vector<Candidate>& cands,
+                                   const std::vector<std::size_t>& picked, double usable) {
+  std::vector<const Candidate*> chosen;
+  for (std::size_t i : picked) {
+    auto same = std::find_if(chosen.begin(), chosen.end(),
+                             [&](const Candidate* c) { return c->key == cands[i].key; });
+    if (same != chosen.end()) chosen.erase(same);
+    chosen.push_back(&cands[i]);
+  }
+  std::string label;
+  for (const Candidate* c : chosen)
+    label += (label.empty() ? "" : " + ") + c->change.substr(0, c->change.find(" ("));
+  const Edit edit = [&chosen](Workload& v) {
+    for (const Candidate* c : chosen) c->edit(v);
+  };
+  return evaluate_change(w, label, edit, usable);
+}
+
+// When no single change is enough: the changes taken together in order until they fit, then
+// any that the rest do not need dropped, so the advice is the fewest, least disruptive ones.
+std::optional<FitChange> combined(const Workload& w, const std::vector<Candidate>& cands,
+                                  double usable) {
+  if (cands.size() < 2) return std::nullopt;
+  std::vector<std::size_t> picked;
+  std::optional<FitChange> best;
+  for (std::size_t i = 0; i < cands.size() && !(best && best->fits); ++i) {
+    picked.push_back(i);
+    if (auto f = apply_all(w, cands, picked, usable))
+      best = f;
+    else
+      picked.pop_back();  // not valid together with the others
+  }
+  if (!best || !best->fits) return best;
+  for (std::size_t k = picked.size() - 1; k-- > 0;) {
+    std::vector<std::size_t> fewer = picked;
+    fewer.erase(fewer.begin() + static_cast<std::ptrdiff_t>(k));
+    auto f = apply_all(w, cands, fewer, usable);
+    if (f && f->fits) picked = std::move(fewer), best = f;
+  }
+  return best;
+}
+
+// The smallest count of these cards, up to 8, that holds the workload sharded (a count
+// tensor parallelism cannot use fails validation in evaluate_change and is passed over).
+std::optional<FitChange> sharding_candidate(const Workload& w, double usable) {
+  const Shard shard = is_training(w.mode) ? Shard::zero3 : Shard::tp;
+  for (int n = std::max(2, w.gpus * 2); n <= 8; n *= 2) {
+    auto f = evaluate_change(
+        w, "--count " + std::to_string(n) + " --shard " + to_string(shard),
+        [n, shard](Workload& x) { x.gpus = n, x.shard = shard; }, usable);
+    if (f && f->fits) return f;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::vector<FitChange> remedies(const Workload& w, double usable) {
+  std::vector<Candidate> singles;
+  if (is_training(w.mode))
+    training_candidates(w, singles);
+  else
+    inference_candidates(w, singles);
+  std::vector<FitChange> out;
+  for (const auto& c : singles)
+    if (auto f = evaluate_change(w, c.change, c.edit, usable)) out.push_back(std::move(*f));
+  const bool one_fits = std::any_of(out.begin(), out.end(), [](const auto& f) { return f.fits; });
+  if (!one_fits)
+    if (auto f = combined(w, singles, usable)) out.push_back(std::move(*f));
+  if (auto shard = sharding_candidate(w, usable)) out.push_back(std::move(*shard));
+  // Those that fit keep the order above; the rest, nearest to fitting first.
+  std::stable_sort(out.begin(), out.end(), [](const FitChange& a, const FitChange& b) {
+    if (a.fits != b.fits) return a.fits;
+    return !a.fits && a.estimate.total_bytes < b.estimate.total_bytes;
+  });
+  return out;
+}
+
+}  // namespace gpusel::detail

@@ -1,0 +1,149 @@
+#include "gpusel/rank/ranker.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "gpusel/json/embedded.hpp"
+#include "gpusel/base/error.hpp"
+#include "gpusel/memory/fit.hpp"
+#include "gpusel/base/text.hpp"
+#include "ranker_internal.hpp"
+
+namespace gpusel {
+namespace {
+
+bool listed(const std::vector<std::string>& list, const std::string& v) {
+  if (list.empty()) return true;
+  return std::any_of(list.begin(), list.end(), [&](const auto& x) { return to_lower(x) == v; });
+}
+
+enum class Verdict { fits, too_small, excluded, no_price, over_budget };
+
+Verdict judge(const Result& r, const RankRequest& req) {
+  if (r.need.total_bytes > r.usable_bytes) return Verdict::too_small;
+  if (r.rules.excluded) return Verdict::excluded;
+  if (req.budget && !r.unit_price) return Verdict::no_price;
+  if (req.budget && r.price > *req.budget) return Verdict::over_budget;
+  return Verdict::fits;
+}
+
+void count_rejection(Rejections& rej, Verdict v, const Result& r) {
+  switch (v) {
+    case Verdict::too_small:
+      ++rej.too_small;
+      break;
+    case Verdict::excluded:
+      ++rej.excluded_by_rule, ++rej.by_rule[r.rules.exclude_rule];
+      break;
+    case Verdict::no_price:
+      ++rej.no_price;
+      break;
+    case Verdict::over_budget:
+      ++rej.over_budget;
+      break;
+    case Verdict::fits:
+      break;
+  }
+}
+
+// Per card, the best-scoring count and the fewest cards that fit (when they differ), so
+// the table compares cards and still shows the smallest configuration that runs the job.
+void keep_best_per_card(std::vector<Result>& results) {
+  std::map<const Gpu*, std::pair<std::size_t, std::size_t>> pick;  // card -> (best, fewest)
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    auto [it, fresh] = pick.try_emplace(results[i].config.gpu, i, i);
+    if (fresh) continue;
+    if (results[i].scores.total > results[it->second.first].scores.total) it->second.first = i;
+    if (results[i].config.count < results[it->second.second].config.count) it->second.second = i;
+  }
+  std::vector<Result> kept;
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const auto& p = pick.at(results[i].config.gpu);
+    if (i == p.first || i == p.second) kept.push_back(std::move(results[i]));
+  }
+  results = std::move(kept);
+}
+
+void sort_results(std::vector<Result>& results) {
+  std::stable_sort(results.begin(), results.end(), [](const Result& a, const Result& b) {
+    if (std::abs(a.scores.total - b.scores.total) > 1e-9) return a.scores.total > b.scores.total;
+    return a.headroom > b.headroom;  // tiebreak: more room for a longer sequence or batch
+  });
+}
+
+}  // namespace
+
+Workload workload_for(const Config& c, const RankRequest& r) {
+  Workload w = r.workload;
+  w.gpus = c.count;
+  w.shard = c.count == 1 ? Shard::none : (r.fixed_shard ? r.workload.shard : c.shard);
+  return w;
+}
+
+bool passes_filters(const Gpu& g, const Filters& f) {
+  const auto excluded = [&](const std::string& id) { return to_lower(id) == g.id; };
+  return listed(f.vendors, g.vendor) && listed(f.ecosystems, g.ecosystem) &&
+         listed(f.segments, g.segment) && g.vram_gb >= f.min_vram_gb &&
+         std::none_of(f.exclude_ids.begin(), f.exclude_ids.end(), excluded);
+}
+
+Result evaluate(const Config& config, const RuleSet& rules, const Rates& rates,
+                const RankRequest& req) {
+  Result r;
+  r.config = config;
+  const Workload w = workload_for(config, req);
+  r.config.shard = w.shard;
+  r.need = estimate(w);
+  r.usable_bytes = usable_bytes(*config.gpu, req.reserve);
+  r.headroom = (r.usable_bytes - r.need.total_bytes) / r.usable_bytes;
+  r.one_card_fits = config.count == 1
+                        ? r.need.total_bytes <= r.usable_bytes
+                        : estimate(workload_for(make_config(*config.gpu, 1, w), req)).total_bytes <=
+                              r.usable_bytes;
+  r.unit_price = charge(*config.gpu, req.price, rates);
+  r.price = r.unit_price ? r.unit_price->amount * config.count : 0;
+  r.throughput = estimate_throughput(w, *config.gpu, config.count, config.linked);
+  r.tokens_per_s = primary_tokens_per_s(w, r.throughput);
+  if (req.tokens && r.tokens_per_s > 0) r.hours = hours_for_tokens(*req.tokens, r.tokens_per_s);
+  r.rules = apply_rules(rules, detail::facts_for(r, w, req));
+  r.platform = detail::platform_for(r.config);
+  return r;
+}
+
+void score_results(std::vector<Result>& results, const RankRequest& req) {
+  detail::score(results, req);
+}
+
+Ranking rank(const Catalog& catalog, const RuleSet& rules, const Rates& rates,
+             const RankRequest& req) {
+  Ranking out;
+  for (const auto& gpu : catalog.gpus) {
+    for (const auto& config : configurations(gpu, req.max_gpus, req.workload)) {
+      ++out.candidates;
+      const bool unlinked = config.count > 1 && !config.linked;
+      if (!passes_filters(gpu, req.filters) || (req.filters.require_interconnect && unlinked)) {
+        ++out.rejected.filtered;
+        continue;
+      }
+      Result r = evaluate(config, rules, rates, req);
+      const Verdict v = judge(r, req);
+      count_rejection(out.rejected, v, r);
+      if (v == Verdict::fits)
+        out.results.push_back(std::move(r));
+      else if (v == Verdict::over_budget)
+        out.over_budget.push_back(std::move(r));
+    }
+  }
+  out.fitting = static_cast<int>(out.results.size());
+  score_results(out.results, req);
+  score_results(out.over_budget, req);
+  keep_best_per_card(out.results);
+  sort_results(out.results);
+  keep_best_per_card(out.over_budget);
+  std::stable_sort(out.over_budget.begin(), out.over_budget.end(),
+                   [](const Result& a, const Result& b) { return a.price < b.price; });
+  return out;
+}
+
+}  // namespace gpusel

@@ -1,0 +1,187 @@
+// The fact vocabulary of the rules engine, and how fact values read in texts.
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+
+#include "gpusel/rank/rules.hpp"
+#include "rules_internal.hpp"
+
+namespace gpusel {
+namespace {
+
+using T = FactType;
+
+// Kept in the order and wording of the table in rules.hpp; a unit test checks that the
+// schema's fact enum (data/schema/rules.schema.json) lists the same names in the same order.
+std::vector<FactInfo> make_vocabulary() {
+  return {
+      {"gpu.id", T::text, "catalog id, e.g. rtx-4090", {}},
+      {"gpu.name", T::text, "marketing name", {}},
+      {"gpu.vendor", T::text, "vendor", {"nvidia", "amd", "intel", "huawei", "apple"}},
+      {"gpu.segment", T::text, "market segment", {"consumer", "workstation", "datacenter"}},
+      {"gpu.form_factor",
+       T::text,
+       "form factor",
+       {"pcie", "sxm", "oam", "mezzanine", "superchip", "soc"}},
+      {"gpu.vram_gb", T::number, "memory per card as marketed, GB", {}},
+      {"gpu.memory_type", T::text, "memory type: GDDR6X, HBM3, LPDDR5X, ...", {}},
+      {"gpu.ecc", T::boolean, "ECC on the card's memory", {}},
+      {"gpu.unified_memory", T::boolean, "memory shared with the CPU (Apple)", {}},
+      {"gpu.tdp_w", T::number, "board power, W", {}},
+      {"gpu.ecosystem",
+       T::text,
+       "software platform",
+       {"cuda", "rocm", "oneapi", "synapseai", "cann", "metal"}},
+      {"gpu.platform_target", T::text, "kernel target: sm_89, gfx942, ...", {}},
+      {"gpu.launch_year", T::number, "year of launch", {}},
+      {"gpu.bf16_tflops", T::number, "dense 16-bit tensor TFLOPS (BF16, else FP16)", {}},
+      {"gpu.fp8", T::boolean, "the card has FP8 tensor math", {}},
+      {"gpu.bf16", T::boolean, "the card has BF16 tensor math", {}},
+      {"gpu.interconnect", T::text, "fast GPU link kind, none if none", {}},
+      {"gpu.interconnect_gbs", T::number, "that link's bandwidth per GPU, GB/s", {}},
+      {"gpu.interconnect_max_gpus", T::number, "largest group linked all-to-all", {}},
+      {"gpu.used_price", T::boolean, "the price used is a used-market price", {}},
+      {"config.count", T::number, "cards in the configuration", {}},
+      {"config.linked", T::boolean, "all cards share the fast interconnect", {}},
+      {"config.price", T::number, "price of the configuration, output currency", {}},
+      {"config.headroom",
+       T::number,
+       "fraction of usable memory left per GPU (negative: does not fit)",
+       {}},
+      {"config.total_tdp_w", T::number, "board power of all cards, W", {}},
+      {"config.one_card_fits", T::boolean, "the workload fits on a single card of this model", {}},
+      {"workload.timed",
+       T::boolean,
+       "the user gave an amount of work (--tokens), so speed has a deadline",
+       {}},
+      {"workload.mode", T::text, "workload mode", {"inference", "full", "freeze", "lora", "qlora"}},
+      {"workload.training", T::boolean, "any mode but inference", {}},
+      {"workload.params_b", T::number, "model parameters, billions", {}},
+      {"workload.precision",
+       T::text,
+       "weight precision",
+       {"fp32", "bf16", "fp16", "fp8", "int8", "int4"}},
+      {"workload.optimizer",
+       T::text,
+       "optimizer",
+       {"adamw", "adamw_8bit", "paged_adamw_8bit", "sgd", "adafactor"}},
+      {"workload.needs_bitsandbytes", T::boolean, "qlora, or an 8-bit optimizer", {}},
+      {"workload.flash_attn", T::boolean, "the workload assumes FlashAttention", {}},
+      {"workload.long_run", T::boolean, "the job runs longer than 24 h (absent if unknown)", {}},
+      {"workload.domestic", T::boolean, "domestic (China-made) hardware required", {}},
+      {"workload.seq_len", T::number, "tokens per sample", {}},
+      {"workload.batch", T::number, "micro-batch per GPU", {}},
+  };
+}
+
+FactType type_of(const FactValue& v) {
+  if (std::holds_alternative<double>(v)) return T::number;
+  if (std::holds_alternative<bool>(v)) return T::boolean;
+  return T::text;
+}
+
+std::string format_number(double x) {
+  char buf[64];
+  if (!std::isfinite(x)) return "?";
+  // Whole numbers and thousands read best without decimals ("24", "1600"); others keep
+  // four significant digits ("112.5", "0.075") and never switch to exponent notation.
+  if (std::fabs(x) >= 1000 || std::fabs(x - std::round(x)) < 1e-9)
+    std::snprintf(buf, sizeof buf, "%.0f", x);
+  else
+    std::snprintf(buf, sizeof buf, "%.4g", x);
+  return buf;
+}
+
+std::string format_percent(const FactValue& v) {
+  if (!std::holds_alternative<double>(v)) return format_fact(v);
+  const double pct = std::get<double>(v) * 100;
+  char buf[64];
+  std::snprintf(buf, sizeof buf, std::fabs(pct) >= 10 ? "%.0f%%" : "%.1f%%", pct);
+  return buf;
+}
+
+}  // namespace
+
+const std::vector<FactInfo>& fact_vocabulary() {
+  static const std::vector<FactInfo> vocab = make_vocabulary();
+  return vocab;
+}
+
+const FactInfo* find_fact(std::string_view name) {
+  for (const auto& f : fact_vocabulary())
+    if (f.name == name) return &f;
+  return nullptr;
+}
+
+std::string to_string(FactType t) {
+  switch (t) {
+    case T::number:
+      return "number";
+    case T::boolean:
+      return "boolean";
+    case T::text:
+      return "string";
+  }
+  return "?";
+}
+
+void check_facts(const Facts& facts) {
+  for (const auto& [name, value] : facts) {
+    const FactInfo* info = find_fact(name);
+    if (!info) throw std::invalid_argument("rules: fact '" + name + "' is not in the vocabulary");
+    if (info->type != type_of(value))
+      throw std::invalid_argument("rules: fact '" + name + "' must be a " + to_string(info->type) +
+                                  ", got a " + to_string(type_of(value)));
+  }
+}
+
+std::string format_fact(const FactValue& v) {
+  if (const double* d = std::get_if<double>(&v)) return format_number(*d);
+  if (const bool* b = std::get_if<bool>(&v)) return *b ? "yes" : "no";
+  return std::get<std::string>(v);
+}
+
+std::string render_text(std::string_view text, const Facts& facts) {
+  return rules_detail::expand_placeholders(text, [&](std::string_view name, bool pct) {
+    auto it = facts.find(name);
+    if (it == facts.end()) return std::string("?");
+    return pct ? format_percent(it->second) : format_fact(it->second);
+  });
+}
+
+namespace rules_detail {
+
+std::string expand_placeholders(std::string_view text,
+                                const std::function<std::string(std::string_view, bool)>& value) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    const bool doubled = i + 1 < text.size() && text[i + 1] == c;
+    if ((c == '{' || c == '}') && doubled) {
+      out += c;
+      ++i;
+    } else if (c == '}') {
+      throw std::invalid_argument("stray '}' (write '}}' for a literal brace)");
+    } else if (c == '{') {
+      const std::size_t close = text.find('}', i);
+      if (close == std::string_view::npos)
+        throw std::invalid_argument("unclosed '{' (write '{{' for a literal brace)");
+      std::string_view inner = text.substr(i + 1, close - i - 1);
+      const std::size_t colon = inner.find(':');
+      const std::string_view suffix = colon == inner.npos ? "" : inner.substr(colon + 1);
+      if (colon != inner.npos && suffix != "pct")
+        throw std::invalid_argument("unknown format ':" + std::string(suffix) +
+                                    "' in a placeholder (only :pct exists)");
+      inner = inner.substr(0, colon);
+      if (inner.empty()) throw std::invalid_argument("empty placeholder '{}'");
+      out += value(inner, suffix == "pct");
+      i = close;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace rules_detail
+}  // namespace gpusel

@@ -1,0 +1,167 @@
+// Scores (compute, budget, ecosystem), the facts rules see, and platform notes.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <regex>
+
+#include "gpusel/json/embedded.hpp"
+#include "gpusel/base/error.hpp"
+#include "ranker_internal.hpp"
+
+namespace gpusel {
+namespace {
+
+const ScoringConstants& constants() { return scoring_constants(); }
+
+}  // namespace
+
+const ScoringConstants& scoring_constants() {
+  static const ScoringConstants c = [] {
+    const auto doc = nlohmann::json::parse(embedded_text("data/scoring.json"));
+    ScoringConstants s;
+    for (const auto& [eco, v] : doc.at("ecosystem_base").items())
+      s.ecosystem_base[eco] = v.at("value").get<double>();
+    s.compute_decades = doc.at("compute_decades").at("value").get<double>();
+    s.budget_value_share = doc.at("budget_value_share").at("value").get<double>();
+    return s;
+  }();
+  return c;
+}
+
+namespace {
+
+double clamp100(double v) { return std::clamp(v, 0.0, 100.0); }
+
+// 100 at the best, falling 100/decades points per 10x below it.
+double log_score(double v, double best) {
+  if (!(v > 0) || !(best > 0)) return 0;
+  return clamp100(100.0 + 100.0 / constants().compute_decades * std::log10(v / best));
+}
+
+double best_of(const std::vector<Result>& rs, double (*f)(const Result&)) {
+  double best = 0;
+  for (const auto& r : rs) best = std::max(best, f(r));
+  return best;
+}
+
+double value_of(const Result& r) { return r.price > 0 ? r.tokens_per_s / r.price : 0; }
+double speed_of(const Result& r) { return r.tokens_per_s; }
+
+double budget_score(const Result& r, double best_value, const RankRequest& req) {
+  if (r.price <= 0) return 0;  // unpriced: nothing to say about value
+  const double value = log_score(value_of(r), best_value);
+  if (!req.budget) return value;
+  const double unspent = clamp100(100.0 * (1.0 - r.price / *req.budget));
+  const double share = constants().budget_value_share;
+  return share * value + (1 - share) * unspent;
+}
+
+}  // namespace
+
+Weights parse_weights(const std::string& text) {
+  Weights w{0, 0, 0};
+  static const std::regex item(R"(^\s*(compute|budget|ecosystem)\s*=\s*([0-9]*\.?[0-9]+)\s*$)");
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t end = std::min(text.find(',', start), text.size());
+    const std::string part = text.substr(start, end - start);
+    std::smatch m;
+    if (!std::regex_match(part, m, item))
+      throw usage_error("invalid --weights '" + text +
+                        "' (form: compute=0.4,budget=0.4,ecosystem=0.2)");
+    const double v = std::stod(m[2].str());
+    (m[1] == "compute" ? w.compute : m[1] == "budget" ? w.budget : w.ecosystem) = v;
+    start = end + 1;
+  }
+  const double sum = w.compute + w.budget + w.ecosystem;
+  if (!(sum > 0)) throw usage_error("invalid --weights '" + text + "': they sum to zero");
+  return {w.compute / sum, w.budget / sum, w.ecosystem / sum};
+}
+
+namespace detail {
+
+void score(std::vector<Result>& results, const RankRequest& req) {
+  const double best_speed = best_of(results, speed_of);
+  const double best_value = best_of(results, value_of);
+  for (auto& r : results) {
+    const ScoreDelta& d = r.rules.delta;
+    auto base = constants().ecosystem_base.find(r.config.gpu->ecosystem);
+    const double eco = base == constants().ecosystem_base.end() ? 0 : base->second;
+    r.scores.best_speed = best_speed;
+    r.scores.best_value = best_value;
+    r.scores.compute = clamp100(log_score(r.tokens_per_s, best_speed) + d.compute);
+    r.scores.budget = clamp100(budget_score(r, best_value, req) + d.budget);
+    r.scores.ecosystem = clamp100(eco + d.ecosystem);
+    const Weights& w = req.weights;
+    r.scores.total = w.compute * r.scores.compute + w.budget * r.scores.budget +
+                     w.ecosystem * r.scores.ecosystem;
+  }
+}
+
+Facts facts_for(const Result& r, const Workload& w, const RankRequest& req) {
+  const Gpu& g = *r.config.gpu;
+  Facts f{{"gpu.id", g.id},
+          {"gpu.name", g.name},
+          {"gpu.vendor", g.vendor},
+          {"gpu.segment", g.segment},
+          {"gpu.form_factor", g.form_factor},
+          {"gpu.vram_gb", g.vram_gb},
+          {"gpu.memory_type", g.memory_type},
+          {"gpu.ecc", g.ecc},
+          {"gpu.unified_memory", g.unified_memory},
+          {"gpu.tdp_w", g.tdp_w},
+          {"gpu.ecosystem", g.ecosystem},
+          {"gpu.platform_target", g.platform_target},
+          {"gpu.launch_year", double(g.launch_year)},
+          {"gpu.bf16_tflops", g.tensor16_tflops()},
+          {"gpu.fp8", g.fp8_tflops_dense.has_value()},
+          {"gpu.bf16", g.bf16_tflops_dense.has_value()},
+          {"gpu.interconnect", g.interconnect.kind},
+          {"gpu.interconnect_gbs", g.interconnect.bandwidth_gbs},
+          {"gpu.interconnect_max_gpus", double(g.interconnect.max_gpus)},
+          {"gpu.used_price", r.unit_price && r.unit_price->used},
+          {"config.count", double(r.config.count)},
+          {"config.linked", r.config.linked},
+          {"config.price", r.price},
+          {"config.headroom", r.headroom},
+          {"config.total_tdp_w", g.tdp_w * r.config.count},
+          {"config.one_card_fits", r.one_card_fits},
+          {"workload.mode", to_string(w.mode)},
+          {"workload.training", is_training(w.mode)},
+          {"workload.params_b", w.model.params / 1e9},
+          {"workload.precision", to_string(w.precision)},
+          {"workload.optimizer", to_string(w.optimizer)},
+          {"workload.needs_bitsandbytes", w.mode == Mode::qlora ||
+                                              w.optimizer == Optimizer::adamw_8bit ||
+                                              w.optimizer == Optimizer::paged_adamw_8bit},
+          {"workload.flash_attn", w.flash_attn},
+          {"workload.timed", req.tokens.has_value()},
+          {"workload.domestic", req.domestic},
+          {"workload.seq_len", double(w.seq_len)},
+          {"workload.batch", double(w.batch)}};
+  if (r.hours)
+    f["workload.long_run"] = *r.hours > 24;
+  else if (req.run_hours)
+    f["workload.long_run"] = *req.run_hours > 24;
+  return f;
+}
+
+std::string platform_for(const Config& c) {
+  const Gpu& g = *c.gpu;
+  const double watts = g.tdp_w * c.count;
+  if (g.unified_memory) return "Mac (whole system)";
+  if (g.segment == "datacenter" && (g.form_factor == "sxm" || g.form_factor == "oam"))
+    return fmt::format("{}-GPU server board ({} module)", c.count <= 4 ? 4 : 8, g.form_factor);
+  if (g.segment == "datacenter")
+    return fmt::format("server with airflow for passive cards, {:.0f} W of GPUs", watts);
+  if (c.count == 1)
+    return fmt::format("desktop, PSU >= {:.0f} W", std::ceil((watts + 300) / 50) * 50);
+  if (c.count == 2)
+    return fmt::format("desktop with two x8+ slots, PSU >= {:.0f} W",
+                       std::ceil((watts * 1.2 + 300) / 50) * 50);
+  return fmt::format("workstation/server platform ({} slots), {:.0f} W of GPUs", c.count, watts);
+}
+
+}  // namespace detail
+}  // namespace gpusel

@@ -1,0 +1,146 @@
+#include "gpusel/cost/rent.hpp"
+
+#include <catch2/catch.hpp>
+
+#include "estimator_fixtures.hpp"
+#include "gpusel/rank/rules.hpp"
+#include "gpusel/base/text.hpp"
+
+using namespace gpusel;
+
+namespace {
+
+nlohmann::json doc(const std::string& name) {
+  return parse_json_text(read_file(GPUSEL_FIXTURES "/" + name), name);
+}
+
+struct Fixture {
+  Catalog catalog = parse_catalog(doc("catalog/small.json"), "small.json");
+  Cloud cloud = parse_cloud(doc("cloud/small.json"), "cloud/small.json");
+  RuleSet rules = load_rules();
+  Rates rates = parse_rates(nlohmann::json::parse(R"({"base": "USD", "as_of": "2026-11-01",
+      "source": "test", "rates": {"USD": 1, "CNY": 7.0}})"),
+                            "test");
+  RankRequest req;
+  Fixture() {
+    req.workload = test_models::on(test_models::llama2_7b(), Mode::inference);
+    req.price.currency = "USD";
+    req.tokens = 1e9;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("rented instances are ranked by the job's cost, with its time from the throughput") {
+  const Fixture f;
+  const RentalRanking r = rank_rentals(f.catalog, f.cloud, f.rules, f.rates, f.req, {});
+  CHECK(r.considered == 5);
+  REQUIRE_FALSE(r.options.empty());
+  for (std::size_t i = 0; i < r.options.size(); ++i) {
+    const RentalOption& o = r.options[i];
+    INFO(o.offer->id);
+    REQUIRE(o.hours);
+    CHECK(*o.hours == Approx(1e9 / o.eval.tokens_per_s / 3600));
+    CHECK(*o.on_demand_cost == Approx(o.on_demand_per_hour * *o.hours));
+    CHECK(*o.spot_cost <= *o.on_demand_cost);
+    CHECK(o.eval.config.count == o.offer->gpus_per_instance);  // the whole instance
+    if (i > 0) CHECK(*r.options[i - 1].on_demand_cost <= *o.on_demand_cost);
+  }
+  // The CNY offer is converted at 7 CNY per USD.
+  for (const auto& o : r.options)
+    if (o.offer->id == "cn-4090-1x") CHECK(o.on_demand_per_hour == Approx(0.5));
+}
+
+TEST_CASE("a fixed rental length prices every offer for those hours, with storage and egress") {
+  const Fixture f;
+  RentalRequest rr;
+  rr.hours = 100;
+  rr.storage_gb = 730;  // 730 GB for 100 h = 100 GB-months
+  rr.egress_gb = 10;
+  const RentalRanking r = rank_rentals(f.catalog, f.cloud, f.rules, f.rates, f.req, rr);
+  const double extras = 100 * 0.08 + 10 * 0.09;
+  for (const auto& o : r.options) {
+    INFO(o.offer->id);
+    CHECK(*o.hours == 100);
+    CHECK(o.extras == Approx(extras));
+    CHECK(*o.on_demand_cost == Approx(o.on_demand_per_hour * 100 + extras));
+  }
+  const RentalOption* h100 = nullptr;
+  for (const auto& o : r.options)
+    if (o.offer->id == "tc-h100-1x") h100 = &o;
+  REQUIRE(h100);
+  CHECK(h100->spot_published);
+  CHECK(*h100->spot_cost == Approx(160 + extras));
+}
+
+TEST_CASE("tensor parallel inference uses the instance GPUs that divide the heads") {
+  Fixture f;
+  ModelArch odd = test_models::llama2_7b();
+  odd.heads = 28, odd.kv_heads = 4;  // Qwen2.5-7B's layout: 8 GPUs cannot split 28 heads
+  f.req.workload = test_models::on(odd, Mode::inference);
+  const RentalRanking r = rank_rentals(f.catalog, f.cloud, f.rules, f.rates, f.req, {});
+  bool eight = false;
+  for (const auto& o : r.options) {
+    INFO(o.offer->id);
+    CHECK(28 % o.eval.config.count == 0);
+    if (o.offer->gpus_per_instance != 8) continue;
+    eight = true;
+    CHECK(o.eval.config.count == 4);
+  }
+  CHECK(eight);
+}
+
+TEST_CASE("filters and memory decide which offers are considered") {
+  Fixture f;
+  f.req.filters.exclude_ids = {"h100-sxm"};
+  RentalRanking r = rank_rentals(f.catalog, f.cloud, f.rules, f.rates, f.req, {});
+  CHECK(r.filtered == 1);
+  for (const auto& o : r.options) CHECK(o.offer->gpu != "h100-sxm");
+  // 70B full fine-tuning needs far more than any single instance here has.
+  f.req.filters = {};
+  ModelArch big = test_models::llama2_7b();
+  big.params = 70e9, big.layers = 80, big.hidden = 8192, big.heads = 64, big.kv_heads = 8;
+  big.intermediate = 28672;
+  f.req.workload = test_models::on(big, Mode::full);
+  r = rank_rentals(f.catalog, f.cloud, f.rules, f.rates, f.req, {});
+  CHECK(r.too_small >= 3);
+  for (const auto& o : r.options) CHECK(o.offer->gpus_per_instance == 8);
+}
+
+TEST_CASE("renting the same work as a bought configuration") {
+  Fixture f;
+  const Gpu& h100 = *f.catalog.find("h100-sxm");
+  const Result bought = evaluate(make_config(h100, 1, f.req.workload), f.rules, f.rates, f.req);
+  auto r = rent_same_work(bought, f.cloud, f.rules, f.rates, f.req, {});
+  REQUIRE(r);
+  CHECK(r->offer->id == "tc-h100-1x");
+  CHECK(r->instances == 1);
+  CHECK(*r->hours == Approx(1e9 / r->eval.tokens_per_s / 3600));
+  CHECK(*rent_hours_to_purchase(bought, *r) == Approx(30000.0 / 4.0));
+
+  // Without tokens, --hours is the bought configuration's use: the same tokens elsewhere.
+  f.req.tokens.reset();
+  RentalRequest rr;
+  rr.hours = 10;
+  const Result same = evaluate(make_config(h100, 1, f.req.workload), f.rules, f.rates, f.req);
+  auto by_hours = rent_same_work(same, f.cloud, f.rules, f.rates, f.req, rr);
+  CHECK(*by_hours->hours == Approx(10));  // the same GPU does the same work in the same time
+}
+
+TEST_CASE("more GPUs than one instance has: separate instances, linked by the network") {
+  Fixture f;
+  std::erase_if(f.cloud.offers, [](const Offer& o) { return o.id == "tc-a100-8x"; });
+  const Gpu& a100 = *f.catalog.find("a100-80gb-sxm");
+  const Result bought = evaluate(make_config(a100, 2, f.req.workload), f.rules, f.rates, f.req);
+  CHECK(bought.config.linked);
+  auto r = rent_same_work(bought, f.cloud, f.rules, f.rates, f.req, {});
+  REQUIRE(r);
+  CHECK(r->instances == 2);
+  CHECK_FALSE(r->eval.config.linked);
+  CHECK(r->on_demand_per_hour == Approx(4.0));
+  CHECK(r->eval.tokens_per_s <= bought.tokens_per_s);
+  // A GPU no one rents out.
+  const Result mi =
+      evaluate(make_config(*f.catalog.find("mi300x"), 1, f.req.workload), f.rules, f.rates, f.req);
+  CHECK_FALSE(rent_same_work(mi, f.cloud, f.rules, f.rates, f.req, {}));
+}

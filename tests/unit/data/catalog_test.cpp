@@ -1,0 +1,121 @@
+#include "gpusel/data/catalog.hpp"
+
+#include <catch2/catch.hpp>
+
+#include "gpusel/data/data_source.hpp"
+#include "gpusel/base/error.hpp"
+#include "gpusel/base/text.hpp"
+
+using namespace gpusel;
+
+namespace {
+
+const std::string kFixtures = GPUSEL_FIXTURES "/catalog/";
+
+Catalog fixture(const std::string& name) { return load_catalog({kFixtures + name, {}}); }
+
+ExitCode code_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.code();
+  }
+  return ExitCode::ok;
+}
+
+}  // namespace
+
+TEST_CASE("the loader reads typed records with their conventions") {
+  const Catalog c = fixture("small.json");
+  REQUIRE(c.gpus.size() == 7);
+  const Gpu& g = require_gpu(c, "rtx-4090");
+  CHECK(g.vendor == "nvidia");
+  CHECK(g.vram_gb == 24);
+  CHECK(g.bandwidth_gbs == 1008);
+  REQUIRE(g.bf16_tflops_dense);
+  CHECK(*g.bf16_tflops_dense == Approx(165.2));
+  REQUIRE(g.fp16_acc16_tflops_dense);
+  CHECK(*g.fp16_acc16_tflops_dense == Approx(2 * *g.fp16_tflops_dense).epsilon(0.01));
+  CHECK(g.interconnect.kind == "none");
+  CHECK(g.interconnect.max_gpus == 1);
+  const Gpu& a100 = require_gpu(c, "a100-80gb-sxm");
+  CHECK(a100.interconnect.kind == "nvlink");
+  CHECK(a100.interconnect.bandwidth_gbs == 600);
+  CHECK(a100.tensor16_tflops() == Approx(312));
+  CHECK(require_gpu(c, "apple-m4-max").unified_memory);
+}
+
+TEST_CASE("the embedded catalog loads and covers every segment and vendor") {
+  const Catalog c = load_catalog({});
+  CHECK(c.gpus.size() >= 60);
+  for (const char* id : {"rtx-3060-12gb",
+                         "rtx-3090",
+                         "rtx-4060-ti-16gb",
+                         "rtx-4090",
+                         "rtx-5090",
+                         "rtx-a6000",
+                         "rtx-6000-ada",
+                         "rtx-pro-6000-blackwell",
+                         "t4",
+                         "v100-sxm2-32gb",
+                         "a10",
+                         "l4",
+                         "l40s",
+                         "a100-40gb-pcie",
+                         "a100-80gb-sxm",
+                         "h100-pcie",
+                         "h100-sxm",
+                         "h100-nvl",
+                         "h200-sxm",
+                         "b200",
+                         "gh200",
+                         "rx-7900-xtx",
+                         "radeon-pro-w7900",
+                         "mi210",
+                         "mi250x",
+                         "mi300x",
+                         "mi325x",
+                         "arc-a770-16gb",
+                         "arc-b580",
+                         "max-1550",
+                         "gaudi-2",
+                         "gaudi-3",
+                         "ascend-910b",
+                         "apple-m4-max"})
+    CHECK(c.find(id) != nullptr);
+}
+
+TEST_CASE("an overlay replaces records by id and keeps the rest") {
+  Catalog c = load_catalog({kFixtures + "small.json", {kFixtures + "overlay_prices.json"}});
+  CHECK(c.gpus.size() == 7);
+  const Gpu& g = require_gpu(c, "rtx-4090");
+  REQUIRE(g.prices.size() == 1);
+  CHECK(g.prices[0].currency == "CNY");
+  CHECK(g.prices[0].amount == 11999);
+  CHECK(c.gpus.front().id == "rtx-4090");  // replaced in place, order kept
+}
+
+TEST_CASE("unknown ids get the nearest ids as suggestions") {
+  const Catalog c = fixture("small.json");
+  try {
+    require_gpu(c, "rtx-4009");
+    FAIL("accepted an unknown id");
+  } catch (const Error& e) {
+    CHECK(e.code() == ExitCode::usage);
+    CHECK(std::string(e.what()).find("did you mean rtx-4090") != std::string::npos);
+  }
+}
+
+TEST_CASE("bad catalog files are data errors (exit 3) that name the file") {
+  for (const char* bad : {"empty.json", "truncated.json", "wrong_types.json", "deep.json",
+                          "not_a_catalog.json", "nope.json"}) {
+    INFO(bad);
+    CHECK(code_of([&] { fixture(bad); }) == ExitCode::data);
+  }
+  CHECK(code_of([] { load_catalog({GPUSEL_FIXTURES, {}}); }) == ExitCode::data);
+  try {
+    fixture("truncated.json");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()).rfind(kFixtures + "truncated.json:", 0) == 0);
+  }
+}

@@ -1,0 +1,88 @@
+#include "gpusel/data/money.hpp"
+
+#include <catch2/catch.hpp>
+
+#include "gpusel/base/error.hpp"
+
+using namespace gpusel;
+
+namespace {
+
+Rates sample_rates() {
+  return parse_rates(nlohmann::json::parse(R"({"base": "USD", "as_of": "2026-11-28",
+      "source": "test", "rates": {"USD": 1, "CNY": 7.0, "EUR": 0.8}})"),
+                     "test");
+}
+
+Gpu card_with(std::vector<Price> prices) {
+  Gpu g;
+  g.id = "x";
+  g.prices = std::move(prices);
+  return g;
+}
+
+}  // namespace
+
+TEST_CASE("budgets parse in every documented form") {
+  CHECK(parse_budget("15000").amount == 15000);
+  CHECK(parse_budget("15000").currency.empty());
+  CHECK(parse_budget("15000CNY").currency == "CNY");
+  CHECK(parse_budget("15000 eur").currency == "EUR");
+  CHECK(parse_budget("$15000").currency == "USD");
+  CHECK(parse_budget("¥15000").currency == "CNY");
+  CHECK(parse_budget("€2.5k").amount == 2500);
+  CHECK(parse_budget("1.5M").amount == 1.5e6);
+}
+
+TEST_CASE("bad budgets are usage errors that quote the input") {
+  for (const char* bad : {"-5", "", "abc", "0", "15000XYZW", "$15000EUR", "1e400", "15 000"}) {
+    INFO(bad);
+    try {
+      parse_budget(bad);
+      FAIL("accepted");
+    } catch (const Error& e) {
+      CHECK(e.code() == ExitCode::usage);
+      CHECK(std::string(e.what()).find(std::string("'") + bad + "'") != std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("conversion goes through the base currency") {
+  const Rates r = sample_rates();
+  CHECK(convert(100, "USD", "CNY", r) == Approx(700));
+  CHECK(convert(700, "CNY", "EUR", r) == Approx(80));
+  CHECK(convert(5, "EUR", "EUR", r) == 5);
+  CHECK_THROWS_AS(convert(1, "USD", "XAU", r), Error);
+}
+
+TEST_CASE("the session currency follows GPUSEL_CURRENCY, then the locale, then USD") {
+  CHECK(default_currency("eur", "zh_CN.UTF-8", "", "") == "EUR");
+  CHECK(default_currency("", "zh_CN.UTF-8", "de_DE", "en_US") == "CNY");
+  CHECK(default_currency("", "", "de_DE.UTF-8", "zh_CN") == "EUR");
+  CHECK(default_currency("", "", "", "zh_CN.UTF-8") == "CNY");
+  CHECK(default_currency("", "C.UTF-8", "", "zh_CN") == "USD");
+  CHECK(default_currency("", "", "", "") == "USD");
+  CHECK(currency_for_locale("en_GB.UTF-8") == "GBP");
+  CHECK(currency_for_locale("POSIX").empty());
+}
+
+TEST_CASE("charge prefers current prices, then the asked currency, then the newest") {
+  const Rates r = sample_rates();
+  const Gpu g = card_with({{1599, "USD", "msrp", "2022-10-12", ""},
+                           {12999, "CNY", "msrp", "2022-10-12", ""},
+                           {2000, "USD", "street", "2026-10-01", ""},
+                           {1100, "USD", "used", "2026-10-01", ""}});
+  auto usd = charge(g, {"USD", false, false}, r);
+  REQUIRE(usd);
+  CHECK(usd->amount == 2000);
+  CHECK_FALSE(usd->converted);
+  auto cny = charge(g, {"CNY", false, false}, r);
+  CHECK(cny->amount == Approx(14000));
+  CHECK(cny->converted);
+  CHECK(charge(g, {"USD", false, true}, r)->amount == 1100);
+  const Gpu old =
+      card_with({{1499, "USD", "msrp", "2020-09-01", ""}, {700, "USD", "used", "2026-09-01", ""}});
+  CHECK(charge(old, {"USD", false, false}, r)->used);
+  CHECK(charge(old, {"USD", true, false}, r)->amount == 1499);
+  CHECK_FALSE(charge(card_with({}), {"USD", false, false}, r));
+}

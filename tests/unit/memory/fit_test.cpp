@@ -1,0 +1,146 @@
+#include "gpusel/memory/fit.hpp"
+
+#include <catch2/catch.hpp>
+
+#include "estimator_fixtures.hpp"
+#include "gpusel/base/error.hpp"
+
+using namespace gpusel;
+using test_models::on;
+
+namespace {
+
+Gpu card(double gb) {
+  Gpu g;
+  g.id = "test-" + std::to_string(int(gb));
+  g.name = g.id;
+  g.vram_gb = gb;
+  return g;
+}
+
+}  // namespace
+
+TEST_CASE("usable memory is the marketed VRAM less the reserve") {
+  const double GiB = 1073741824.0;  // a "24 GB" card has 24 GiB (24576 MiB)
+  CHECK(vram_bytes(card(24)) == 24 * GiB);
+  CHECK(usable_bytes(card(24)) == Approx(0.9 * 24 * GiB));  // default 10 %
+  CHECK(usable_bytes(card(24), parse_reserve("15%")) == Approx(0.85 * 24 * GiB));
+  CHECK(usable_bytes(card(24), parse_reserve("0.2")) == Approx(0.8 * 24 * GiB));
+  CHECK(usable_bytes(card(24), parse_reserve("2GB")) == Approx(24 * GiB - 2e9));
+  CHECK(usable_bytes(card(24), parse_reserve("1GiB")) == Approx(23 * GiB));
+  CHECK(usable_bytes(card(24), parse_reserve("0")) == Approx(24 * GiB));
+  CHECK(usable_bytes(card(1), parse_reserve("2GB")) == 0);
+  // Apple: macOS lets the GPU wire about 75 % of unified memory unless told otherwise.
+  Gpu mac = card(128);
+  mac.unified_memory = true;
+  CHECK(usable_bytes(mac) == Approx(0.75 * 128 * GiB));
+  CHECK(usable_bytes(mac, parse_reserve("10%")) == Approx(0.9 * 128 * GiB));
+  CHECK(default_reserve(mac).fraction == 0.25);
+  // ECC on a datacenter GDDR card takes 1/16 (a T4 shows 15360 of 16384 MiB); HBM's is free.
+  Gpu t4 = card(16);
+  t4.ecc = true, t4.segment = "datacenter", t4.memory_type = "GDDR6";
+  CHECK(vram_bytes(t4) == Approx(15 * GiB));
+  Gpu a100 = t4;
+  a100.memory_type = "HBM2e";
+  CHECK(vram_bytes(a100) == 16 * GiB);
+  Gpu a6000 = t4;
+  a6000.segment = "workstation";  // ECC available but off by default
+  CHECK(vram_bytes(a6000) == 16 * GiB);
+  for (const char* bad : {"", "abc", "-1GB", "150%", "2", "5TB", "nan"}) {
+    INFO(bad);
+    CHECK_THROWS_AS(parse_reserve(bad), Error);
+  }
+}
+
+TEST_CASE("fit finds the largest batch and context, right at the edge") {
+  const Workload w = on(test_models::llama31_8b(), Mode::inference);
+  const Gpu g = card(24);
+  const FitResult r = fit(w, g, 1);
+  const double usable = usable_bytes(g);
+  REQUIRE(r.fits);
+  REQUIRE(r.max_batch >= 1);
+  Workload v = w;
+  v.batch = r.max_batch;
+  CHECK(estimate(v).total_bytes <= usable);
+  v.batch = r.max_batch + 1;
+  CHECK(estimate(v).total_bytes > usable);
+  REQUIRE(r.max_seq_len >= 1);
+  v = w;
+  v.seq_len = r.max_seq_len;
+  CHECK(estimate(v).total_bytes <= usable);
+  if (r.max_seq_len < r.seq_len_cap) {
+    v.seq_len = r.max_seq_len + 1;
+    CHECK(estimate(v).total_bytes > usable);
+  }
+  CHECK(r.changes.empty());
+}
+
+TEST_CASE("the context search stops at the model's maximum context") {
+  const FitResult r = fit(on(test_models::llama2_7b(), Mode::inference), card(80), 1);
+  CHECK(r.seq_len_cap == 4096);
+  CHECK(r.max_seq_len == 4096);
+}
+
+TEST_CASE("when nothing fits, the K37 changes are re-estimated and the fitting ones come first") {
+  Workload w = on(test_models::llama31_8b(), Mode::full);
+  w.amp = true, w.batch = 4, w.grad_ckpt = false;
+  const FitResult r = fit(w, card(24), 1);
+  CHECK_FALSE(r.fits);
+  CHECK(r.max_batch == 0);
+  REQUIRE_FALSE(r.changes.empty());
+  bool seen_too_big = false, adapter_fits = false;
+  for (const auto& c : r.changes) {
+    INFO(c.change);
+    CHECK(c.estimate.total_bytes == Approx(estimate(c.workload).total_bytes));
+    CHECK(c.fits == (c.estimate.total_bytes <= usable_bytes(card(24))));
+    if (!c.fits) seen_too_big = true;
+    CHECK_FALSE((c.fits && seen_too_big));
+    // Full fine-tuning of 8B cannot fit 24 GB: the advice must leave full mode.
+    if (c.fits) adapter_fits = c.workload.mode == Mode::lora || c.workload.mode == Mode::qlora;
+  }
+  CHECK(adapter_fits);
+}
+
+TEST_CASE("the first change that fits is the least disruptive one, not the combination") {
+  // Llama 3.1 8B LoRA without checkpointing overflows 32 GB on activations: checkpointing
+  // alone fixes it, so QLoRA or a combination must not be the first advice.
+  Workload w = on(test_models::llama31_8b(), Mode::lora);
+  w.grad_ckpt = false;
+  const FitResult r = fit(w, card(32), 1);
+  REQUIRE_FALSE(r.fits);
+  REQUIRE_FALSE(r.changes.empty());
+  CHECK(r.changes.front().fits);
+  CHECK(r.changes.front().change == "--grad-ckpt");
+  CHECK(r.changes.front().workload.mode == Mode::lora);
+  for (const auto& c : r.changes)
+    if (c.change.rfind("--count", 0) == 0) CHECK(c.workload.gpus > 1);
+}
+
+TEST_CASE("when no single change is enough, the fewest that fit together are offered") {
+  Workload w = on(test_models::llama31_8b(), Mode::lora);
+  w.grad_ckpt = false;
+  const FitResult r = fit(w, card(22), 1);
+  REQUIRE_FALSE(r.changes.empty());
+  const FitChange& first = r.changes.front();
+  CHECK(first.fits);
+  CHECK(first.change == "--grad-ckpt + --loss chunked");
+  CHECK(first.workload.grad_ckpt);
+  CHECK(first.workload.loss == Loss::chunked);
+  CHECK(first.workload.mode == Mode::lora);  // no QLoRA where it is not needed
+  for (const auto& c : r.changes)
+    if (c.change.find(" + ") == std::string::npos && c.workload.gpus == 1) CHECK_FALSE(c.fits);
+}
+
+TEST_CASE("a 70B model in bf16 needs several 80 GB cards; fit says how many") {
+  const Workload w = on(test_models::llama31_8b(), Mode::inference);
+  Workload big = on(typical_arch({70e9, 70e9}), Mode::inference);
+  big.model_from_preset = true;
+  const FitResult r = fit(big, card(80), 1);
+  CHECK_FALSE(r.fits);
+  bool sharded = false;
+  for (const auto& c : r.changes)
+    if (c.change.find("--shard tp") != std::string::npos) sharded = c.fits;
+  CHECK(sharded);
+  CHECK(fit(big, card(80), 4).fits);
+  CHECK_THROWS_AS(fit(w, card(80), 0), Error);
+}

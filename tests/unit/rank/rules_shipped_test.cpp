@@ -1,0 +1,312 @@
+// The shipped data/rules.json: every rule is sourced, fires on a fact set where it should and
+// stays quiet where it should not, and its texts render cleanly.
+#include <catch2/catch.hpp>
+#include <regex>
+#include <set>
+
+#include "gpusel/data/catalog.hpp"
+#include "gpusel/rank/rules.hpp"
+#include "gpusel/base/text.hpp"
+
+using namespace gpusel;
+using namespace std::string_literals;
+
+namespace {
+
+const std::string kRulesPath = GPUSEL_SOURCE_DIR "/data/rules.json";
+
+const RuleSet& shipped() {
+  static const RuleSet set = load_rules(kRulesPath);
+  return set;
+}
+
+// A complete fact set: one RTX 4090 for a 7B LoRA. Cases below change what they test.
+Facts base() {
+  return {{"gpu.id", "rtx-4090"s},
+          {"gpu.name", "NVIDIA GeForce RTX 4090"s},
+          {"gpu.vendor", "nvidia"s},
+          {"gpu.segment", "consumer"s},
+          {"gpu.form_factor", "pcie"s},
+          {"gpu.vram_gb", 24.0},
+          {"gpu.memory_type", "GDDR6X"s},
+          {"gpu.ecc", false},
+          {"gpu.unified_memory", false},
+          {"gpu.tdp_w", 450.0},
+          {"gpu.ecosystem", "cuda"s},
+          {"gpu.platform_target", "sm_89"s},
+          {"gpu.launch_year", 2022.0},
+          {"gpu.bf16_tflops", 165.2},
+          {"gpu.fp8", true},
+          {"gpu.bf16", true},
+          {"gpu.interconnect", "none"s},
+          {"gpu.interconnect_gbs", 0.0},
+          {"gpu.interconnect_max_gpus", 1.0},
+          {"gpu.used_price", false},
+          {"config.count", 1.0},
+          {"config.linked", true},
+          {"config.price", 1599.0},
+          {"config.headroom", 0.3},
+          {"config.total_tdp_w", 450.0},
+          {"config.one_card_fits", true},
+          {"workload.mode", "lora"s},
+          {"workload.training", true},
+          {"workload.params_b", 7.0},
+          {"workload.precision", "bf16"s},
+          {"workload.optimizer", "adamw"s},
+          {"workload.needs_bitsandbytes", false},
+          {"workload.flash_attn", true},
+          {"workload.long_run", false},
+          {"workload.domestic", false},
+          {"workload.seq_len", 2048.0},
+          {"workload.batch", 1.0},
+          {"workload.timed", false}};
+}
+
+using Changes = std::vector<std::pair<std::string, FactValue>>;
+
+Facts with(const Changes& changes) {
+  Facts f = base();
+  for (const auto& [name, value] : changes) f[name] = value;
+  return f;
+}
+
+const Changes kTrain2 = {{"config.count", 2.0}, {"config.total_tdp_w", 900.0}};
+const Changes kInference = {{"workload.mode", "inference"s}, {"workload.training", false}};
+Changes amd(Changes c) {
+  c.insert(c.end(), {{"gpu.vendor", "amd"s},
+                     {"gpu.ecosystem", "rocm"s},
+                     {"gpu.platform_target", "gfx942"s},
+                     {"gpu.segment", "datacenter"s}});
+  return c;
+}
+Changes eco(const std::string& e, Changes c = {}) {
+  c.push_back({"gpu.ecosystem", e});
+  return c;
+}
+Changes plus(Changes a, const Changes& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+struct Case {
+  std::string rule;
+  std::vector<Changes> fires, quiet;
+};
+
+// One entry per shipped rule (a test below fails when a rule has none).
+const std::vector<Case>& cases() {
+  static const std::vector<Case> all{
+      {"k5-under-24gb-llm-fine-tuning",
+       {{{"gpu.vram_gb", 16.0}}, {{"gpu.vram_gb", 12.0}, {"workload.mode", "full"s}}},
+       {{},
+        {{"gpu.vram_gb", 16.0}, {"workload.mode", "qlora"s}},
+        plus(kInference, {{"gpu.vram_gb", 16.0}}),
+        {{"gpu.vram_gb", 8.0}, {"workload.params_b", 0.3}}}},
+      {"k17-pcie-multi-gpu-training",
+       {plus(kTrain2, {{"config.linked", false}}),
+        {{"config.count", 8.0}, {"config.linked", false}}},
+       {kTrain2,
+        plus(plus(kTrain2, kInference), {{"config.linked", false}}),
+        {{"config.linked", false}}}},
+      {"k17-nvlink-multi-gpu-training",
+       {plus(kTrain2, {{"gpu.interconnect", "nvlink-bridge"s}, {"gpu.interconnect_gbs", 112.5}})},
+       {plus(kTrain2, {{"config.linked", false}}), {}}},
+      {"k18-consumer-board-two-cards",
+       {kTrain2},
+       {{},
+        plus(kTrain2, {{"gpu.segment", "workstation"s}}),
+        plus(kTrain2, {{"gpu.form_factor", "soc"s}})}},
+      {"k18-many-cards-need-server-platform",
+       {{{"config.count", 4.0}, {"gpu.segment", "workstation"s}}},
+       {kTrain2, {{"config.count", 8.0}, {"gpu.form_factor", "sxm"s}}}},
+      {"k21-rocm-training", {amd({})}, {amd(kInference), {}}},
+      {"k21-rocm-inference", {amd(kInference)}, {amd({}), kInference}},
+      {"k22-intel-gpu-training", {eco("oneapi")}, {eco("oneapi", kInference), eco("synapseai")}},
+      {"k22-intel-gpu-inference", {eco("oneapi", kInference)}, {eco("oneapi"), kInference}},
+      {"k23-ascend-cann", {eco("cann"), eco("cann", kInference)}, {{}}},
+      {"gaudi-software-stack", {eco("synapseai")}, {eco("oneapi")}},
+      {"k27-high-power-consumer-card",
+       {{}, {{"gpu.tdp_w", 575.0}}},
+       {{{"gpu.tdp_w", 350.0}}, {{"gpu.segment", "workstation"s}, {"gpu.tdp_w", 600.0}}, kTrain2}},
+      {"k27-two-high-power-consumer-cards",
+       {kTrain2},
+       {{},
+        plus(kTrain2, {{"gpu.tdp_w", 350.0}}),
+        plus(kTrain2, {{"gpu.segment", "workstation"s}})}},
+      {"k30-no-ecc-long-run",
+       {{{"workload.long_run", true}}},
+       {{}, {{"workload.long_run", true}, {"gpu.ecc", true}}}},
+      {"k31-used-card", {{{"gpu.used_price", true}}}, {{}}},
+      {"bnb-rocm-recent-backend",
+       {amd({{"workload.needs_bitsandbytes", true}})},
+       {amd({}), {{"workload.needs_bitsandbytes", true}}}},
+      {"bnb-intel-recent-backend",
+       {eco("oneapi", {{"workload.needs_bitsandbytes", true}}),
+        eco("synapseai", {{"workload.needs_bitsandbytes", true}})},
+       {eco("oneapi"), {{"workload.needs_bitsandbytes", true}}}},
+      {"bnb-apple-cpu-only",
+       {eco("metal", {{"workload.needs_bitsandbytes", true}})},
+       {eco("metal"), eco("cann", {{"workload.needs_bitsandbytes", true}})}},
+      {"bnb-ascend-unsupported",
+       {eco("cann", {{"workload.needs_bitsandbytes", true}})},
+       {eco("cann"), eco("metal", {{"workload.needs_bitsandbytes", true}})}},
+      {"apple-no-cuda", {eco("metal"), eco("metal", kInference)}, {{}}},
+      {"apple-training-beyond-lora",
+       {eco("metal", {{"workload.mode", "full"s}}), eco("metal", {{"workload.mode", "freeze"s}})},
+       {eco("metal"), eco("metal", {{"workload.mode", "qlora"s}}), {{"workload.mode", "full"s}}}},
+      {"apple-one-gpu-per-machine",
+       {{{"gpu.unified_memory", true}, {"config.count", 2.0}}},
+       {{{"gpu.unified_memory", true}}, kTrain2}},
+      {"low-headroom",
+       {{{"config.headroom", 0.05}}, {{"config.headroom", 0.0}}},
+       {{}, {{"config.headroom", 0.10}}, {{"config.headroom", -0.5}}}},
+      {"fp8-training-without-fp8",
+       {{{"workload.precision", "fp8"s}, {"gpu.fp8", false}}},
+       {{{"workload.precision", "fp8"s}},
+        plus(kInference, {{"workload.precision", "fp8"s}, {"gpu.fp8", false}})}},
+      {"fp8-inference-without-fp8",
+       {plus(kInference, {{"workload.precision", "fp8"s}, {"gpu.fp8", false}})},
+       {{{"workload.precision", "fp8"s}, {"gpu.fp8", false}},
+        plus(kInference, {{"gpu.fp8", false}}),
+        plus(kInference, {{"workload.precision", "fp8"s}})}},
+      {"flash-attn-pre-ampere",
+       {{{"gpu.platform_target", "sm_75"s}}, {{"gpu.platform_target", "sm_70"s}}},
+       {{{"gpu.platform_target", "sm_80"s}},
+        {{"gpu.platform_target", "sm_75"s}, {"workload.flash_attn", false}}}},
+      {"flash-attn-no-package",
+       {eco("metal"), eco("cann"), eco("oneapi")},
+       {amd({}), eco("metal", {{"workload.flash_attn", false}}), {}}},
+      {"k34-domestic-not-huawei",
+       {{{"workload.domestic", true}}, amd({{"workload.domestic", true}})},
+       {{}, eco("cann", {{"workload.domestic", true}, {"gpu.vendor", "huawei"s}})}},
+      {"k34-domestic-ascend",
+       {eco("cann", {{"workload.domestic", true}, {"gpu.vendor", "huawei"s}})},
+       {eco("cann", {{"gpu.vendor", "huawei"s}}), {{"workload.domestic", true}}}},
+      {"module-needs-server",
+       {{{"gpu.segment", "datacenter"s}, {"gpu.form_factor", "sxm"s}},
+        {{"gpu.segment", "datacenter"s}, {"gpu.form_factor", "oam"s}}},
+       {{}, {{"gpu.segment", "datacenter"s}}}},
+      {"cuda13-drops-pre-turing",
+       {{{"gpu.platform_target", "sm_70"s}}, {{"gpu.platform_target", "sm_61"s}}},
+       {{}, {{"gpu.platform_target", "sm_75"s}}, eco("rocm", {{"gpu.platform_target", "sm_70"s}})}},
+      {"bf16-unsupported",
+       {{{"gpu.bf16", false}}},
+       {{}, {{"gpu.bf16", false}, {"workload.precision", "fp16"s}}}},
+      {"multi-gpu-not-needed",
+       {kTrain2, plus(kTrain2, kInference)},
+       {{},
+        plus(kTrain2, {{"config.one_card_fits", false}}),
+        plus(kTrain2, {{"workload.timed", true}})}},
+  };
+  return all;
+}
+
+bool fires(const std::string& id, const Facts& facts) {
+  const auto fired = apply_rules(shipped(), facts).fired;
+  return std::find(fired.begin(), fired.end(), id) != fired.end();
+}
+
+}  // namespace
+
+TEST_CASE("every shipped rule cites a readable source and its KNOWLEDGE id", "[rules]") {
+  REQUIRE(shipped().rules.size() >= 25);
+  const std::regex url("https://[^ ]+"), kid("K[0-9]+");
+  for (const Rule& r : shipped().rules) {
+    INFO(r.id);
+    CHECK(std::regex_match(r.source, url));
+    CHECK(r.fact.size() > 20);
+    CHECK(!r.disabled);
+    if (!r.knowledge.empty()) CHECK(std::regex_match(r.knowledge, kid));
+  }
+  for (const char* k : {"K5", "K17", "K18", "K21", "K22", "K23", "K27", "K30", "K31", "K34"}) {
+    const auto& rules = shipped().rules;
+    CHECK(std::any_of(rules.begin(), rules.end(), [&](const Rule& r) { return r.knowledge == k; }));
+  }
+}
+
+TEST_CASE("the embedded rules are the shipped file", "[rules]") {
+  std::vector<std::string> embedded, file;
+  for (const Rule& r : load_rules().rules) embedded.push_back(r.id);
+  for (const Rule& r : shipped().rules) file.push_back(r.id);
+  CHECK(embedded == file);
+}
+
+TEST_CASE("the schema's fact list is the vocabulary", "[rules]") {
+  const auto schema = parse_json_text(read_file(GPUSEL_SOURCE_DIR "/data/schema/rules.schema.json"),
+                                      "rules.schema.json");
+  std::vector<std::string> in_schema =
+      schema["$defs"]["fact"]["enum"].get<std::vector<std::string>>();
+  std::vector<std::string> vocab;
+  for (const auto& f : fact_vocabulary()) vocab.push_back(f.name);
+  CHECK(in_schema == vocab);
+}
+
+TEST_CASE("each shipped rule fires where it should and only there", "[rules]") {
+  std::set<std::string> covered;
+  for (const Case& c : cases()) {
+    INFO("rule " << c.rule);
+    REQUIRE(shipped().find(c.rule) != nullptr);
+    covered.insert(c.rule);
+    for (std::size_t i = 0; i < c.fires.size(); ++i) {
+      INFO("fires case " << i);
+      CHECK(fires(c.rule, with(c.fires[i])));
+    }
+    for (std::size_t i = 0; i < c.quiet.size(); ++i) {
+      INFO("quiet case " << i);
+      CHECK_FALSE(fires(c.rule, with(c.quiet[i])));
+    }
+  }
+  for (const Rule& r : shipped().rules) {
+    INFO("rule without a test case: " << r.id);
+    CHECK(covered.count(r.id) == 1);
+  }
+}
+
+TEST_CASE("a rule about an unknown fact stays quiet", "[rules]") {
+  Facts f = base();
+  f.erase("workload.long_run");
+  CHECK_FALSE(fires("k30-no-ecc-long-run", f));
+}
+
+TEST_CASE("fired texts render every placeholder", "[rules]") {
+  for (const Case& c : cases())
+    for (const Changes& ch : c.fires) {
+      const RuleOutcome out = apply_rules(shipped(), with(ch));
+      std::vector<std::string> texts{out.exclude_reason};
+      for (const auto& m : out.warnings) texts.push_back(m.text);
+      for (const auto& m : out.notes) texts.push_back(m.text);
+      for (const auto& t : texts) {
+        INFO(t);
+        CHECK(t.find_first_of("{}") == std::string::npos);
+        CHECK(t.find('?') == std::string::npos);
+      }
+    }
+}
+
+TEST_CASE("shipped rules say concrete things about concrete configurations", "[rules]") {
+  const RuleOutcome small = apply_rules(shipped(), with({{"gpu.vram_gb", 16.0}}));
+  REQUIRE_FALSE(small.warnings.empty());
+  CHECK_THAT(small.warnings.front().text, Catch::StartsWith("16 GB per card is under the 24 GB"));
+  CHECK(small.delta.compute == -5);
+
+  const RuleOutcome tight = apply_rules(shipped(), with({{"config.headroom", 0.075}}));
+  CHECK_THAT(tight.warnings.front().text, Catch::StartsWith("Only 7.5% of usable memory"));
+
+  const RuleOutcome domestic = apply_rules(shipped(), with({{"workload.domestic", true}}));
+  CHECK(domestic.excluded);
+  CHECK(domestic.exclude_rule == "k34-domestic-not-huawei");
+  CHECK_THAT(domestic.exclude_reason, Catch::Contains("NVIDIA GeForce RTX 4090 (nvidia)"));
+
+  const RuleOutcome pcie = apply_rules(
+      shipped(), with(plus(kTrain2, {{"config.linked", false}, {"config.one_card_fits", false}})));
+  CHECK(pcie.delta.compute == -15);
+  const RuleOutcome spare = apply_rules(shipped(), with(plus(kTrain2, {{"config.linked", false}})));
+  CHECK(spare.delta.compute == -15 - 20);  // and one card would have held it
+  CHECK_FALSE(pcie.excluded);
+
+  const RuleOutcome qlora_mac = apply_rules(
+      shipped(),
+      with(eco("metal", {{"workload.needs_bitsandbytes", true}, {"workload.mode", "qlora"s}})));
+  CHECK_FALSE(qlora_mac.excluded);  // mlx-lm is the way there, so penalise, don't exclude
+  CHECK(qlora_mac.delta.ecosystem <= -30);
+}

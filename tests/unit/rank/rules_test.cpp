@@ -1,0 +1,260 @@
+// The rules language: operators, three-valued logic, load-time errors with JSON paths,
+// placeholders, merging and applying. The shipped data/rules.json is rules_shipped_test.cpp's.
+#include "gpusel/rank/rules.hpp"
+
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <fstream>
+#include <stdexcept>
+
+#include "gpusel/base/error.hpp"
+
+using namespace gpusel;
+using namespace std::string_literals;
+using nlohmann::json;
+
+namespace {
+
+json doc_with(const json& when, const json& effects = {{"note", "n"}}) {
+  return {{"rules", {{{"id", "r"}, {"fact", "f"}, {"when", when}, {"effects", effects}}}}};
+}
+
+// The message of the Error(data) that loading `doc` must throw.
+std::string load_error(const json& doc) {
+  try {
+    parse_rules(doc, "rules.json");
+  } catch (const Error& e) {
+    CHECK(e.code() == ExitCode::data);
+    return e.what();
+  }
+  FAIL("expected a load error for " << doc.dump());
+  return "";
+}
+
+std::optional<bool> eval(const json& when, const Facts& facts) {
+  return evaluate(parse_rules(doc_with(when), "t").rules.at(0).when, facts);
+}
+
+const Facts kFacts{{"gpu.vram_gb", 24.0}, {"gpu.segment", "consumer"s}, {"gpu.ecc", false},
+                   {"config.count", 2.0}, {"config.headroom", 0.075},   {"workload.mode", "lora"s}};
+
+}  // namespace
+
+TEST_CASE("comparison operators on numbers include their boundaries exactly", "[rules]") {
+  CHECK(eval({"gpu.vram_gb", "==", 24}, kFacts) == true);
+  CHECK(eval({"gpu.vram_gb", "!=", 24}, kFacts) == false);
+  CHECK(eval({"gpu.vram_gb", "<", 24}, kFacts) == false);
+  CHECK(eval({"gpu.vram_gb", "<=", 24}, kFacts) == true);
+  CHECK(eval({"gpu.vram_gb", ">", 23.5}, kFacts) == true);
+  CHECK(eval({"gpu.vram_gb", ">=", 24.5}, kFacts) == false);
+  CHECK(eval({"config.count", "in", {1, 2, 4}}, kFacts) == true);
+  CHECK(eval({"config.count", "not-in", {1, 2, 4}}, kFacts) == false);
+}
+
+TEST_CASE("strings compare exactly and booleans with == and !=", "[rules]") {
+  CHECK(eval({"gpu.segment", "==", "consumer"}, kFacts) == true);
+  CHECK(eval({"gpu.segment", "!=", "consumer"}, kFacts) == false);
+  CHECK(eval({"workload.mode", "in", {"lora", "qlora"}}, kFacts) == true);
+  CHECK(eval({"workload.mode", "not-in", {"full", "freeze"}}, kFacts) == true);
+  CHECK(eval({"gpu.id", "==", "RTX-4090"}, {{"gpu.id", "rtx-4090"s}}) == false);
+  CHECK(eval({"gpu.ecc", "==", false}, kFacts) == true);
+  CHECK(eval({"gpu.ecc", "!=", false}, kFacts) == false);
+}
+
+TEST_CASE("all, any and not follow three-valued logic over unknown facts", "[rules]") {
+  const json t{"gpu.ecc", "==", false}, f{"gpu.ecc", "==", true};
+  const json u{"workload.long_run", "==", true};  // not in kFacts: unknown
+  CHECK(eval(u, kFacts) == std::nullopt);
+  CHECK(eval({{"not", u}}, kFacts) == std::nullopt);
+  CHECK(eval({{"not", f}}, kFacts) == true);
+  CHECK(eval({{"all", {t, t}}}, kFacts) == true);
+  CHECK(eval({{"all", {t, u}}}, kFacts) == std::nullopt);
+  CHECK(eval({{"all", {u, f}}}, kFacts) == false);
+  CHECK(eval({{"any", {f, f}}}, kFacts) == false);
+  CHECK(eval({{"any", {f, u}}}, kFacts) == std::nullopt);
+  CHECK(eval({{"any", {u, t}}}, kFacts) == true);
+  CHECK(eval({{"any", {f, {{"all", {t, {{"not", f}}}}}}}}, kFacts) == true);
+}
+
+TEST_CASE("a rule fires only when its condition is known true", "[rules]") {
+  RuleSet set = parse_rules(doc_with({{"not", {"workload.long_run", "==", true}}}), "t");
+  CHECK(apply_rules(set, kFacts).fired.empty());
+  Facts known = kFacts;
+  known["workload.long_run"] = false;
+  CHECK(apply_rules(set, known).fired == std::vector<std::string>{"r"});
+}
+
+TEST_CASE("an unknown fact is a load error with its path and a suggestion", "[rules]") {
+  CHECK(load_error(doc_with({"gpu.vrm_gb", ">", 1})) ==
+        "rules.json: rules[0].when[0]: unknown fact 'gpu.vrm_gb' (did you mean gpu.vram_gb?)");
+  const json nested{{"all", {{"gpu.ecc", "==", true}, {{"not", {"config.cuont", "<", 2}}}}}};
+  CHECK(load_error(doc_with(nested)) ==
+        "rules.json: rules[0].when.all[1].not[0]: unknown fact 'config.cuont' "
+        "(did you mean config.count?)");
+  CHECK(load_error(doc_with({"nothing.like.it", "==", 1})).find("did you mean") ==
+        std::string::npos);
+}
+
+TEST_CASE("type mismatches are load errors, not silently false", "[rules]") {
+  CHECK(load_error(doc_with({"gpu.vram_gb", "==", "24"})) ==
+        "rules.json: rules[0].when[2]: gpu.vram_gb is a number, got a string \"24\"");
+  CHECK_THAT(load_error(doc_with({"gpu.segment", "<", "x"})),
+             Catch::Contains("when[1]: operator '<' needs a number, but gpu.segment is a string"));
+  CHECK_THAT(load_error(doc_with({"gpu.ecc", ">=", true})), Catch::Contains("needs a number"));
+  CHECK_THAT(load_error(doc_with({"gpu.ecc", "in", {true}})), Catch::Contains("use == or !="));
+  CHECK_THAT(load_error(doc_with({"gpu.ecc", "==", 1})),
+             Catch::Contains("gpu.ecc is a boolean, got a number"));
+  CHECK_THAT(load_error(doc_with({"config.count", "in", {1, "2"}})),
+             Catch::Contains("rules[0].when[2][1]: config.count is a number, got a string"));
+  CHECK_THAT(load_error(doc_with({"gpu.segment", "==", "datacentre"})),
+             Catch::Contains("unknown value 'datacentre' for gpu.segment (did you mean "
+                             "datacenter?); expected one of: consumer workstation datacenter"));
+}
+
+TEST_CASE("malformed shapes name the JSON path", "[rules]") {
+  CHECK_THAT(load_error({{"rule", json::array()}}), Catch::Contains("expected an object with a"));
+  CHECK_THAT(
+      load_error(doc_with(json::array({"gpu.ecc", "=="}))),
+      Catch::Contains("rules[0].when: a comparison is [fact, op, value]: 3 elements, got 2"));
+  CHECK_THAT(load_error(doc_with({"gpu.ecc", "=", true})),
+             Catch::Contains("rules[0].when[1]: unknown operator '='"));
+  CHECK_THAT(load_error(doc_with({"config.count", "in", 2})),
+             Catch::Contains("when[2]: 'in' takes a non-empty array"));
+  CHECK_THAT(load_error(doc_with({{"all", json::array()}})),
+             Catch::Contains("when.all: 'all' takes a non-empty array"));
+  CHECK_THAT(load_error(doc_with({{"alll", {{"gpu.ecc", "==", true}}}})),
+             Catch::Contains("when: unknown key 'alll' (did you mean all?)"));
+  CHECK_THAT(load_error(doc_with({{"all", {}}, {"any", {}}})), Catch::Contains("exactly one key"));
+  CHECK_THAT(load_error(doc_with("gpu.ecc")), Catch::Contains("got a string"));
+  CHECK_THAT(load_error({{"rules", {42}}}), Catch::Contains("rules[0]: a rule must be an object"));
+}
+
+TEST_CASE("rule fields and effects are checked", "[rules]") {
+  json ok = doc_with({"gpu.ecc", "==", true});
+  auto edited = [&](auto&& change) {
+    json d = ok;
+    change(d["rules"][0]);
+    return load_error(d);
+  };
+  CHECK_THAT(edited([](json& r) { r.erase("id"); }), Catch::Contains("rules[0]: missing 'id'"));
+  CHECK_THAT(edited([](json& r) { r["id"] = "Bad_Id"; }), Catch::Contains("not kebab-case"));
+  CHECK_THAT(edited([](json& r) { r["efects"] = r["effects"]; }),
+             Catch::Contains("rules[0]: unknown key 'efects' (did you mean effects?)"));
+  CHECK_THAT(edited([](json& r) { r.erase("when"); }), Catch::Contains("missing 'when'"));
+  CHECK_THAT(edited([](json& r) { r["effects"] = json::object(); }),
+             Catch::Contains("rules[0].effects: needs at least one of"));
+  CHECK_THAT(edited([](json& r) {
+               r["effects"] = {{"warning", ""}};
+             }),
+             Catch::Contains("effects.warning: must be a non-empty string"));
+  CHECK_THAT(edited([](json& r) {
+               r["effects"] = {{"score", {{"compute", -150}}}};
+             }),
+             Catch::Contains("effects.score.compute: must be a number from -100 to 100"));
+  CHECK_THAT(edited([](json& r) {
+               r["effects"] = {{"score", {{"speed", 1}}}};
+             }),
+             Catch::Contains("unknown key 'speed'"));
+  json twice = ok;
+  twice["rules"].push_back(ok["rules"][0]);
+  CHECK_THAT(load_error(twice),
+             Catch::Contains("rules[1].id: duplicate id 'r' (first at rules[0])"));
+  json future = ok;
+  future["schema_version"] = 2;
+  CHECK_THAT(load_error(future), Catch::Contains("unsupported version 2"));
+}
+
+TEST_CASE("placeholders are filled with readable values", "[rules]") {
+  const Facts f{{"gpu.vram_gb", 24.0},      {"gpu.bf16_tflops", 82.58}, {"gpu.tdp_w", 1008.4},
+                {"config.headroom", 0.075}, {"gpu.ecc", false},         {"config.price", 0.25}};
+  CHECK(render_text("{gpu.vram_gb} GB, {gpu.bf16_tflops} TFLOPS, {gpu.tdp_w} W", f) ==
+        "24 GB, 82.58 TFLOPS, 1008 W");
+  CHECK(render_text("{gpu.interconnect_gbs} GB/s", {{"gpu.interconnect_gbs", 112.5}}) ==
+        "112.5 GB/s");
+  CHECK(render_text("{config.headroom:pct} left, {config.price:pct}", f) == "7.5% left, 25%");
+  CHECK(render_text("ECC {gpu.ecc}; long {workload.long_run}", f) == "ECC no; long ?");
+  CHECK(render_text("{{literal}} {gpu.vram_gb}", f) == "{literal} 24");
+  CHECK(format_fact(true) == "yes");
+  CHECK(format_fact("sm_89"s) == "sm_89");
+}
+
+TEST_CASE("bad placeholders fail at load time", "[rules]") {
+  CHECK(load_error(doc_with({"gpu.ecc", "==", true}, {{"warning", "{gpu.vram} GB"}})) ==
+        "rules.json: rules[0].effects.warning: unknown fact '{gpu.vram}' in the text "
+        "(did you mean gpu.vram_gb?)");
+  CHECK_THAT(load_error(doc_with({"gpu.ecc", "==", true}, {{"note", "oops {gpu.ecc"}})),
+             Catch::Contains("effects.note: unclosed '{'"));
+  CHECK_THAT(load_error(doc_with({"gpu.ecc", "==", true}, {{"exclude", "{gpu.ecc:pc}"}})),
+             Catch::Contains("effects.exclude: unknown format ':pc'"));
+  CHECK_THAT(load_error(doc_with({"gpu.ecc", "==", true}, {{"note", "a } b"}})),
+             Catch::Contains("stray '}'"));
+}
+
+TEST_CASE("apply_rules collects messages, sums scores and keeps the first exclusion", "[rules]") {
+  const json doc = json::parse(R"({"rules": [
+    {"id": "a", "fact": "f", "source": "https://a", "when": ["gpu.ecc", "==", false],
+     "effects": {"warning": "{gpu.vram_gb} GB", "score": {"compute": -10, "ecosystem": -5}}},
+    {"id": "b", "fact": "f", "when": ["config.count", ">", 1],
+     "effects": {"note": "n", "exclude": "first", "score": {"compute": -1, "budget": 2}}},
+    {"id": "c", "fact": "f", "when": ["config.count", ">", 5], "effects": {"exclude": "never"}},
+    {"id": "d", "fact": "f", "when": ["gpu.vram_gb", ">", 1], "effects": {"exclude": "second"}}
+  ]})");
+  const RuleOutcome out = apply_rules(parse_rules(doc, "t"), kFacts);
+  CHECK(out.fired == std::vector<std::string>{"a", "b", "d"});
+  REQUIRE(out.warnings.size() == 1);
+  CHECK(out.warnings[0].rule_id == "a");
+  CHECK(out.warnings[0].text == "24 GB");
+  CHECK(out.warnings[0].source == "https://a");
+  REQUIRE(out.notes.size() == 1);
+  CHECK(out.notes[0].rule_id == "b");
+  CHECK(out.delta == ScoreDelta{-11, 2, -5});
+  CHECK(out.excluded);
+  CHECK(out.exclude_rule == "b");
+  CHECK(out.exclude_reason == "first");
+}
+
+TEST_CASE("malformed facts are a programming error", "[rules]") {
+  RuleSet set = parse_rules(doc_with({"gpu.ecc", "==", true}), "t");
+  CHECK_THROWS_AS(apply_rules(set, {{"gpu.eccc", true}}), std::invalid_argument);
+  CHECK_THROWS_AS(apply_rules(set, {{"gpu.ecc", 1.0}}), std::invalid_argument);
+  CHECK_NOTHROW(check_facts(kFacts));
+}
+
+TEST_CASE("merge replaces rules by id in place, appends new ones, and can disable", "[rules]") {
+  const json base = json::parse(R"({"rules": [
+    {"id": "a", "fact": "f", "when": ["gpu.ecc", "==", false], "effects": {"note": "base a"}},
+    {"id": "b", "fact": "f", "when": ["gpu.ecc", "==", false], "effects": {"note": "base b"}}]})");
+  const json extra = json::parse(R"({"rules": [
+    {"id": "c", "fact": "f", "when": ["gpu.ecc", "==", false], "effects": {"note": "new c"}},
+    {"id": "a", "fact": "f", "when": ["gpu.ecc", "==", false], "effects": {"note": "user a"}},
+    {"id": "b", "disabled": true}]})");
+  RuleSet set = parse_rules(base, "base");
+  merge_rules(set, parse_rules(extra, "mine.json"));
+  REQUIRE(set.rules.size() == 3);
+  CHECK(set.rules[0].id == "a");
+  CHECK(set.rules[0].origin == "mine.json");
+  CHECK(set.rules[2].id == "c");
+  const RuleOutcome out = apply_rules(set, kFacts);
+  CHECK(out.fired == std::vector<std::string>{"a", "c"});
+  CHECK(out.notes.at(0).text == "user a");
+}
+
+TEST_CASE("load_rules merges user files and names the file at fault", "[rules]") {
+  const std::string path = "/tmp/gpusel_rules_test_user.json";
+  auto write = [&](const std::string& text) { std::ofstream(path) << text; };
+  write(R"({"rules": [{"id": "team-no-consumer", "fact": "policy",
+    "when": ["gpu.segment", "==", "consumer"], "effects": {"exclude": "team policy"}}]})");
+  const RuleSet set = load_rules("", {path});
+  REQUIRE(set.find("team-no-consumer") != nullptr);
+  CHECK(set.rules.size() > 1);  // the embedded rules are still there
+  write(R"({"rules": [{"id": "x", "fact": "f", "when": ["gpu.vrm_gb", ">", 1],
+    "effects": {"note": "n"}}]})");
+  CHECK_THROWS_WITH(load_rules("", {path}),
+                    path +
+                        ": rules[0].when[0]: unknown fact 'gpu.vrm_gb' (did you mean "
+                        "gpu.vram_gb?)");
+  write("{\"rules\": [\n  {\"id\": \"x\",}\n]}");
+  CHECK_THROWS_WITH(load_rules("", {path}), Catch::StartsWith(path + ":2:"));
+  std::remove(path.c_str());
+  CHECK_THROWS_AS(load_rules("", {path}), Error);
+}
