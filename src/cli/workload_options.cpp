@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "gpusel/memory/param_count.hpp"
 #include "gpusel/data/data_source.hpp"
 #include "gpusel/base/error.hpp"
 #include "gpusel/json/json_source.hpp"

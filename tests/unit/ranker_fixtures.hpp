@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "gpusel/memory/param_count.hpp"
 #include "gpusel/data/catalog.hpp"
 #include "gpusel/data/data_source.hpp"
 #include "gpusel/json/embedded.hpp"

@@ -1,6 +1,6 @@
 #pragma once
-// Model architectures: presets from data/models.json (see /notes model_record.md and
-// data/schema/models.schema.json) and typical architectures for a bare parameter count.
+// Model architectures: presets from data/models.json (data/schema/models.schema.json) and
+// the parameter counts their shapes imply.
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -41,16 +41,6 @@ struct ModelArch {
   std::string source, as_of, notes;
 };
 
-struct ParamCount {
-  double total = 0;
-  double active = 0;  // equals total for dense models
-};
-
-// "7B" "7b" "1.5B" "350M" "0.5T" "7e9" "7000000000" "8x7B" "30B-A3B". Anything else
-// (including zero, negative, non-finite and overflowing values) throws Error(usage)
-// quoting the input and listing the accepted forms.
-ParamCount parse_param_count(std::string_view text);
-
 // Parameter counts computed from the shape: every matrix, embedding, bias and norm.
 // total: all parameters; active: those used per token (MoE: routed experts counted
 // `active` times, not `experts` times); linear: matrices inside the blocks (what
@@ -59,11 +49,6 @@ struct ArchParams {
   double total = 0, active = 0, linear = 0, embedding = 0, lm_head = 0;
 };
 ArchParams arch_params(const ModelArch& m);
-
-// A Llama-style dense (or MoE, when active < total) architecture whose parameter count
-// matches `count`: widths from the Llama 2/3 family's ratios, documented in the
-// returned notes. Used for a bare --params; the estimate's band is wider for it.
-ModelArch typical_arch(const ParamCount& count);
 
 // Parses data/models.json's document; Error(data) naming origin and record on a bad field.
 std::vector<ModelArch> parse_models(const nlohmann::json& doc, const std::string& origin);

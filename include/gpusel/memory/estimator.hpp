@@ -33,9 +33,6 @@ struct Estimate {
 // Throws Error(usage) for workloads `validate` rejects.
 Estimate estimate(const Workload& w);
 
-// A constant of data/constants.json (embedded); Error(data) when missing.
-double estimator_constant(std::string_view name);
-
 // Whether `count` cards can split the workload: always for FSDP/ZeRO training (they shard
 // parameters); under tensor parallelism (inference, or --shard tp) only when the count
 // divides the attention heads, as vLLM, TensorRT-LLM and Megatron require.

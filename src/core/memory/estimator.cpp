@@ -1,33 +1,10 @@
 #include "gpusel/memory/estimator.hpp"
 
-#include <map>
-#include <mutex>
-
 #include "estimator_parts.hpp"
-#include "gpusel/json/embedded.hpp"
 #include "gpusel/base/error.hpp"
-#include "gpusel/json/json_source.hpp"
 
 namespace gpusel {
 namespace {
-
-const std::map<std::string, double, std::less<>>& constants() {
-  static const auto table = [] {
-    const std::string origin = "data/constants.json";
-    const auto doc = parse_located(embedded_text(origin), origin).doc;
-    std::map<std::string, double, std::less<>> out;
-    if (!doc.contains("constants") || !doc["constants"].is_object())
-      throw data_error(origin + ": expected a \"constants\" object");
-    for (const auto& [name, c] : doc["constants"].items()) {
-      if (!c.is_object() || !c.contains("value") || !c["value"].is_number() ||
-          !c.contains("source") || !c.contains("unit"))
-        throw data_error(origin + ": constant '" + name + "' needs value, unit and source");
-      out[name] = c["value"].get<double>();
-    }
-    return out;
-  }();
-  return table;
-}
 
 double sum_except(const std::vector<Component>& parts, std::string_view a, std::string_view b) {
   double total = 0;
@@ -38,11 +15,11 @@ double sum_except(const std::vector<Component>& parts, std::string_view a, std::
 
 void add_overheads(std::vector<Component>& parts) {
   const double allocated = sum_except(parts, "", "");
-  const double frac = estimator_constant("allocator_overhead_fraction");
+  const double frac = data_constant("allocator_overhead_fraction");
   parts.push_back({"allocator_overhead", allocated * frac,
                    detail::gb(allocated) + " allocated x " + detail::num(frac) +
                        " (caching-allocator fragmentation)"});
-  const double ctx = estimator_constant("cuda_context_bytes");
+  const double ctx = data_constant("cuda_context_bytes");
   parts.push_back({"cuda_context", ctx, detail::gb(ctx) + " per GPU (lazy module loading)"});
 }
 
@@ -99,14 +76,6 @@ void describe(const Workload& w, const detail::Setup& s, std::vector<std::string
 bool tensor_parallel_splits(const Workload& w, int count) {
   const bool tensor_parallel = !is_training(w.mode) || w.shard == Shard::tp;
   return !tensor_parallel || w.model.heads <= 0 || w.model.heads % count == 0;
-}
-
-double estimator_constant(std::string_view name) {
-  const auto& t = constants();
-  auto it = t.find(name);
-  if (it == t.end())
-    throw data_error("data/constants.json: no constant '" + std::string(name) + "'");
-  return it->second;
 }
 
 Estimate estimate(const Workload& w) {

@@ -53,13 +53,13 @@ double layer_bytes(const Setup& s, double seq) {
   const Keeps k = keeps(s);
   const double cb = s.cb, tp = s.shard == Shard::tp ? s.n : 1;
   const bool gpt_style = m.norm == "layernorm";  // BERT/GPT-2 blocks train with dropout
-  double b = 2 * estimator_constant("norm_saved_bytes") * d.h;
+  double b = 2 * data_constant("norm_saved_bytes") * d.h;
   if (k.norm_out) b += 2 * cb * d.h;
   if (k.attn_in) b += cb * d.h;
   if (s.w.flash_attn) {
     b += cb * (2 * d.q + 2 * d.kv) / tp;  // q, k, v and the output (+ logsumexp)
   } else {
-    const double sm = estimator_constant("softmax_saved_bytes");
+    const double sm = data_constant("softmax_saved_bytes");
     double probs = sm + (cb < sm ? cb : 0);
     if (gpt_style) probs += 1 + sm;  // dropout mask and output
     b += (cb * (d.q + 2 * d.kv) + m.heads * seq * probs) / tp;
@@ -71,7 +71,7 @@ double layer_bytes(const Setup& s, double seq) {
   if (k.mlp_out) b += cb * d.i / tp;
   if (gpt_style) b += 2 * d.h;  // hidden dropout masks
   if (s.adapters) {             // LoRA dropout: a dropped copy of each adapted input + mask
-    const double per = cb + estimator_constant("lora_dropout_mask_bytes");
+    const double per = cb + data_constant("lora_dropout_mask_bytes");
     const LoraPlacement& l = k.lora;
     b += per *
          ((l.q + l.k + l.v) * d.h + l.o * d.q + l.mlp_in * (gated ? 2 : 1) * d.h + l.mlp_out * d.i);
@@ -89,7 +89,7 @@ void add_activations(const Setup& s, std::vector<Component>& out) {
   const double tokens = double(w.batch) * tokens_per_sample(w);
   const double per_layer = layer_bytes(s, tokens_per_sample(w));
   const int layers = layers_with_grad(s);
-  const double head = (estimator_constant("norm_saved_bytes") + s.cb) * w.model.hidden;
+  const double head = (data_constant("norm_saved_bytes") + s.cb) * w.model.hidden;
   double per_token = 0;
   std::string f;
   if (w.grad_ckpt) {
@@ -110,7 +110,7 @@ void add_logits(const Setup& s, std::vector<Component>& out) {
   if (w.model.kind != "decoder" || w.model.vocab <= 0) return;
   const double tokens = double(w.batch) * w.seq_len;
   const double tp = s.shard == Shard::tp ? s.n : 1;
-  const double per = w.loss == Loss::full ? s.cb + estimator_constant("loss_fp32_bytes") : s.cb;
+  const double per = w.loss == Loss::full ? s.cb + data_constant("loss_fp32_bytes") : s.cb;
   const std::string what = w.loss == Loss::full ? " B (16-bit logits + fp32 loss and gradient)"
                                                 : " B (16-bit logits; fp32 work chunk by chunk)";
   out.push_back({"logits", tokens * double(w.model.vocab) * per / tp,
@@ -153,7 +153,7 @@ void add_kv(const Setup& s, std::vector<Component>& out) {
   const double div = kv_divisor(s);
   if (div > 1) f += " / " + num(div);
   // Eager attention grows the cache by concatenation: old and new blocks coexist.
-  const double copies = s.w.flash_attn ? 1 : estimator_constant("eager_kv_copies");
+  const double copies = s.w.flash_attn ? 1 : data_constant("eager_kv_copies");
   if (copies > 1) f += " x " + num(copies) + " (eager: concatenated cache)";
   out.push_back({"kv_cache", tokens * per_token * copies / div, f});
 }
@@ -171,10 +171,10 @@ void add_prefill(const Setup& s, std::vector<Component>& out) {
                   num(attn) + ", MLP " + num(mlp) + ")";
   if (!w.flash_attn) {
     const double scores = double(w.batch) * w.model.heads / tp * p * p *
-                          (estimator_constant("softmax_saved_bytes") + s.cb);
+                          (data_constant("softmax_saved_bytes") + s.cb);
     bytes += scores;
     f += " + eager scores " + num(w.batch) + " x " + std::to_string(w.model.heads) + " heads x " +
-         num(p) + "^2 x " + num(estimator_constant("softmax_saved_bytes") + s.cb) + " B";
+         num(p) + "^2 x " + num(data_constant("softmax_saved_bytes") + s.cb) + " B";
   }
   if (w.model.kind == "decoder" && w.model.vocab > 0) {  // logits of the last position only
     bytes += double(w.batch) * double(w.model.vocab) * (s.cb + 4);

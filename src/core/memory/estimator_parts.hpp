@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "gpusel/data/constants.hpp"
 #include "gpusel/memory/estimator.hpp"
 
 namespace gpusel::detail {

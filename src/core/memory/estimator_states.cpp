@@ -110,7 +110,7 @@ namespace {
 double linear_bytes(const Setup& s) {
   const Workload& w = s.w;
   if (w.mode == Mode::qlora && !is_quantized(w.precision))
-    return estimator_constant("nf4_bits_per_param") / 8;  // qlora: NF4 base by default
+    return data_constant("nf4_bits_per_param") / 8;  // qlora: NF4 base by default
   return bytes_per_value(w.precision);
 }
 
@@ -118,7 +118,7 @@ double other_bytes(const Setup& s) {
   // Embeddings, LM head and norms stay 16-bit in quantized and fp8 models; QLoRA recipes
   // (PEFT's prepare_model_for_kbit_training) upcast them to fp32 for training.
   const Precision p = s.w.precision;
-  if (s.quantized && s.adapters) return estimator_constant("kbit_prep_other_bytes");
+  if (s.quantized && s.adapters) return data_constant("kbit_prep_other_bytes");
   if (s.quantized || p == Precision::fp8) return 2;
   return bytes_per_value(p);
 }
@@ -138,7 +138,7 @@ void add_weights(const Setup& s, std::vector<Component>& out) {
     f += " / " + std::to_string(s.n) + " GPUs";
   }
   if (s.shards_params()) {
-    const double layers = estimator_constant("checkpoint_gathered_layers");
+    const double layers = data_constant("checkpoint_gathered_layers");
     bytes += layers * s.layer_params * 2;
     f += " + " + num(layers) + " gathered layers x " + num(s.layer_params) + " x 2 B";
     if (w.offload == Offload::params) {
@@ -157,12 +157,12 @@ void add_quant_state(const Setup& s, std::vector<Component>& out) {
   double per_param = 0;
   std::string f;
   if (int8) {
-    per_param = estimator_constant("int8_row_scale_bytes") / w.model.hidden;
-    f = num(s.p.linear) + " linear x " + num(estimator_constant("int8_row_scale_bytes")) +
+    per_param = data_constant("int8_row_scale_bytes") / w.model.hidden;
+    f = num(s.p.linear) + " linear x " + num(data_constant("int8_row_scale_bytes")) +
         " B per row / hidden " + std::to_string(w.model.hidden);
   } else {
-    const double bits = estimator_constant(w.double_quant ? "nf4_double_quant_bits_per_param"
-                                                          : "nf4_absmax_bits_per_param");
+    const double bits = data_constant(w.double_quant ? "nf4_double_quant_bits_per_param"
+                                                     : "nf4_absmax_bits_per_param");
     per_param = bits / 8;
     f = num(s.p.linear) + " linear x " + num(bits) + " bit / 8" +
         (w.double_quant ? " (NF4 absmax, double-quantized)" : " (NF4 fp32 absmax per 64)");
@@ -175,7 +175,7 @@ void add_quant_state(const Setup& s, std::vector<Component>& out) {
 
 void add_lora(const Setup& s, std::vector<Component>& out) {
   if (!s.adapters) return;
-  const double b = estimator_constant("lora_param_bytes");
+  const double b = data_constant("lora_param_bytes");
   double bytes = s.lora_params * b;
   std::string f = num(s.lora_params) + " adapter params (rank " + std::to_string(s.w.lora_rank) +
                   ", " + to_string(s.w.lora_targets) + ") x " + num(b) + " B";
@@ -192,7 +192,7 @@ void add_lora(const Setup& s, std::vector<Component>& out) {
 // Bytes of one gradient / optimizer state value of the trainable parameters.
 double trained_value_bytes(const Setup& s, bool for_grads) {
   const Workload& w = s.w;
-  if (s.adapters) return estimator_constant("lora_param_bytes");
+  if (s.adapters) return data_constant("lora_param_bytes");
   // DeepSpeed ZeRO/FSDP reduce 16-bit gradients; torch AMP accumulates them into fp32 params.
   if (w.amp) return (for_grads && s.shards_states()) ? 2 : 4;
   return bytes_per_value(w.precision);
@@ -210,7 +210,7 @@ void add_gradients(const Setup& s, std::vector<Component>& out) {
     bytes /= s.n;
     f += " / " + std::to_string(s.n) + " GPUs";
   } else if (s.shard == Shard::ddp) {
-    bytes *= 1 + estimator_constant("ddp_bucket_copy");
+    bytes *= 1 + data_constant("ddp_bucket_copy");
     f += " x 2 (DDP bucket copy)";
   }
   out.push_back({"gradients", bytes, f});
@@ -220,14 +220,14 @@ double optimizer_bytes_per_param(const Setup& s, double b, std::string& how) {
   switch (s.w.optimizer) {
     case Optimizer::adamw:
       how = "AdamW 2 states x " + num(b) + " B";
-      return estimator_constant("adam_states") * b;
+      return data_constant("adam_states") * b;
     case Optimizer::adamw_8bit:
     case Optimizer::paged_adamw_8bit:
       how = "8-bit AdamW";
-      return estimator_constant("adam_8bit_bytes_per_param");
+      return data_constant("adam_8bit_bytes_per_param");
     case Optimizer::sgd:
       how = "SGD momentum x " + num(b) + " B";
-      return estimator_constant("sgd_states") * b;
+      return data_constant("sgd_states") * b;
     case Optimizer::adafactor:
       // Factored second moment: a row and a column vector per matrix, no momentum.
       how = "Adafactor factored 4 B x 2/hidden";
@@ -261,7 +261,7 @@ void add_optimizer(const Setup& s, std::vector<Component>& out) {
 void add_master(const Setup& s, std::vector<Component>& out) {
   const Workload& w = s.w;
   if (!w.amp || s.adapters || s.trainable <= 0) return;
-  const double b = estimator_constant("master_weight_bytes");
+  const double b = data_constant("master_weight_bytes");
   double bytes = s.trainable * b;
   std::string f = num(s.trainable) + " trainable x " + num(b) + " B (fp32 master)";
   if (w.offload != Offload::none) {

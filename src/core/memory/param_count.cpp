@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "gpusel/base/error.hpp"
-#include "gpusel/data/models.hpp"
+#include "gpusel/memory/param_count.hpp"
 
 namespace gpusel {
 namespace {

@@ -1,3 +1,4 @@
+#include "gpusel/memory/param_count.hpp"
 #include "gpusel/data/models.hpp"
 
 #include <catch2/catch.hpp>

@@ -1,3 +1,4 @@
+#include "gpusel/memory/param_count.hpp"
 #include "gpusel/memory/estimator.hpp"
 
 #include <catch2/catch.hpp>
@@ -5,6 +6,7 @@
 
 #include "estimator_fixtures.hpp"
 #include "gpusel/base/error.hpp"
+#include "gpusel/data/constants.hpp"
 
 using namespace gpusel;
 using test_models::on;
@@ -216,7 +218,7 @@ TEST_CASE("impossible workloads are usage errors") {
 }
 
 TEST_CASE("every constant the estimator uses has a value") {
-  CHECK(estimator_constant("cuda_context_bytes") > 0);
-  CHECK(estimator_constant("allocator_overhead_fraction") > 0);
-  CHECK_THROWS_AS(estimator_constant("no_such_constant"), Error);
+  CHECK(data_constant("cuda_context_bytes") > 0);
+  CHECK(data_constant("allocator_overhead_fraction") > 0);
+  CHECK_THROWS_AS(data_constant("no_such_constant"), Error);
 }

@@ -2,12 +2,12 @@
 #include <fmt/format.h>
 #include <cmath>
 
-#include "gpusel/cost/cost.hpp"
-#include "gpusel/data/data_source.hpp"
-#include "gpusel/json/embedded.hpp"
 #include "gpusel/base/error.hpp"
-#include "gpusel/json/json_schema.hpp"
+#include "gpusel/data/data_source.hpp"
+#include "gpusel/data/ownership.hpp"
 #include "gpusel/data/validate.hpp"
+#include "gpusel/json/embedded.hpp"
+#include "gpusel/json/json_schema.hpp"
 
 namespace gpusel {
 namespace {

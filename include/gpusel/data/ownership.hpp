@@ -1,0 +1,38 @@
+#pragma once
+// Owning-cost defaults (data/ownership.json: host system, GPUs per host, resale after a year,
+// per catalog segment) and electricity prices (data/kwh_prices.json), parsed and checked.
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "gpusel/data/cloud.hpp"
+
+namespace gpusel {
+
+struct HostClass {
+  Figure cost;  // USD per host, GPUs excluded
+  int gpus_per_host = 1;
+  std::string gpus_per_host_source;
+  Figure residual_1y;  // share of the purchase price left after 12 months
+};
+
+struct Ownership {
+  std::string origin, reviewed;
+  std::map<std::string, HostClass> hosts;                          // by catalog segment
+  const HostClass& for_segment(const std::string& segment) const;  // Error(data) if absent
+};
+
+// Checks the document against data/schema/ownership.schema.json and low <= value <= high;
+// Error(data) naming origin and the first problem.
+Ownership parse_ownership(const nlohmann::json& doc, const std::string& origin);
+Ownership load_ownership(const std::string& path);  // "" = the embedded file
+
+struct KwhPrice {
+  std::string currency, region, as_of, source;
+  double per_kwh = 0;
+};
+std::vector<KwhPrice> parse_kwh_prices(const nlohmann::json& doc, const std::string& origin);
+std::vector<KwhPrice> load_kwh_prices();  // the embedded file
+
+}  // namespace gpusel

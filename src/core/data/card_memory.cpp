@@ -1,0 +1,91 @@
+#include "gpusel/data/card_memory.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+
+#include "gpusel/base/error.hpp"
+#include "gpusel/base/text.hpp"
+#include "gpusel/data/constants.hpp"
+
+namespace gpusel {
+namespace {
+
+[[noreturn]] void bad_reserve(std::string_view text) {
+  throw usage_error("invalid --reserve '" + std::string(text) +
+                    "' (expected a share like 10% or 0.1, or an amount like 2GB, 1.5GiB, 512MiB)");
+}
+
+double unit_scale(std::string_view unit) {
+  const std::string u = to_lower(unit);
+  if (u == "gb" || u == "g") return 1e9;
+  if (u == "gib") return 1073741824.0;
+  if (u == "mb" || u == "m") return 1e6;
+  if (u == "mib") return 1048576.0;
+  return 0;
+}
+
+}  // namespace
+
+Reserve parse_reserve(std::string_view text) {
+  double v = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || text.empty() || text.front() == '-' || !std::isfinite(v))
+    bad_reserve(text);
+  const std::string_view unit(end, std::size_t(text.data() + text.size() - end));
+  Reserve r;
+  if (unit == "%") {
+    if (v >= 100) bad_reserve(text);
+    r.fraction = v / 100;
+  } else if (unit.empty()) {
+    if (v >= 1) bad_reserve(text);  // a bare number is a share; amounts need a unit
+    r.fraction = v;
+  } else if (double s = unit_scale(unit); s > 0) {
+    r.fraction = 0;
+    r.bytes = v * s;
+  } else {
+    bad_reserve(text);
+  }
+  return r;
+}
+
+std::string describe(const Reserve& r) {
+  char buf[64];
+  if (r.fraction < 0) return describe(Reserve{data_constant("default_reserve_fraction")});
+  if (r.fraction > 0 || r.bytes <= 0)
+    std::snprintf(buf, sizeof buf, "%g%% of VRAM", r.fraction * 100);
+  else
+    std::snprintf(buf, sizeof buf, "%.2f GB", r.bytes / 1e9);
+  return buf;
+}
+
+Reserve default_reserve(const Gpu& gpu) {
+  // macOS lets the GPU wire only part of unified memory; discrete cards lose the engines'
+  // customary 10 % (K2).
+  return Reserve{data_constant(gpu.unified_memory ? "unified_memory_reserve_fraction"
+                                                  : "default_reserve_fraction")};
+}
+
+bool gddr_ecc_on(const Gpu& gpu) {
+  // Datacenter GDDR cards ship with ECC on, and GDDR keeps its check bits in the same chips
+  // (HBM has side-band ECC and loses nothing).
+  return gpu.ecc && gpu.segment == "datacenter" && gpu.memory_type.rfind("GDDR", 0) == 0;
+}
+
+double vram_bytes(const Gpu& gpu) {
+  // Marketed GPU memory is binary: a "24 GB" card has 24576 MiB, an "80 GB" one reports
+  // 79.15 GiB to the framework (constants.json vram_gb_unit).
+  const double ecc = gddr_ecc_on(gpu) ? data_constant("gddr_ecc_fraction") : 0.0;
+  return gpu.vram_gb * data_constant("vram_gb_unit") * (1 - ecc);
+}
+
+double usable_bytes(const Gpu& gpu, const Reserve& given) {
+  const Reserve reserve = given.fraction < 0 ? default_reserve(gpu) : given;
+  const double vram = vram_bytes(gpu);
+  const double kept =
+      reserve.fraction > 0 || reserve.bytes <= 0 ? vram * reserve.fraction : reserve.bytes;
+  return std::max(0.0, vram - kept);
+}
+
+}  // namespace gpusel

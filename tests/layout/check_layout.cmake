@@ -1,0 +1,40 @@
+# The core is a one-way pipeline: a stage may include its own headers and those of the
+# stages before it, never a later one. Run by ctest (layout/one-way); fails naming the file,
+# the include and both stages.
+#   cmake -DROOT=<source dir> -P check_layout.cmake
+set(STAGES base json data memory speed rank cost answer)
+
+set(bad "")
+foreach(stage IN LISTS STAGES)
+  list(FIND STAGES ${stage} own)
+  file(GLOB_RECURSE files ${ROOT}/src/core/${stage}/*.cpp ${ROOT}/src/core/${stage}/*.hpp
+       ${ROOT}/include/gpusel/${stage}/*.hpp)
+  foreach(f IN LISTS files)
+    file(STRINGS ${f} lines REGEX "^#include \"")
+    foreach(line IN LISTS lines)
+      string(REGEX MATCH "^#include \"(gpusel/)?([a-z_]+)/" m "${line}")
+      if(NOT m)
+        continue()
+      endif()
+      set(target ${CMAKE_MATCH_2})
+      list(FIND STAGES ${target} other)
+      if(other EQUAL -1)
+        continue()  # not a stage folder (e.g. a system or third-party path)
+      endif()
+      if(other GREATER own)
+        file(RELATIVE_PATH rel ${ROOT} ${f})
+        string(APPEND bad "  ${rel} (${stage}) includes ${target}: ${line}\n")
+      endif()
+    endforeach()
+  endforeach()
+endforeach()
+# Every core source lives in a stage folder: nothing left loose in src/core.
+file(GLOB loose ${ROOT}/src/core/*.cpp ${ROOT}/src/core/*.hpp ${ROOT}/include/gpusel/*.hpp)
+foreach(f IN LISTS loose)
+  file(RELATIVE_PATH rel ${ROOT} ${f})
+  string(APPEND bad "  ${rel} is outside the stage folders\n")
+endforeach()
+if(bad)
+  message(FATAL_ERROR "includes pointing up the pipeline (${STAGES}):\n${bad}")
+endif()
+message(STATUS "one-way includes: ok")
