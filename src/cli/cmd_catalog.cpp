@@ -3,8 +3,8 @@
 
 #include "cli/context.hpp"
 #include "cli/render.hpp"
+#include "gpusel/answer/answers.hpp"
 #include "gpusel/base/error.hpp"
-#include "gpusel/base/text.hpp"
 
 namespace gpusel::cli {
 namespace {
@@ -23,12 +23,9 @@ std::string link(const Gpu& g) {
   return g.interconnect.kind + " " + fixed(g.interconnect.bandwidth_gbs, 0);
 }
 
-// The price a buyer would pay today: the newest dated entry, whatever its kind.
-std::string latest_price(const Gpu& g) {
-  if (g.prices.empty()) return "-";
-  auto it = std::max_element(g.prices.begin(), g.prices.end(),
-                             [](const Price& a, const Price& b) { return a.as_of < b.as_of; });
-  return fixed(it->amount, 0) + " " + it->currency + " " + it->kind;
+std::string latest_price_text(const Gpu& g) {
+  const Price* p = latest_price(g);
+  return p ? fixed(p->amount, 0) + " " + p->currency + " " + p->kind : "-";
 }
 
 Table gpu_table(const std::vector<const Gpu*>& gpus) {
@@ -50,24 +47,18 @@ Table gpu_table(const std::vector<const Gpu*>& gpus) {
     t.rows.push_back({g->id, g->name, g->vendor, g->segment, fixed(g->vram_gb, 0), g->memory_type,
                       fixed(g->bandwidth_gbs, 0), opt(g->bf16_tflops_dense, 1),
                       fixed(g->fp32_tflops, 1), fixed(g->tdp_w, 0), link(*g), g->ecosystem,
-                      latest_price(*g)});
+                      latest_price_text(*g)});
   return t;
-}
-
-bool matches(const Gpu& g, const ListArgs& a) {
-  return (a.vendor.empty() || to_lower(a.vendor) == g.vendor) &&
-         (a.segment.empty() || to_lower(a.segment) == g.segment) && g.vram_gb >= a.min_vram;
 }
 
 int run_list(Context& ctx, const ListArgs& a) {
   const Format f = parse_format(a.format);
-  std::vector<const Gpu*> picked;
-  for (const auto& g : ctx.catalog().gpus)
-    if (matches(g, a)) picked.push_back(&g);
+  const CatalogListAnswer ans = list_gpus(ctx.catalog(), {a.vendor, a.segment, a.min_vram});
+  const auto& picked = ans.gpus;
   Output o;
   o.table = gpu_table(picked);
-  o.after = std::to_string(picked.size()) + " of " + std::to_string(ctx.catalog().gpus.size()) +
-            " GPUs (" + ctx.catalog().origin + "); tensor TFLOPS are dense, FP32 accumulate\n";
+  o.after = std::to_string(picked.size()) + " of " + std::to_string(ans.total) + " GPUs (" +
+            ctx.catalog().origin + "); tensor TFLOPS are dense, FP32 accumulate\n";
   o.json = {{"schema_version", 1}, {"count", picked.size()}, {"gpus", nlohmann::json::array()}};
   for (const Gpu* g : picked) o.json["gpus"].push_back(g->raw);
   emit(*ctx.out, o, f);

@@ -2,14 +2,14 @@
 #include "cli/cmd_cost.hpp"
 
 #include <fmt/format.h>
-#include <chrono>
 #include <cstdlib>
 
 #include "cli/render.hpp"
-#include "gpusel/cost/cost.hpp"
-#include "gpusel/json/embedded.hpp"
 #include "gpusel/base/error.hpp"
+#include "gpusel/base/text.hpp"
+#include "gpusel/cost/cost.hpp"
 #include "gpusel/data/validate.hpp"
+#include "gpusel/json/embedded.hpp"
 
 namespace gpusel::cli {
 namespace {
@@ -22,13 +22,6 @@ struct CostArgs {
 std::string env(const char* name) {
   const char* v = std::getenv(name);
   return v ? v : "";
-}
-
-std::string today() {
-  const auto now = std::chrono::floor<std::chrono::days>(std::chrono::system_clock::now());
-  const std::chrono::year_month_day ymd{now};
-  return fmt::format("{:04}-{:02}-{:02}", int(ymd.year()), unsigned(ymd.month()),
-                     unsigned(ymd.day()));
 }
 
 // "1500", "1500 USD", "¥12000": an amount in the session currency unless it names another.
@@ -197,7 +190,7 @@ int run_cost(Context& ctx, CostArgs& a) {
                                   : normalise_currency(a.currency);
   if (!a.as_of.empty() && !is_date(a.as_of))
     throw usage_error("--as-of '" + a.as_of + "' is not a date (YYYY-MM-DD)");
-  q.today = a.as_of.empty() ? today() : a.as_of;
+  q.today = a.as_of.empty() ? today_iso() : a.as_of;
   const Rates rates = embedded_rates();
   if (!a.card_price.empty()) q.card_price = amount_in(a.card_price, q.currency, rates);
   if (!a.host_cost.empty()) q.host_cost = amount_in(a.host_cost, q.currency, rates);

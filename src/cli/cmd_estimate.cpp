@@ -102,11 +102,11 @@ std::string changes_text(const FitResult& r) {
   return out;
 }
 
-json fit_json(const FitResult& r, const Gpu& g, int count, const Reserve& res) {
+json fit_json(const FitResult& r, const Gpu& g, int count) {
   json j{{"schema_version", 1},
          {"gpu", g.id},
          {"count", count},
-         {"reserve", describe(res.fraction < 0 ? default_reserve(g) : res)},
+         {"reserve", describe(r.reserve)},
          {"usable_bytes", r.usable_bytes},
          {"fits", r.fits},
          {"requested", estimate_json(r.requested)},
@@ -128,11 +128,10 @@ int run_fit(Context& ctx, const FitArgs& a) {
   const FitResult r = fit(w, g, a.count, res);
   Output o;
   o.before = headline(w) + "on " + std::to_string(a.count) + " x " + g.name + " (" +
-             fixed(g.vram_gb, 0) + " GB, reserve " +
-             describe(res.fraction < 0 ? default_reserve(g) : res) + ")\n";
+             fixed(g.vram_gb, 0) + " GB, reserve " + describe(r.reserve) + ")\n";
   o.table = fit_table(r, w);
   o.after = changes_text(r);
-  o.json = fit_json(r, g, a.count, res);
+  o.json = fit_json(r, g, a.count);
   emit(*ctx.out, o, f);
   return r.fits ? 0 : static_cast<int>(ExitCode::negative);
 }

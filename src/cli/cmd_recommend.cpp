@@ -4,8 +4,8 @@
 #include "cli/cmd_recommend.hpp"
 #include "cli/recommend_view.hpp"
 #include "cli/rent_view.hpp"
+#include "gpusel/answer/answers.hpp"
 #include "gpusel/base/error.hpp"
-#include "gpusel/memory/fit.hpp"
 
 namespace gpusel::cli {
 namespace {
@@ -45,52 +45,28 @@ nlohmann::json rejected_json(const Ranking& r) {
           {"filtered", x.filtered}};
 }
 
-// Nothing fits: the cheapest configurations that would, were the budget larger, and the K37
-// workload changes that make an affordable card fit.
-std::vector<std::string> remedies(const Session& s, const Catalog& cat, const Ranking& ranking) {
-  std::vector<std::string> out;
-  for (std::size_t i = 0; i < ranking.over_budget.size() && i < 3; ++i) {
-    const Result& r = ranking.over_budget[i];
-    out.push_back(
-        fmt::format("{} fits for {} (over the budget by {})", config_label(r.config),
-                    money(r.price, r.unit_price->currency),
-                    money(r.price - s.request.budget.value_or(0), r.unit_price->currency)));
-  }
-  std::vector<const Gpu*> affordable;
-  for (const auto& g : cat.gpus) {
-    auto p = charge(g, s.request.price, s.rates);
-    if (p && (!s.request.budget || p->amount <= *s.request.budget) &&
-        passes_filters(g, s.request.filters))
-      affordable.push_back(&g);
-  }
-  std::sort(affordable.begin(), affordable.end(),
-            [](const Gpu* a, const Gpu* b) { return a->vram_gb > b->vram_gb; });
-  for (std::size_t i = 0; i < affordable.size() && out.size() < 6; ++i) {
-    const FitResult f = fit(s.request.workload, *affordable[i], 1, s.request.reserve);
-    for (const auto& c : f.changes)
-      if (c.fits && c.workload.gpus == 1) {  // more cards: the ranking already tried those
-        out.push_back(fmt::format("{} makes 1x {} fit ({} of {} GiB)", c.change, affordable[i]->id,
-                                  gib(c.estimate.total_bytes), gib(f.usable_bytes)));
-        break;
-      }
-  }
-  return out;
+// A remedy in words: the purchase over budget, or the change and the card it makes fit.
+std::string remedy_text(const Remedy& r, const std::string& currency) {
+  if (r.kind == Remedy::Kind::over_budget)
+    return fmt::format("{} fits for {} (over the budget by {})", config_label(r.purchase->config),
+                       money(r.purchase->price, currency), money(r.over_by, currency));
+  return fmt::format("{} makes 1x {} fit ({} of {} GiB)", r.change, r.gpu->id, gib(r.need_bytes),
+                     gib(r.usable_bytes));
 }
 
-Output build_output(const Session& s, const Ranking& ranking, const RecommendArgs& a,
-                    const std::vector<std::string>& fixes) {
-  std::vector<Result> top(
-      ranking.results.begin(),
-      ranking.results.begin() + std::min<std::ptrdiff_t>(a.top, ranking.results.size()));
+Output build_output(const Session& s, const RecommendAnswer& ans, const RecommendArgs& a) {
+  const Ranking& ranking = ans.ranking;
+  std::vector<std::string> fixes;
+  for (const auto& r : ans.remedies) fixes.push_back(remedy_text(r, s.request.price.currency));
   Output o;
-  o.before = header_text(s, estimate(s.request.workload), converted_note(s, top));
-  o.table = results_table(top, true, s.request.tokens.has_value());
-  o.after = "\n" + warnings_text(top, 2) + rejected_text(ranking);
+  o.before = header_text(s, ans.one_gpu_need, converted_note(s, ans.converted_prices));
+  o.table = results_table(ans.top, true, s.request.tokens.has_value());
+  o.after = "\n" + warnings_text(ans.top, 2) + rejected_text(ranking);
   if (!fixes.empty()) {
     o.after += "\nNothing fits. What would:\n";
     for (const auto& f : fixes) o.after += "  - " + f + "\n";
   }
-  if (a.rank.explain) o.after += "\n" + explain_text(top, s.request);
+  if (a.rank.explain) o.after += "\n" + explain_text(ans.top, s.request);
   o.json = {{"schema_version", 1},
             {"workload", workload_json(s.request.workload)},
             {"currency", s.request.price.currency},
@@ -104,7 +80,7 @@ Output build_output(const Session& s, const Ranking& ranking, const RecommendArg
             {"rejected", rejected_json(ranking)},
             {"suggestions", fixes}};
   int rank = 0;
-  for (const auto& r : top) o.json["results"].push_back(result_json(r, ++rank));
+  for (const auto& r : ans.top) o.json["results"].push_back(result_json(r, ++rank));
   return o;
 }
 
@@ -113,18 +89,19 @@ int run_recommend(Context& ctx, const RecommendArgs& a) {
   if (a.top < 1) throw usage_error(fmt::format("--top {} must be at least 1", a.top));
   check_rent_args(a.rent, a.rank);
   const Session s = resolve_session(a.rank);
+  const bool clouds = a.rent.rent || a.rent.compare;  // the offers load only when asked for
+  const Sources src{ctx.catalog(), clouds ? &ctx.cloud() : nullptr, s.rules, s.rates};
   if (a.rent.rent) {
-    int fitting = 0;
-    emit(*ctx.out, rent_output(ctx, s, a.rent, a.top, fitting), f);
-    return fitting == 0 ? static_cast<int>(ExitCode::negative) : 0;
+    const RentAnswer ans = rent(src, s.request, rental_request(a.rent), a.top);
+    emit(*ctx.out, rent_output(s, ans, ctx.cloud().origin), f);
+    return ans.ranking.options.empty() ? static_cast<int>(ExitCode::negative) : 0;
   }
-  const Ranking ranking = rank(ctx.catalog(), s.rules, s.rates, s.request);
-  std::vector<std::string> fixes;
-  if (ranking.results.empty()) fixes = remedies(s, ctx.catalog(), ranking);
-  Output o = build_output(s, ranking, a, fixes);
-  if (a.rent.compare) add_compare_rent(o, ctx, s, ranking.results, a.top, a.rent);
+  const RecommendAnswer ans =
+      recommend(src, {s.request, a.top, a.rent.compare, rental_request(a.rent)});
+  Output o = build_output(s, ans, a);
+  if (a.rent.compare) add_compare_rent(o, s, ans);
   emit(*ctx.out, o, f);
-  return ranking.results.empty() ? static_cast<int>(ExitCode::negative) : 0;
+  return ans.ranking.results.empty() ? static_cast<int>(ExitCode::negative) : 0;
 }
 
 }  // namespace

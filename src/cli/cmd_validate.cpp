@@ -1,13 +1,11 @@
 // `gpusel catalog validate`: the CI gate for data files.
 #include <fmt/format.h>
-#include <chrono>
 
 #include "cli/context.hpp"
 #include "cli/render.hpp"
-#include "gpusel/json/embedded.hpp"
+#include "gpusel/answer/answers.hpp"
 #include "gpusel/base/error.hpp"
 #include "gpusel/base/text.hpp"
-#include "gpusel/data/validate.hpp"
 
 namespace gpusel::cli {
 namespace {
@@ -17,13 +15,6 @@ struct ValidateArgs {
   std::string format = "text", as_of;
   bool strict = false;
 };
-
-std::string today() {
-  const auto now = std::chrono::floor<std::chrono::days>(std::chrono::system_clock::now());
-  const std::chrono::year_month_day ymd{now};
-  return fmt::format("{:04}-{:02}-{:02}", int(ymd.year()), unsigned(ymd.month()),
-                     unsigned(ymd.day()));
-}
 
 const char* severity(Severity s) {
   return s == Severity::error ? "error" : s == Severity::warning ? "warning" : "note";
@@ -52,43 +43,25 @@ nlohmann::json diag_json(const Diagnostic& d) {
           {"message", d.message}};
 }
 
-struct Input {
-  std::string name, text;
-};
-
-// No FILE: every embedded data file that has a validator.
-std::vector<Input> inputs(const ValidateArgs& a) {
-  std::vector<Input> in;
-  for (const auto& f : a.files) in.push_back({f, read_file(f)});
-  if (in.empty())
-    for (const char* p : {"data/gpus.json", "data/cloud.json", "data/models.json"})
-      for (const auto& e : embedded_files())
-        if (e.path == p) in.push_back({std::string(p), std::string(e.text)});
-  return in;
-}
-
 int run_validate(Context& ctx, const ValidateArgs& a) {
   if (a.format != "text" && a.format != "json" && a.format != "github")
     throw usage_error("unknown format '" + a.format + "' (use text, json or github)");
   if (!a.as_of.empty() && a.as_of != "reviewed" && !is_date(a.as_of))
     throw usage_error("--as-of '" + a.as_of + "' is not a date (YYYY-MM-DD or 'reviewed')");
-  ValidateOptions opt{a.as_of.empty() ? today() : a.as_of, nullptr};
-  ValidationReport all;
+  std::vector<DataFile> in;
+  for (const auto& f : a.files) in.push_back({f, read_file(f)});
+  const ValidateAnswer ans = validate_data(
+      in, [&ctx]() -> const Catalog& { return ctx.catalog(); }, a.as_of, a.strict);
+  const ValidationReport& all = ans.report;
   nlohmann::json files = nlohmann::json::array();
-  for (const auto& in : inputs(a)) {
-    if (in.text.find("\"offers\"") != std::string::npos) opt.gpus = &ctx.catalog();
-    auto r = validate_document(in.text, in.name, opt);
-    files.push_back({{"file", in.name},
-                     {"errors", r.count(Severity::error)},
-                     {"warnings", r.count(Severity::warning)},
-                     {"notes", r.count(Severity::note)}});
-    all.diagnostics.insert(all.diagnostics.end(), r.diagnostics.begin(), r.diagnostics.end());
-  }
-  const bool ok = all.passed(a.strict);
+  for (const auto& f : ans.files)
+    files.push_back(
+        {{"file", f.name}, {"errors", f.errors}, {"warnings", f.warnings}, {"notes", f.notes}});
+  const bool ok = ans.passed;
   std::string out;
   if (a.format == "json") {
     nlohmann::json j{{"schema_version", 1}, {"passed", ok},
-                     {"strict", a.strict},  {"as_of", opt.as_of},
+                     {"strict", a.strict},  {"as_of", ans.as_of},
                      {"files", files},      {"diagnostics", nlohmann::json::array()}};
     for (const auto& d : all.diagnostics) j["diagnostics"].push_back(diag_json(d));
     out = j.dump(2) + "\n";

@@ -3,10 +3,10 @@
 #include <fmt/format.h>
 #include <cstdlib>
 
-#include "gpusel/memory/param_count.hpp"
-#include "gpusel/json/embedded.hpp"
 #include "gpusel/base/error.hpp"
+#include "gpusel/json/embedded.hpp"
 #include "gpusel/json/json_source.hpp"
+#include "gpusel/memory/param_count.hpp"
 
 namespace gpusel::cli {
 namespace {

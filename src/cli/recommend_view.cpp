@@ -190,11 +190,9 @@ std::string warnings_text(const std::vector<Result>& rs, std::size_t per_result)
   return out.empty() ? "" : "Warnings:\n" + out;
 }
 
-std::string converted_note(const Session& s, const std::vector<Result>& shown) {
-  const bool any = std::any_of(shown.begin(), shown.end(), [](const Result& r) {
-    return r.unit_price && r.unit_price->converted;
-  });
-  return any ? fmt::format("* = converted at the rates of {} (data/rates.json)", s.rates.as_of)
+std::string converted_note(const Session& s, bool converted) {
+  return converted
+             ? fmt::format("* = converted at the rates of {} (data/rates.json)", s.rates.as_of)
              : "";
 }
 

@@ -33,6 +33,6 @@ std::string header_text(const Session& s, const Estimate& one_gpu_need,
                         const std::string& price_note);
 
 // "* = converted at the rates of ..." when a shown price was converted, else "".
-std::string converted_note(const Session& s, const std::vector<Result>& shown);
+std::string converted_note(const Session& s, bool converted);
 
 }  // namespace gpusel::cli

@@ -6,14 +6,9 @@
 
 #include "cli/recommend_view.hpp"
 #include "gpusel/base/error.hpp"
-#include "gpusel/cost/rent.hpp"
 
 namespace gpusel::cli {
 namespace {
-
-RentalRequest request_of(const RentArgs& a) {
-  return {a.hours, a.storage_gb, a.egress_gb, a.storage_price, a.egress_price};
-}
 
 std::string amount(const std::optional<double>& v, const std::string& cur) {
   return v ? money(*v, cur) : "-";
@@ -114,61 +109,52 @@ void check_rent_args(const RentArgs& a, const RankArgs& rank) {
     throw usage_error("storage and egress figures must be >= 0");
 }
 
-// Cloud offers are priced in their own currency (mostly USD): say when they were converted.
-std::string offers_note(const Session& s, const std::vector<RentalOption>& shown) {
-  const bool foreign = std::any_of(shown.begin(), shown.end(), [&](const RentalOption& o) {
-    return o.offer->currency != s.request.price.currency;
-  });
-  return foreign ? fmt::format(
-                       "offer prices converted from their own currency at the rates of {} "
-                       "(data/rates.json)",
-                       s.rates.as_of)
-                 : "";
+RentalRequest rental_request(const RentArgs& a) {
+  return {a.hours, a.storage_gb, a.egress_gb, a.storage_price, a.egress_price};
 }
 
-Output rent_output(Context& ctx, const Session& s, const RentArgs& a, int top, int& fitting) {
+Output rent_output(const Session& s, const RentAnswer& answer, const std::string& cloud_origin) {
   const auto& cur = s.request.price.currency;
-  const RentalRequest rr = request_of(a);
-  const RentalRanking ranking =
-      rank_rentals(ctx.catalog(), ctx.cloud(), s.rules, s.rates, s.request, rr);
-  fitting = static_cast<int>(ranking.options.size());
-  std::vector<RentalOption> shown(
-      ranking.options.begin(),
-      ranking.options.begin() + std::min<std::ptrdiff_t>(top, ranking.options.size()));
+  const RentalRanking& ranking = answer.ranking;
+  const std::optional<double>& hours = answer.hours;
+  // Cloud offers are priced in their own currency (mostly USD): say when they were converted.
+  const std::string converted =
+      answer.converted_prices
+          ? fmt::format(
+                "offer prices converted from their own currency at the rates of {} "
+                "(data/rates.json)",
+                s.rates.as_of)
+          : "";
   Output o;
   o.before =
-      header_text(s, estimate(s.request.workload), offers_note(s, shown)) +
-      (rr.hours           ? fmt::format("Rental: {:g} h per job\n\n", *rr.hours)
+      header_text(s, answer.one_gpu_need, converted) +
+      (hours              ? fmt::format("Rental: {:g} h per job\n\n", *hours)
        : s.request.tokens ? ""
                           : "No --hours or --tokens: ranked by on-demand cost per 1M tokens\n\n");
-  o.table = rent_table(shown, cur);
+  o.table = rent_table(answer.shown, cur);
   o.after = fmt::format(
       "\nConsidered {} offers ({}): {} fit; {} too small, {} excluded by rules, {} filtered. "
       "~ = spot price derived from on-demand.\n",
-      ranking.considered, ctx.cloud().origin, fitting, ranking.too_small, ranking.excluded_by_rule,
-      ranking.filtered);
-  const auto notes = rental_option_notes(shown, ctx.cloud(), rr, ranking.storage_price,
-                                         ranking.egress_price, cur, "");
-  o.after += "Notes:\n" + bullets(notes);
+      ranking.considered, cloud_origin, ranking.options.size(), ranking.too_small,
+      ranking.excluded_by_rule, ranking.filtered);
+  o.after += "Notes:\n" + bullets(answer.notes);
   o.json = {{"schema_version", 1},
             {"workload", workload_json(s.request.workload)},
             {"currency", cur},
-            {"hours", rr.hours ? nlohmann::json(*rr.hours) : nlohmann::json()},
+            {"hours", hours ? nlohmann::json(*hours) : nlohmann::json()},
             {"tokens", s.request.tokens ? nlohmann::json(*s.request.tokens) : nlohmann::json()},
             {"offers", nlohmann::json::array()},
-            {"notes", notes},
+            {"notes", answer.notes},
             {"considered", ranking.considered},
             {"too_small", ranking.too_small},
             {"excluded_by_rule", ranking.excluded_by_rule},
             {"filtered", ranking.filtered}};
-  for (const auto& x : shown) o.json["offers"].push_back(option_json(x, cur));
+  for (const auto& x : answer.shown) o.json["offers"].push_back(option_json(x, cur));
   return o;
 }
 
-void add_compare_rent(Output& o, Context& ctx, const Session& s, const std::vector<Result>& results,
-                      int top, const RentArgs& a) {
+void add_compare_rent(Output& o, const Session& s, const RecommendAnswer& answer) {
   const auto& cur = s.request.price.currency;
-  const RentalRequest rr = request_of(a);
   Table t{{{"#", true},
            {"buy"},
            {"price", true},
@@ -179,46 +165,40 @@ void add_compare_rent(Output& o, Context& ctx, const Session& s, const std::vect
            {"spot", true},
            {"rent = buy after", true}},
           {}};
-  std::vector<RentalOption> rented;
   o.json["compare_rent"] = nlohmann::json::array();
-  for (int i = 0; i < top && i < static_cast<int>(results.size()); ++i) {
-    const Result& b = results[static_cast<std::size_t>(i)];
-    auto r = rent_same_work(b, ctx.cloud(), s.rules, s.rates, s.request, rr);
-    // A plain double (negative: none) rather than optional: GCC 12 at -O2 reports the
-    // optional's payload as maybe-uninitialized here, which -Werror turns into a failure.
-    const double breakeven = r ? rent_hours_to_purchase(b, *r).value_or(-1.0) : -1.0;
+  for (std::size_t i = 0; i < answer.compare_rent.size(); ++i) {
+    const Result& b = answer.top[i];
+    const RentComparison& c = answer.compare_rent[i];
+    const std::string rank = std::to_string(i + 1);
     const std::string price = b.price > 0 ? money(b.price, cur) : "no price";
-    const bool offered = !ctx.cloud().for_gpu(b.config.gpu->id).empty();
+    const auto& r = c.rental;
     if (!r)
-      t.rows.push_back({std::to_string(i + 1), config_label(b.config), price,
-                        offered ? "no offer fits" : "no offer for this GPU", "-", "-", "-", "-",
+      t.rows.push_back({rank, config_label(b.config), price,
+                        c.offered ? "no offer fits" : "no offer for this GPU", "-", "-", "-", "-",
                         "-"});
     else
-      t.rows.push_back({std::to_string(i + 1), config_label(b.config), price, offer_label(*r),
+      t.rows.push_back({rank, config_label(b.config), price, offer_label(*r),
                         fmt::format("{:.0f}", r->eval.tokens_per_s),
                         r->hours ? duration(*r->hours) : "-",
                         r->on_demand_cost ? money(*r->on_demand_cost, cur)
                                           : per_hour(r->on_demand_per_hour, true) + "/h",
                         r->spot_cost ? money(*r->spot_cost, cur)
                                      : per_hour(r->spot_per_hour, r->spot_published) + "/h",
-                        breakeven >= 0 ? duration(breakeven) : "-"});
+                        c.hours_to_purchase ? duration(*c.hours_to_purchase) : "-"});
     o.json["compare_rent"].push_back(
         {{"rank", i + 1},
          {"buy", config_label(b.config)},
          {"buy_price", b.price},
          {"rent", r ? option_json(*r, cur) : nlohmann::json()},
          {"rent_hours_to_purchase",
-          breakeven >= 0 ? nlohmann::json(breakeven) : nlohmann::json()}});
-    if (r) rented.push_back(std::move(*r));
+          c.hours_to_purchase ? nlohmann::json(*c.hours_to_purchase) : nlohmann::json()}});
   }
   o.after +=
       "\nRenting the same work (cheapest offer of the same GPU; \"rent = buy after\": "
       "on-demand hours that cost the purchase price):\n" +
       render_table(t);
-  const auto [storage, egress] = extras_prices(ctx.cloud(), s.rates, cur, rr);
-  const auto notes = rental_option_notes(rented, ctx.cloud(), rr, storage, egress, cur, "");
-  o.after += bullets(notes);
-  o.json["compare_rent_notes"] = notes;
+  o.after += bullets(answer.compare_rent_notes);
+  o.json["compare_rent_notes"] = answer.compare_rent_notes;
 }
 
 }  // namespace gpusel::cli

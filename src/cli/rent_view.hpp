@@ -6,6 +6,7 @@
 #include "cli/context.hpp"
 #include "cli/rank_options.hpp"
 #include "cli/render.hpp"
+#include "gpusel/answer/answers.hpp"
 
 namespace gpusel::cli {
 
@@ -22,11 +23,13 @@ void add_rent_options(CLI::App* cmd, RentArgs& a);
 // Error(usage) for --rent with --compare-rent, --hours with --tokens, or --hours <= 0.
 void check_rent_args(const RentArgs& a, const RankArgs& rank);
 
-// The ranked offers that fit the workload; `fitting` is set to how many did.
-Output rent_output(Context& ctx, const Session& s, const RentArgs& a, int top, int& fitting);
+// The rental request the flags describe.
+RentalRequest rental_request(const RentArgs& a);
 
-// Below a purchase ranking: for each of the first `top` results, renting the same work.
-void add_compare_rent(Output& o, Context& ctx, const Session& s, const std::vector<Result>& results,
-                      int top, const RentArgs& a);
+// The ranked offers that fit the workload; `cloud_origin` names the offers file.
+Output rent_output(const Session& s, const RentAnswer& answer, const std::string& cloud_origin);
+
+// Below a purchase ranking: for each shown result, renting the same work.
+void add_compare_rent(Output& o, const Session& s, const RecommendAnswer& answer);
 
 }  // namespace gpusel::cli

@@ -2,10 +2,10 @@
 
 #include <algorithm>
 
-#include "gpusel/memory/param_count.hpp"
-#include "gpusel/data/data_source.hpp"
 #include "gpusel/base/error.hpp"
+#include "gpusel/data/data_source.hpp"
 #include "gpusel/json/json_source.hpp"
+#include "gpusel/memory/param_count.hpp"
 
 namespace gpusel::cli {
 namespace {

@@ -22,4 +22,7 @@ std::string did_you_mean(std::string_view word, const std::vector<std::string>& 
 
 std::string to_lower(std::string_view s);
 
+// Today's date in UTC as YYYY-MM-DD: what prices are aged against unless --as-of says.
+std::string today_iso();
+
 }  // namespace gpusel

@@ -19,6 +19,7 @@ struct FitChange {
 };
 
 struct FitResult {
+  Reserve reserve;          // the reserve applied: the given one, else the card's default
   double usable_bytes = 0;  // per card
   Estimate requested;       // the workload as given
   bool fits = false;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -67,6 +69,15 @@ std::string to_lower(std::string_view s) {
   std::string out(s);
   for (auto& ch : out) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
   return out;
+}
+
+std::string today_iso() {
+  const auto now = std::chrono::floor<std::chrono::days>(std::chrono::system_clock::now());
+  const std::chrono::year_month_day ymd{now};
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%04d-%02u-%02u", int(ymd.year()), unsigned(ymd.month()),
+                unsigned(ymd.day()));
+  return buf;
 }
 
 }  // namespace gpusel

@@ -46,6 +46,7 @@ FitResult fit(const Workload& given, const Gpu& gpu, int count, const Reserve& r
   Workload w = given;
   w.gpus = count;
   FitResult r;
+  r.reserve = reserve.fraction < 0 ? default_reserve(gpu) : reserve;
   r.usable_bytes = usable_bytes(gpu, reserve);
   r.requested = estimate(w);
   r.fits = r.requested.total_bytes <= r.usable_bytes;

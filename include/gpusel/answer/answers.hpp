@@ -1,0 +1,136 @@
+#pragma once
+// The last stage: one function per command, each returning one answer struct that holds
+// everything the command shows (results, remedies, notes). The CLI parses flags into a
+// request, calls the function and renders the struct; it decides nothing.
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpusel/cost/rent.hpp"
+#include "gpusel/data/validate.hpp"
+#include "gpusel/memory/fit.hpp"
+#include "gpusel/rank/ranker.hpp"
+
+namespace gpusel {
+
+// What the answers read besides the request. `cloud` may be null for commands that rent
+// nothing (check, compare, recommend without --rent/--compare-rent).
+struct Sources {
+  const Catalog& catalog;
+  const Cloud* cloud = nullptr;
+  const RuleSet& rules;
+  const Rates& rates;
+};
+
+// A way out when nothing fits: a purchase over budget, or a workload change that makes an
+// affordable card fit (re-estimated).
+struct Remedy {
+  enum class Kind { over_budget, change };
+  Kind kind = Kind::change;
+  std::optional<Result> purchase;  // over_budget: the configuration, priced
+  double over_by = 0;              // over_budget: price - budget
+  std::string change;              // change: the flags, e.g. "--mode qlora"
+  const Gpu* gpu = nullptr;        // change: the card it makes fit (one card)
+  double need_bytes = 0, usable_bytes = 0;
+};
+
+// --compare-rent: renting the same work as one bought configuration.
+struct RentComparison {
+  std::optional<RentalOption> rental;       // nullopt: no offer fits
+  bool offered = false;                     // the cloud has offers for this GPU at all
+  std::optional<double> hours_to_purchase;  // on-demand hours that cost the purchase
+};
+
+struct RecommendQuery {
+  RankRequest request;
+  int top = 10;
+  bool compare_rent = false;
+  RentalRequest rental;  // with compare_rent
+};
+
+struct RecommendAnswer {
+  Estimate one_gpu_need;                     // the workload on one card, for the header
+  Ranking ranking;                           // everything considered
+  std::vector<Result> top;                   // the first `top` results
+  std::vector<Remedy> remedies;              // only when nothing passes
+  std::vector<RentComparison> compare_rent;  // one per top result, with compare_rent
+  std::vector<std::string> compare_rent_notes;
+  bool converted_prices = false;  // a shown price came through the rates table
+};
+
+RecommendAnswer recommend(const Sources& src, const RecommendQuery& q);
+
+struct RentAnswer {
+  Estimate one_gpu_need;
+  RentalRanking ranking;
+  std::vector<RentalOption> shown;  // the first `top` options
+  std::vector<std::string> notes;
+  std::optional<double> hours;    // the job length asked (--hours), if any
+  bool converted_prices = false;  // a shown offer is priced in another currency
+};
+
+// `recommend --rent`: the cloud offers that fit the workload, cheapest job first.
+RentAnswer rent(const Sources& src, const RankRequest& req, const RentalRequest& rr, int top);
+
+struct CheckAnswer {
+  Result result;
+  bool room = false;                // the need is within usable memory
+  bool fits = false;                // room, and no rule excludes it
+  std::string verdict;              // "fits" | "excluded" | "does not fit"
+  std::optional<FitChange> remedy;  // the first K37 change that fits, when it does not
+};
+
+CheckAnswer check(const Sources& src, const RankRequest& req, const Gpu& gpu, int count);
+
+struct CompareAnswer {
+  Estimate one_gpu_need;
+  std::vector<Result> results;  // in the order asked; cards that do not fit score 0
+  std::vector<bool> fits;       // per result: the need is within usable memory
+  bool converted_prices = false;
+};
+
+CompareAnswer compare(const Sources& src, const RankRequest& req,
+                      const std::vector<const Gpu*>& gpus, int count);
+
+// ---- catalog list / catalog validate ----
+
+struct GpuFilter {
+  std::string vendor, segment;  // "" = any; case-insensitive
+  double min_vram_gb = 0;
+};
+
+struct CatalogListAnswer {
+  std::vector<const Gpu*> gpus;  // those passing the filter, in catalog order
+  std::size_t total = 0;         // cards in the catalog
+};
+
+CatalogListAnswer list_gpus(const Catalog& catalog, const GpuFilter& filter);
+
+// The newest dated price entry of a card, whatever its kind; nullptr when it has none.
+const Price* latest_price(const Gpu& gpu);
+
+struct DataFile {
+  std::string name, text;
+};
+
+struct FileSummary {
+  std::string name;
+  int errors = 0, warnings = 0, notes = 0;
+};
+
+struct ValidateAnswer {
+  ValidationReport report;  // every file's diagnostics, in file order
+  std::vector<FileSummary> files;
+  bool passed = false;
+  std::string as_of;  // the date prices were aged against
+};
+
+// `catalog validate`: each file (none given: the embedded gpus, cloud and models files),
+// recognised by its top-level list; cloud offers are checked against the catalog's GPU ids
+// (loaded only when an offers file is validated). `as_of`: YYYY-MM-DD or "reviewed".
+ValidateAnswer validate_data(std::vector<DataFile> files,
+                             const std::function<const Catalog&()>& catalog,
+                             const std::string& as_of, bool strict);
+
+}  // namespace gpusel

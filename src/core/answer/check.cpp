@@ -1,0 +1,56 @@
+// `check` (one configuration, a yes/no gate) and `compare` (cards side by side).
+#include <algorithm>
+
+#include "gpusel/answer/answers.hpp"
+
+namespace gpusel {
+namespace {
+
+bool fits_memory(const Result& r) { return r.need.total_bytes <= r.usable_bytes; }
+
+// Scores are relative to the best candidate, so a card that cannot run the workload must not
+// set the bar for the others (nor earn points itself).
+void score_fitting(std::vector<Result>& rs, const RankRequest& req) {
+  std::vector<Result> fitting;
+  for (const auto& r : rs)
+    if (fits_memory(r)) fitting.push_back(r);
+  score_results(fitting, req);
+  auto next = fitting.begin();
+  for (auto& r : rs) r.scores = fits_memory(r) ? (next++)->scores : Scores{};
+}
+
+}  // namespace
+
+CheckAnswer check(const Sources& src, const RankRequest& req, const Gpu& gpu, int count) {
+  CheckAnswer a;
+  const Config c = make_config(gpu, count, req.workload);
+  a.result = evaluate(c, src.rules, src.rates, req);
+  a.room = fits_memory(a.result);
+  a.fits = a.room && !a.result.rules.excluded;
+  a.verdict = a.fits ? "fits" : a.room ? "excluded" : "does not fit";
+  if (!a.fits && !a.result.rules.excluded) {
+    const FitResult f = fit(workload_for(c, req), gpu, count, req.reserve);
+    for (const auto& ch : f.changes)
+      if (ch.fits) {
+        a.remedy = ch;
+        break;
+      }
+  }
+  return a;
+}
+
+CompareAnswer compare(const Sources& src, const RankRequest& req,
+                      const std::vector<const Gpu*>& gpus, int count) {
+  CompareAnswer a;
+  a.one_gpu_need = estimate(req.workload);
+  for (const Gpu* g : gpus)
+    a.results.push_back(evaluate(make_config(*g, count, req.workload), src.rules, src.rates, req));
+  score_fitting(a.results, req);
+  for (const auto& r : a.results) a.fits.push_back(fits_memory(r));
+  a.converted_prices = std::any_of(a.results.begin(), a.results.end(), [](const Result& r) {
+    return r.unit_price && r.unit_price->converted;
+  });
+  return a;
+}
+
+}  // namespace gpusel
