@@ -99,7 +99,6 @@ Session resolve_session(const RankArgs& a) {
   Session s;
   RankRequest& r = s.request;
   r.workload = resolve_workload(a.workload);
-  r.fixed_shard = a.workload.shard != "none";
   std::optional<Budget> budget;
   if (!a.budget.empty()) budget = parse_budget(a.budget);
   s.rates = parse_rates(parse_located(embedded_text("data/rates.json"), "data/rates.json").doc,

@@ -36,6 +36,8 @@ void add_training_options(CLI::App* cmd, WorkloadArgs& a) {
   cmd->add_option("--seq-len", a.seq_len,
                   "tokens per sample; inference: prompt + generated (default 2048, capped at "
                   "the model's context)");
+  cmd->add_flag("--allow-long-context", a.allow_long_context,
+                "allow --seq-len beyond the preset's maximum context");
   cmd->add_option("--prompt-len", a.prompt_len,
                   "inference: tokens prefilled at once (default: all of --seq-len)");
   cmd->add_flag("--grad-ckpt,!--no-grad-ckpt", a.grad_ckpt,
@@ -54,7 +56,9 @@ void add_training_options(CLI::App* cmd, WorkloadArgs& a) {
 
 void add_parallel_options(CLI::App* cmd, WorkloadArgs& a) {
   cmd->add_option("--gpus", a.gpus, "GPUs the workload runs on (default 1)");
-  cmd->add_option("--shard", a.shard, choices(shard_names()) + " (default none)");
+  cmd->add_option("--shard", a.shard,
+                  choices(shard_names()) +
+                      " (default: none on one GPU; training fsdp, inference tp on several)");
   cmd->add_option("--offload", a.offload, choices(offload_names()) + " (default none)");
 }
 
@@ -100,10 +104,12 @@ Workload resolve_workload(const WorkloadArgs& a) {
   w.train_embeddings = a.train_embeddings;
   w.freeze_trainable_layers = a.trainable_layers;
   w.gpus = a.gpus;
-  w.shard = parse_shard(a.shard);
+  w.shard = a.shard.empty() ? Shard::none : parse_shard(a.shard);
+  w.shard_given = !a.shard.empty();
+  w.allow_long_context = a.allow_long_context;
   w.offload = parse_offload(a.offload);
   validate(w);
-  return w;
+  return on_gpus(w, w.gpus);
 }
 
 }  // namespace gpusel::cli

@@ -11,11 +11,11 @@ namespace gpusel::cli {
 
 struct WorkloadArgs {
   std::string model, params, models_path;
-  std::string mode = "inference", precision, optimizer = "adamw", shard = "none";
+  std::string mode = "inference", precision, optimizer = "adamw", shard;
   std::string offload = "none", loss = "full", lora_targets = "all-linear";
   int batch = 1, seq_len = 0, prompt_len = 0, lora_rank = 16, gpus = 1, trainable_layers = 2;
   bool grad_ckpt = true, flash_attn = true, amp = false, double_quant = true;
-  bool train_embeddings = false;
+  bool train_embeddings = false, allow_long_context = false;
 };
 
 // Adds --model/--params and every workload flag to `cmd`, writing into `a`.
@@ -24,8 +24,8 @@ void add_workload_options(CLI::App* cmd, WorkloadArgs& a);
 // The presets: data/models.json (embedded) or `path`.
 std::vector<ModelArch> load_models(const std::string& path);
 
-// Resolves the flags to a Workload. Error(usage) on a bad value, an unknown model (with
-// suggestions), or neither/both of --model and --params.
+// Resolves the flags to a Workload on its --gpus (on_gpus decides the sharding). Error(usage)
+// on a bad value, an unknown model (with suggestions), or neither/both of --model and --params.
 Workload resolve_workload(const WorkloadArgs& a);
 
 }  // namespace gpusel::cli

@@ -29,8 +29,7 @@ struct Filters {
 };
 
 struct RankRequest {
-  Workload workload;  // gpus/shard are chosen per configuration unless `fixed_shard`
-  bool fixed_shard = false;
+  Workload workload;  // gpus/shard are chosen per configuration (on_gpus) unless shard_given
   std::optional<double> budget;  // in price.currency
   PricePolicy price;
   Filters filters;
@@ -113,8 +112,8 @@ Ranking rank(const Catalog& catalog, const RuleSet& rules, const Rates& rates,
 // Fills the scores of already evaluated results, relative to the best among them.
 void score_results(std::vector<Result>& results, const RankRequest& request);
 
-// The request's workload on this configuration: its card count, and the configuration's
-// sharding unless the user fixed one.
+// The request's workload on this configuration: on_gpus (memory/workload.hpp) with the
+// configuration's card count, the one decision of per-GPU work every command shares.
 Workload workload_for(const Config& config, const RankRequest& request);
 
 // One configuration, evaluated the same way (check / compare): never filtered by budget.

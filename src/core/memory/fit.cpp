@@ -43,8 +43,7 @@ std::vector<FitChange> remedies(const Workload& w, double usable);
 
 FitResult fit(const Workload& given, const Gpu& gpu, int count, const Reserve& reserve) {
   if (count < 1) throw usage_error("--count must be at least 1");
-  Workload w = given;
-  w.gpus = count;
+  const Workload w = on_gpus(given, count);
   FitResult r;
   r.reserve = reserve.fraction < 0 ? default_reserve(gpu) : reserve;
   r.usable_bytes = usable_bytes(gpu, reserve);

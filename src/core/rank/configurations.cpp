@@ -23,26 +23,20 @@ std::string link_label(const Gpu& g, int count, bool linked) {
   return "PCIe";
 }
 
-Shard shard_for(const Workload& w, int count) {
-  if (count == 1) return Shard::none;
-  // Training shards everything (ZeRO-3/FSDP) so per-GPU memory falls with the count;
-  // inference splits the weights by tensor parallelism, as vLLM/TGI do.
-  return is_training(w.mode) ? Shard::fsdp : Shard::tp;
-}
-
 }  // namespace
 
 Config make_config(const Gpu& gpu, int count, const Workload& w) {
   const bool linked =
       count > 1 && gpu.interconnect.kind != "none" && count <= gpu.interconnect.max_gpus;
-  return {&gpu, count, linked, link_label(gpu, count, linked), shard_for(w, count)};
+  return {&gpu, count, linked, link_label(gpu, count, linked), on_gpus(w, count).shard};
 }
 
 std::vector<Config> configurations(const Gpu& gpu, int max_gpus, const Workload& w) {
   std::vector<Config> out;
   const int limit = std::min(platform_limit(gpu), max_gpus);
   for (int count : {1, 2, 4, 8})
-    if (count <= limit && tensor_parallel_splits(w, count)) out.push_back(make_config(gpu, count, w));
+    if (count <= limit && tensor_parallel_splits(w, count))
+      out.push_back(make_config(gpu, count, w));
   return out;
 }
 

@@ -4,10 +4,10 @@
 #include <cmath>
 #include <map>
 
-#include "gpusel/json/embedded.hpp"
 #include "gpusel/base/error.hpp"
-#include "gpusel/memory/fit.hpp"
 #include "gpusel/base/text.hpp"
+#include "gpusel/json/embedded.hpp"
+#include "gpusel/memory/fit.hpp"
 #include "ranker_internal.hpp"
 
 namespace gpusel {
@@ -75,10 +75,7 @@ void sort_results(std::vector<Result>& results) {
 }  // namespace
 
 Workload workload_for(const Config& c, const RankRequest& r) {
-  Workload w = r.workload;
-  w.gpus = c.count;
-  w.shard = c.count == 1 ? Shard::none : (r.fixed_shard ? r.workload.shard : c.shard);
-  return w;
+  return on_gpus(r.workload, c.count);
 }
 
 bool passes_filters(const Gpu& g, const Filters& f) {

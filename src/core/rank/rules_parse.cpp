@@ -5,11 +5,11 @@
 #include <map>
 #include <stdexcept>
 
+#include "gpusel/base/error.hpp"
+#include "gpusel/base/text.hpp"
 #include "gpusel/data/catalog.hpp"
 #include "gpusel/data/data_source.hpp"
-#include "gpusel/base/error.hpp"
 #include "gpusel/rank/rules.hpp"
-#include "gpusel/base/text.hpp"
 #include "rules_internal.hpp"
 
 namespace gpusel {

@@ -5,8 +5,8 @@
 #include <cmath>
 #include <regex>
 
-#include "gpusel/json/embedded.hpp"
 #include "gpusel/base/error.hpp"
+#include "gpusel/json/embedded.hpp"
 #include "ranker_internal.hpp"
 
 namespace gpusel {
