@@ -124,7 +124,7 @@ TEST_CASE("parse_models reads records and names the bad one") {
 TEST_CASE("the shipped presets parse, and their published sizes match their shapes") {
   const auto doc = parse_located(embedded_text("data/models.json"), "models").doc;
   const auto models = parse_models(doc, "data/models.json");
-  CHECK(models.size() >= 25);
+  CHECK(models.size() >= 85);
   for (auto m : models) {
     if (m.kind != "decoder") continue;  // encoders' published counts include poolers, heads
     INFO(m.id);
@@ -271,4 +271,33 @@ TEST_CASE("a CNN record carries its published size and stages, and is not estima
   doc["models"][0]["cnn"]["stages"][1].erase("blocks");
   CHECK_THROWS_WITH(parse_models(doc, "x.json"),
                     Catch::Contains("(resnet-50).cnn.stages[1]") && Catch::Contains("blocks"));
+}
+
+TEST_CASE("the shipped presets' attention patterns match their configs") {
+  const auto doc = parse_located(embedded_text("data/models.json"), "models").doc;
+  const auto models = parse_models(doc, "data/models.json");
+  struct Case {
+    const char* id;
+    int full, sliding, chunked, linear;
+  };
+  const Case cases[] = {{"llama-3.1-8b", 32, 0, 0, 0},
+                        {"mistral-7b-v0.1", 0, 32, 0, 0},
+                        {"gemma-2-9b", 21, 21, 0, 0},
+                        {"gemma-3-1b", 4, 22, 0, 0},
+                        {"gemma-3-27b", 10, 52, 0, 0},
+                        {"gpt-oss-120b", 18, 18, 0, 0},
+                        {"llama-4-scout-17b-16e", 12, 0, 36, 0},
+                        {"qwen3-next-80b-a3b", 12, 0, 0, 36},
+                        {"deepseek-v3", 61, 0, 0, 0}};
+  for (const auto& c : cases) {
+    INFO(c.id);
+    const LayerMix mix = layer_mix(require_model(models, c.id));
+    CHECK(mix.full == c.full);
+    CHECK(mix.sliding == c.sliding);
+    CHECK(mix.chunked == c.chunked);
+    CHECK(mix.linear == c.linear);
+  }
+  CHECK(require_model(models, "deepseek-v3").mla->kv_lora_rank +
+            require_model(models, "deepseek-v3").mla->qk_rope_head_dim ==
+        576);
 }
