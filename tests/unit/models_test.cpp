@@ -1,5 +1,6 @@
 #include "gpusel/models.hpp"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include "estimator_fixtures.hpp"
@@ -300,4 +301,32 @@ TEST_CASE("the shipped presets' attention patterns match their configs") {
   CHECK(require_model(models, "deepseek-v3").mla->kv_lora_rank +
             require_model(models, "deepseek-v3").mla->qk_rope_head_dim ==
         576);
+}
+
+TEST_CASE("the shipped CNN presets carry their published sizes") {
+  const auto doc = parse_located(embedded_text("data/models.json"), "models").doc;
+  const auto models = parse_models(doc, "data/models.json");
+  struct Case {
+    const char* id;
+    double params, gflops;
+    int image_size, last_channels;
+  };
+  // torchvision weights metadata; ultralytics yolov8.yaml summary comments.
+  const Case cases[] = {{"resnet-50", 25557032, 4.089, 224, 2048},
+                        {"resnet-101", 44549160, 7.801, 224, 2048},
+                        {"yolov8n", 3157200, 8.9, 640, 256},
+                        {"yolov8m", 25902640, 79.3, 640, 576},
+                        {"yolov8x", 68229648, 258.5, 640, 640}};
+  for (const auto& c : cases) {
+    INFO(c.id);
+    const auto it = std::find_if(models.begin(), models.end(),
+                                 [&](const ModelArch& m) { return m.id == c.id; });
+    REQUIRE(it != models.end());
+    REQUIRE(it->cnn);
+    CHECK(it->params == c.params);
+    CHECK(it->cnn->gflops == c.gflops);
+    CHECK(it->cnn->image_size == c.image_size);
+    CHECK(it->cnn->stages.back().channels == c.last_channels);
+    CHECK(it->cnn->stages.back().stride == 32);
+  }
 }
