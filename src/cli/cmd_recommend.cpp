@@ -16,7 +16,7 @@ struct RecommendArgs {
   int top = 10;
 };
 
-std::string rejected_text(const Ranking& r) {
+std::string rejected_text(const Ranking& r, bool timed) {
   const Rejections& x = r.rejected;
   std::string s = fmt::format(
       "Considered {} configurations: {} pass{}; rejected {} too small, {} over budget, {} without "
@@ -24,10 +24,10 @@ std::string rejected_text(const Ranking& r) {
       r.candidates, r.fitting, r.fitting == 1 ? "es" : "", x.too_small, x.over_budget, x.no_price,
       x.excluded_by_rule, x.filtered);
   if (static_cast<int>(r.results.size()) < r.fitting)
-    s += fmt::format(
-        "Of those that pass, {} are ranked: per card, the best-scoring count and the "
-        "fewest cards that fit.\n",
-        r.results.size());
+    s += fmt::format("Of those that pass, {} are ranked: per card, {}.\n", r.results.size(),
+                     timed ? "the best-scoring count and the fewest cards that fit"
+                           : "the fewest cards that fit (more only add speed: give --tokens to "
+                             "weigh them against a deadline)");
   for (const auto& [rule, n] : x.by_rule) s += fmt::format("  excluded by {}: {}\n", rule, n);
   return s;
 }
@@ -61,7 +61,7 @@ Output build_output(const Session& s, const RecommendAnswer& ans, const Recommen
   Output o;
   o.before = header_text(s, ans.one_gpu_need, converted_note(s, ans.converted_prices));
   o.table = results_table(ans.top, true, s.request.tokens.has_value());
-  o.after = "\n" + warnings_text(ans.top, 2) + rejected_text(ranking);
+  o.after = "\n" + warnings_text(ans.top, 2) + rejected_text(ranking, s.request.tokens.has_value());
   if (!fixes.empty()) {
     o.after += "\nNothing fits. What would:\n";
     for (const auto& f : fixes) o.after += "  - " + f + "\n";
