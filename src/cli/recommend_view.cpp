@@ -21,12 +21,6 @@ std::string thousands(double v) {
   return out;
 }
 
-std::string rate(double tokens_per_s) {
-  if (!(tokens_per_s > 0)) return "-";
-  if (tokens_per_s >= 100) return thousands(tokens_per_s);
-  return fmt::format("{:.1f}", tokens_per_s);
-}
-
 // The platform in a word or two: "desktop-2", "2x hgx-server"; "own host" with --cards-only.
 std::string platform_cell(const Result& r) {
   const PlatformQuote& q = r.platform_quote;
@@ -71,6 +65,16 @@ nlohmann::json price_json(const Result& r) {
 
 std::string money(double amount, const std::string& currency) {
   return thousands(amount) + " " + currency;
+}
+
+std::string rate(double tokens_per_s) {
+  if (!(tokens_per_s > 0)) return "-";
+  if (tokens_per_s >= 100) return thousands(tokens_per_s);
+  return fmt::format("{:.1f}", tokens_per_s);
+}
+
+std::string money_exact(double amount, const std::string& currency) {
+  return fmt::format("{:.2f} {}", amount, currency);
 }
 
 std::string config_label(const Config& c) {
