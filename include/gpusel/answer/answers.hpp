@@ -91,8 +91,13 @@ struct CompareAnswer {
   bool converted_prices = false;
 };
 
+// Configurations side by side, each `count` cards of `gpu` ("2x rtx-3090" beside "rtx-a6000").
+struct CardCount {
+  const Gpu* gpu = nullptr;
+  int count = 1;
+};
 CompareAnswer compare(const Sources& src, const RankRequest& req,
-                      const std::vector<const Gpu*>& gpus, int count);
+                      const std::vector<CardCount>& configs);
 
 // ---- catalog list / catalog validate ----
 

@@ -32,9 +32,10 @@ struct FitChange {
 };
 
 struct FitResult {
-  Reserve reserve;          // the reserve applied: the given one, else the card's default
-  double usable_bytes = 0;  // per card
-  Estimate requested;       // the workload as given
+  Reserve reserve;              // the reserve applied: the given one, else the card's default
+  double usable_bytes = 0;      // per card
+  Workload requested_workload;  // the workload on `count` cards (on_gpus: its sharding)
+  Estimate requested;           // its estimate
   bool fits = false;
   int max_batch = 0;    // at the requested sequence length; 0: not even batch 1
   int max_seq_len = 0;  // at the requested batch; 0: not even 1 token

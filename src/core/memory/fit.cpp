@@ -57,6 +57,7 @@ FitResult fit(const Workload& given, const Gpu& gpu, int count, const Reserve& r
   FitResult r;
   r.reserve = reserve.fraction < 0 ? default_reserve(gpu) : reserve;
   r.usable_bytes = usable_bytes(gpu, reserve);
+  r.requested_workload = w;
   r.requested = estimate(w);
   r.fits = r.requested.total_bytes <= r.usable_bytes;
   r.max_batch = largest(1 << 16, [&](int b) {

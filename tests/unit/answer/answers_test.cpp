@@ -110,7 +110,7 @@ TEST_CASE("the same flags give the same per-GPU need in every command") {
         const double need = estimate(on_gpus(w, count)).total_bytes;  // estimate --gpus
         CHECK(fit(w, g, count).requested.total_bytes == Approx(need));
         CHECK(check(src, q, g, count).result.need.total_bytes == Approx(need));
-        const CompareAnswer c = compare(src, q, {&g, &g}, count);
+        const CompareAnswer c = compare(src, q, {{&g, count}, {&g, 1}});
         CHECK(c.results[0].need.total_bytes == Approx(need));
         CHECK(evaluate(make_config(g, count, w), rules(), rates(), q).need.total_bytes ==
               Approx(need));
