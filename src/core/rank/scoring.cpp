@@ -150,7 +150,8 @@ Facts facts_for(const Result& r, const Workload& w, const RankRequest& req) {
 std::string platform_for(const Config& c) {
   const Gpu& g = *c.gpu;
   const double watts = g.tdp_w * c.count;
-  if (g.unified_memory) return "Mac (whole system)";
+  if (g.unified_memory)  // a system-on-chip: the GPU comes with its whole computer
+    return g.vendor == "apple" ? "Mac (whole system)" : "whole system (unified-memory SoC)";
   if (g.segment == "datacenter" && (g.form_factor == "sxm" || g.form_factor == "oam"))
     return fmt::format("{}-GPU server board ({} module)", c.count <= 4 ? 4 : 8, g.form_factor);
   if (g.segment == "datacenter")
