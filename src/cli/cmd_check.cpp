@@ -28,8 +28,7 @@ int run_check(Context& ctx, const CheckArgs& a) {
     throw usage_error(fmt::format("--count {} must be 1..64", a.count));
   const Session s = resolve_session(a.rank);
   const Gpu& gpu = require_gpu(ctx.catalog(), a.gpus.front());
-  const CheckAnswer ans =
-      check({ctx.catalog(), nullptr, s.rules, s.rates}, s.request, gpu, a.count);
+  const CheckAnswer ans = check({ctx.catalog(), {}, s.rules, s.rates}, s.request, gpu, a.count);
   const Result& r = ans.result;
   Output o;
   std::string line =
@@ -64,7 +63,7 @@ int run_compare(Context& ctx, const CheckArgs& a) {
   std::vector<const Gpu*> gpus;
   for (const auto& id : a.gpus) gpus.push_back(&require_gpu(ctx.catalog(), id));
   const CompareAnswer ans =
-      compare({ctx.catalog(), nullptr, s.rules, s.rates}, s.request, gpus, a.count);
+      compare({ctx.catalog(), {}, s.rules, s.rates}, s.request, gpus, a.count);
   const auto& rs = ans.results;
   Output o;
   o.before = header_text(s, ans.one_gpu_need, converted_note(s, ans.converted_prices));

@@ -54,10 +54,20 @@ std::optional<FitChange> raise_share(const Workload& w, const Gpu& gpu, const Fi
   return FitChange{change, w, r.requested, true};
 }
 
+// A shorter sequence changes the task, so it comes last: the longest that fits, when one
+// does and it keeps at least an eighth of what was asked.
+void add_shorter_sequence(const Workload& w, FitResult& r) {
+  if (r.max_seq_len < 1 || r.max_seq_len >= w.seq_len || r.max_seq_len * 8 < w.seq_len) return;
+  Workload v = w;
+  v.seq_len = r.max_seq_len;
+  if (v.prompt_len > v.seq_len) v.prompt_len = v.seq_len;
+  r.changes.push_back({"--seq-len " + std::to_string(r.max_seq_len), v, estimate(v), true});
+}
+
 }  // namespace
 
 namespace detail {
-std::vector<FitChange> remedies(const Workload& w, double usable);
+std::vector<FitChange> remedies(const Workload& w, const Gpu& gpu, double usable);
 }
 
 FitResult fit(const Workload& given, const Gpu& gpu, int count, const Reserve& reserve) {
@@ -80,7 +90,10 @@ FitResult fit(const Workload& given, const Gpu& gpu, int count, const Reserve& r
     if (v.prompt_len > s) v.prompt_len = s;
     return fits_in(v, r.usable_bytes);
   });
-  if (!r.fits) r.changes = detail::remedies(w, r.usable_bytes);
+  if (!r.fits) {
+    r.changes = detail::remedies(w, gpu, r.usable_bytes);
+    add_shorter_sequence(w, r);
+  }
   if (!r.fits && reserve.fraction < 0)  // a limit the user set with --reserve stays theirs
     if (auto raised = raise_share(w, gpu, r)) r.changes.insert(r.changes.begin(), *raised);
   return r;
