@@ -136,6 +136,20 @@ TEST_CASE("Llama 4: chunked RoPE layers, NoPE global layers, MoE every step-th l
   check_same_shape(c, require_model(presets(), "llama-4-maverick-17b-128e"));
 }
 
+TEST_CASE("glm4_moe: the field names of Glm4MoeConfig give GLM-4.5's shape") {
+  // No verbatim GLM-4.5 config.json was found (SOURCES.md); these are the preset's figures
+  // under transformers' Glm4MoeConfig names, so this checks the mapping, not the data.
+  const auto config = nlohmann::json::parse(R"({"model_type": "glm4_moe",
+    "num_hidden_layers": 92, "hidden_size": 5120, "num_attention_heads": 96,
+    "num_key_value_heads": 8, "head_dim": 128, "intermediate_size": 12288,
+    "vocab_size": 151552, "max_position_embeddings": 131072, "attention_bias": true,
+    "tie_word_embeddings": false, "hidden_act": "silu", "n_routed_experts": 160,
+    "n_shared_experts": 1, "num_experts_per_tok": 8, "moe_intermediate_size": 1536,
+    "first_k_dense_replace": 3, "num_nextn_predict_layers": 1})");
+  check_same_shape(model_from_hf_config(config, "GLM-4.5/config.json"),
+                   require_model(presets(), "glm-4.5"));
+}
+
 TEST_CASE("option --model-config errors name the file and the field, or list what is supported") {
   CHECK_THROWS_WITH(
       model_from_hf_config(nlohmann::json::parse(R"({"model_type": "bert"})"), "b.json"),
