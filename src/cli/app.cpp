@@ -5,6 +5,7 @@
 
 #include "cli/cmd_cost.hpp"
 #include "cli/cmd_estimate.hpp"
+#include "cli/cmd_host.hpp"
 #include "cli/cmd_recommend.hpp"
 #include "cli/context.hpp"
 #include "gpusel/base/error.hpp"
@@ -36,6 +37,8 @@ void build(CLI::App& app, Context& ctx) {
   add_check_compare_commands(app, ctx);
   add_cost_command(app, ctx);
   add_cloud_commands(app, ctx);
+  add_plot_command(app, ctx);
+  add_host_commands(app, ctx);
 }
 
 int parse(CLI::App& app, int argc, char** argv) {

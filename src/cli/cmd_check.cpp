@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "cli/cmd_host.hpp"
 #include "cli/cmd_recommend.hpp"
 #include "cli/recommend_view.hpp"
 #include "gpusel/answer/answers.hpp"
@@ -34,19 +35,26 @@ std::pair<int, std::size_t> leading_count(const std::string& text) {
   return {checked_count(std::stoi(text.substr(0, digits)), "count in '" + text + "':"), digits + 1};
 }
 
+// One card id, or "local": this machine's card, as many as it holds unless a count is written.
+CardCount card(Context& ctx, const std::string& id, int count) {
+  if (!is_local(id)) return {&require_gpu(ctx.catalog(), id), count};
+  const LocalCards local = local_gpus(ctx);
+  return {local.gpu, count == kNotGiven ? local.count : count};
+}
+
 // "rtx-a6000", "2x rtx-3090" (two arguments) or "2xrtx-3090": the cards and how many of each
-// (`count` where none is written).
-std::vector<CardCount> parse_cards(const Catalog& cat, const std::vector<std::string>& args,
-                                   int count) {
+// (`count` where none is written; kNotGiven: 1, or the machine's count for "local").
+std::vector<CardCount> parse_cards(Context& ctx, const std::vector<std::string>& args, int count) {
   std::vector<CardCount> out;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const auto [n, start] = leading_count(args[i]);
     if (n == 0) {
-      out.push_back({&require_gpu(cat, args[i]), count});
+      out.push_back(card(ctx, args[i], count));
+      if (out.back().count == kNotGiven) out.back().count = 1;
     } else if (start < args[i].size()) {
-      out.push_back({&require_gpu(cat, args[i].substr(start)), n});
+      out.push_back(card(ctx, args[i].substr(start), n));
     } else if (i + 1 < args.size()) {
-      out.push_back({&require_gpu(cat, args[++i]), n});
+      out.push_back(card(ctx, args[++i], n));
     } else {
       throw usage_error("'" + args[i] + "' names no GPU: write 2x rtx-3090");
     }
@@ -60,10 +68,18 @@ std::string room_text(const Result& r) {
   return fmt::format("{} GiB short", gib(r.need.total_bytes - r.usable_bytes));
 }
 
+// --count, else --gpus, else the machine's count with --gpu local, else 1.
+int given_count(const CheckArgs& a) {
+  return a.count == kNotGiven && a.rank.workload.gpus == kNotGiven
+             ? kNotGiven
+             : checked_count(card_count(a.count, a.rank.workload), "--count");
+}
+
 int run_check(Context& ctx, const CheckArgs& a) {
-  const int count = checked_count(card_count(a.count, a.rank.workload), "--count");
+  const CardCount c = card(ctx, a.gpus.front(), given_count(a));
+  const int count = c.count == kNotGiven ? 1 : c.count;
   const Session s = resolve_session(a.rank);
-  const Gpu& gpu = require_gpu(ctx.catalog(), a.gpus.front());
+  const Gpu& gpu = *c.gpu;
   const CheckAnswer ans = check({ctx.catalog(), {}, s.rules, s.rates}, s.request, gpu, count);
   const Result& r = ans.result;
   Output o;
@@ -96,8 +112,7 @@ int run_check(Context& ctx, const CheckArgs& a) {
 int run_compare(Context& ctx, const CheckArgs& a) {
   const Format f = parse_format(a.rank.format);
   const Session s = resolve_session(a.rank);
-  const int count = checked_count(card_count(a.count, a.rank.workload), "--count");
-  const std::vector<CardCount> configs = parse_cards(ctx.catalog(), a.gpus, count);
+  const std::vector<CardCount> configs = parse_cards(ctx, a.gpus, given_count(a));
   if (configs.size() < 2) throw usage_error("compare needs at least two configurations");
   const CompareAnswer ans = compare({ctx.catalog(), {}, s.rules, s.rates}, s.request, configs);
   const auto& rs = ans.results;
@@ -130,14 +145,20 @@ void add_check_compare_commands(CLI::App& app, Context& ctx) {
   auto c = std::make_shared<CheckArgs>();
   auto* check = app.add_subcommand("check", "Exit 0 if the workload fits the GPU(s), 1 if not");
   add_evaluation_options(check, c->rank);
-  check->add_option("--gpu", c->gpus, "GPU id, e.g. rtx-4090")->required()->expected(1);
+  check
+      ->add_option("--gpu", c->gpus,
+                   "GPU id, e.g. rtx-4090, or local: the card(s) in this machine (gpusel detect)")
+      ->required()
+      ->expected(1);
   check->add_option("--count", c->count, "number of cards (default: --gpus, else 1)");
   check->callback([&ctx, c] { ctx.action = [&ctx, c] { return run_check(ctx, *c); }; });
 
   auto m = std::make_shared<CheckArgs>();
   auto* cmp = app.add_subcommand("compare", "Compare GPUs side by side for a workload");
   add_evaluation_options(cmp, m->rank);
-  cmp->add_option("gpus", m->gpus, "two or more GPU ids, each optionally as Nx ID (2x rtx-3090)")
+  cmp->add_option("gpus", m->gpus,
+                  "two or more GPU ids, each optionally as Nx ID (2x rtx-3090); local = the "
+                  "card(s) in this machine")
       ->required();
   cmp->add_option("--count", m->count, "cards of each not given as Nx ID (default 1)");
   cmp->callback([&ctx, m] { ctx.action = [&ctx, m] { return run_compare(ctx, *m); }; });

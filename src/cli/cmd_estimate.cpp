@@ -1,6 +1,9 @@
 // `gpusel estimate` (memory per GPU, part by part) and `gpusel fit` (what fits on a card).
 #include "cli/cmd_estimate.hpp"
 
+#include <fmt/format.h>
+
+#include "cli/cmd_host.hpp"
 #include "cli/render.hpp"
 #include "cli/workload_options.hpp"
 #include "gpusel/base/error.hpp"
@@ -14,7 +17,7 @@ using nlohmann::json;
 
 struct EstimateArgs {
   WorkloadArgs w;
-  std::string format = "table";
+  std::string format = "table", gpu;  // gpu: an id or "local", to say whether it fits
   bool explain = false;
 };
 
@@ -59,9 +62,42 @@ std::string headline(const Workload& w) {
          fixed(w.model.params / 1e9, 2) + "B params), " + to_string(w.mode) + "\n";
 }
 
+// The card --gpu names (this machine's with "local") and how many: --gpus, else the
+// machine's count, else 1.
+struct CardChoice {
+  const Gpu* gpu = nullptr;
+  int count = 1;
+  std::string note;  // memory already in use on a local card
+};
+
+CardChoice choose_card(Context& ctx, const std::string& id, int count_flag) {
+  if (!is_local(id))
+    return {&require_gpu(ctx.catalog(), id), count_flag == kNotGiven ? 1 : count_flag, ""};
+  const LocalCards local = local_gpus(ctx);
+  return {local.gpu, count_flag == kNotGiven ? local.count : count_flag, in_use_note(local)};
+}
+
+// estimate --gpu: the need against the card's usable memory (fit's answer, the same reserve).
+void add_card(Output& o, const FitResult& r, const CardChoice& c, bool local) {
+  o.after += fmt::format("on {}x {}{}: {} GiB usable per card: {}\n{}", c.count, c.gpu->id,
+                         local ? " (this machine)" : "", gib(r.usable_bytes),
+                         r.fits ? "fits" : "does not fit (gpusel fit says what would)", c.note);
+  o.json["card"] = {{"gpu", c.gpu->id},
+                    {"count", c.count},
+                    {"local", local},
+                    {"usable_bytes", r.usable_bytes},
+                    {"fits", r.fits}};
+}
+
 int run_estimate(Context& ctx, const EstimateArgs& a) {
   const Format f = parse_format(a.format);
-  const Workload w = resolve_workload(a.w);
+  WorkloadArgs wa = a.w;
+  CardChoice card;
+  if (!a.gpu.empty()) {
+    card = choose_card(ctx, a.gpu, a.w.gpus);
+    wa.gpus = card.count;
+  }
+  const Workload w = resolve_workload(wa);
   const Estimate e = estimate(w);
   Output o;
   o.before = headline(w);
@@ -70,6 +106,12 @@ int run_estimate(Context& ctx, const EstimateArgs& a) {
             " GB), likely " + gib(e.low_bytes) + " to " + gib(e.high_bytes) +
             " GiB\nassumptions:\n" + bullet_list(e.assumptions);
   o.json = estimate_json(e);
+  if (card.gpu) {
+    const FitResult r = fit(w, *card.gpu, card.count);
+    add_card(o, r, card, is_local(a.gpu));
+    emit(*ctx.out, o, f);
+    return r.fits ? 0 : static_cast<int>(ExitCode::negative);
+  }
   emit(*ctx.out, o, f);
   return 0;
 }
@@ -123,18 +165,21 @@ json fit_json(const FitResult& r, const Gpu& g, int count) {
 
 int run_fit(Context& ctx, const FitArgs& a) {
   const Format f = parse_format(a.format);
+  const int given =
+      a.count == kNotGiven && a.w.gpus == kNotGiven ? kNotGiven : card_count(a.count, a.w);
+  const CardChoice card = choose_card(ctx, a.gpu, given);
   const Workload w = resolve_workload(a.w);
-  const Gpu& g = require_gpu(ctx.catalog(), a.gpu);
+  const Gpu& g = *card.gpu;
   Reserve res = a.reserve.empty() ? Reserve{} : parse_reserve(a.reserve);
   if (!a.os.empty()) res.os = parse_os(a.os);
-  const int count = card_count(a.count, a.w);
+  const int count = card.count;
   const FitResult r = fit(w, g, count, res);
   Output o;
   o.before = headline(w) + "on " + std::to_string(count) + " x " + g.name + " (" +
              fixed(g.vram_gb, 0) + " GB, reserve " + describe(r.reserve) + ")" +
              (count > 1 ? ", sharding " + to_string(r.requested_workload.shard) : "") + "\n";
   o.table = fit_table(r, w);
-  o.after = changes_text(r);
+  o.after = changes_text(r) + card.note;
   o.json = fit_json(r, g, count);
   emit(*ctx.out, o, f);
   return r.fits ? 0 : static_cast<int>(ExitCode::negative);
@@ -146,6 +191,9 @@ void add_estimate(CLI::App& app, Context& ctx) {
   add_workload_options(cmd, args->w);
   cmd->add_option("--format", args->format, "table|json (default table)");
   cmd->add_flag("--explain", args->explain, "show each component's formula with its numbers");
+  cmd->add_option("--gpu", args->gpu,
+                  "also say whether it fits this card: an id, or local (the card(s) in this "
+                  "machine; their count unless --gpus); exit 1 when it does not");
   cmd->callback([&ctx, args] { ctx.action = [&ctx, args] { return run_estimate(ctx, *args); }; });
 }
 
@@ -153,7 +201,9 @@ void add_fit(CLI::App& app, Context& ctx) {
   auto args = std::make_shared<FitArgs>();
   CLI::App* cmd = app.add_subcommand(
       "fit", "Largest batch and sequence that fit on a card; what to change when nothing does");
-  cmd->add_option("--gpu", args->gpu, "GPU id (gpusel catalog list)")->required();
+  cmd->add_option("--gpu", args->gpu,
+                  "GPU id (gpusel catalog list), or local: the card(s) in this machine")
+      ->required();
   cmd->add_option("--count", args->count, "number of such cards (default: --gpus, else 1)");
   cmd->add_option("--reserve", args->reserve,
                   "memory kept free per card: 10% (default, engine defaults / K2), 0.15, 2GB");

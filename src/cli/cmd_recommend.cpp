@@ -2,10 +2,12 @@
 #include <fmt/format.h>
 
 #include "cli/cmd_recommend.hpp"
+#include "cli/recommend_html.hpp"
 #include "cli/recommend_view.hpp"
 #include "cli/rent_view.hpp"
 #include "gpusel/answer/answers.hpp"
 #include "gpusel/base/error.hpp"
+#include "gpusel/base/output_file.hpp"
 
 namespace gpusel::cli {
 namespace {
@@ -14,7 +16,14 @@ struct RecommendArgs {
   RankArgs rank;
   RentArgs rent;
   int top = 10;
+  std::string output = "-";  // -o: a file written in one piece, or "-" for stdout
 };
+
+// stdout, or the -o file written atomically (temporary file, then rename).
+void write_out(Context& ctx, const Output& o, Format f, const std::string& path) {
+  if (path == "-") return emit(*ctx.out, o, f);
+  write_file_atomic(path, render(o, f));
+}
 
 std::string rejected_text(const Ranking& r, bool timed) {
   const Rejections& x = r.rejected;
@@ -74,20 +83,31 @@ std::string remedy_text(const Remedy& r, const std::string& cur) {
                      money(r.purchase->price, cur), money(r.over_by, cur));
 }
 
-Output build_output(const Session& s, const RecommendAnswer& ans, const RecommendArgs& a) {
-  const Ranking& ranking = ans.ranking;
+// What was considered and rejected, and when nothing fits, what would.
+std::string summary_text(const Session& s, const RecommendAnswer& ans,
+                         const std::vector<std::string>& fixes) {
+  std::string out = rejected_text(ans.ranking, s.request.tokens.has_value());
+  if (!ans.ranking.results.empty()) return out;
+  out += fixes.empty() ? "\nNothing fits, and no lighter workload, rental or larger "
+                         "budget within the filters would.\n"
+                       : "\nNothing fits. What would, in the order to try:\n";
+  for (const auto& f : fixes) out += "  - " + f + "\n";
+  return out;
+}
+
+std::vector<std::string> remedies(const Session& s, const RecommendAnswer& ans) {
   std::vector<std::string> fixes;
   for (const auto& r : ans.remedies) fixes.push_back(remedy_text(r, s.request.price.currency));
+  return fixes;
+}
+
+Output build_output(const Session& s, const RecommendAnswer& ans, const RecommendArgs& a) {
+  const Ranking& ranking = ans.ranking;
+  const std::vector<std::string> fixes = remedies(s, ans);
   Output o;
   o.before = header_text(s, ans.one_gpu_need, converted_note(s, ans.converted_prices));
   o.table = results_table(ans.top, true, s.request.tokens.has_value());
-  o.after = "\n" + warnings_text(ans.top, 2) + rejected_text(ranking, s.request.tokens.has_value());
-  if (ranking.results.empty()) {
-    o.after += fixes.empty() ? "\nNothing fits, and no lighter workload, rental or larger "
-                               "budget within the filters would.\n"
-                             : "\nNothing fits. What would, in the order to try:\n";
-    for (const auto& f : fixes) o.after += "  - " + f + "\n";
-  }
+  o.after = "\n" + warnings_text(ans.top, 2) + summary_text(s, ans, fixes);
   if (a.rank.explain) o.after += "\n" + explain_text(ans.top, s.request);
   o.json = {{"schema_version", 1},
             {"workload", workload_json(s.request.workload)},
@@ -115,15 +135,20 @@ int run_recommend(Context& ctx, const RecommendArgs& a) {
   const Sources src{ctx.catalog(), [&ctx]() -> const Cloud* { return &ctx.cloud(); }, s.rules,
                     s.rates};
   if (a.rent.rent) {
+    if (f == Format::html)
+      throw usage_error("--format html reports a purchase ranking: drop --rent");
     const RentAnswer ans = rent(src, s.request, rental_request(a.rent), a.top);
-    emit(*ctx.out, rent_output(s, ans, ctx.cloud().origin), f);
+    write_out(ctx, rent_output(s, ans, ctx.cloud().origin), f, a.output);
     return ans.ranking.options.empty() ? static_cast<int>(ExitCode::negative) : 0;
   }
-  const RecommendAnswer ans =
-      recommend(src, {s.request, a.top, a.rent.compare, rental_request(a.rent)});
+  // The page always weighs buying against renting the same work.
+  const bool compare = a.rent.compare || f == Format::html;
+  const RecommendAnswer ans = recommend(src, {s.request, a.top, compare, rental_request(a.rent)});
   Output o = build_output(s, ans, a);
-  if (a.rent.compare) add_compare_rent(o, s, ans);
-  emit(*ctx.out, o, f);
+  if (compare) add_compare_rent(o, s, ans);
+  if (f == Format::html)
+    o.html = recommend_html(ctx, s, ans, summary_text(s, ans, remedies(s, ans)));
+  write_out(ctx, o, f, a.output);
   return ans.ranking.results.empty() ? static_cast<int>(ExitCode::negative) : 0;
 }
 
@@ -136,6 +161,8 @@ void add_recommend_command(CLI::App& app, Context& ctx) {
   add_evaluation_options(cmd, a->rank);
   add_search_options(cmd, a->rank);
   cmd->add_option("--top", a->top, "how many configurations to show (default 10)");
+  cmd->add_option("-o,--output", a->output,
+                  "write the output to this file, in one piece (default -: standard output)");
   add_rent_options(cmd, a->rent);
   cmd->callback([&ctx, a] { ctx.action = [&ctx, a] { return run_recommend(ctx, *a); }; });
 }

@@ -95,7 +95,7 @@ std::optional<double> work_tokens(const RankArgs& a) {
   return parse_tokens("--dataset-tokens", a.dataset_tokens) * a.epochs;
 }
 
-Session resolve_session(const RankArgs& a) {
+Session resolve_session(const RankArgs& a, bool with_workload) {
   if (a.max_gpus < 1 || a.max_gpus > 64)
     throw usage_error(fmt::format("--max-gpus {} must be between 1 and 64", a.max_gpus));
   if (a.min_vram < 0) throw usage_error("--min-vram must not be negative");
@@ -103,7 +103,7 @@ Session resolve_session(const RankArgs& a) {
     throw usage_error("--new-only and --include-used exclude each other");
   Session s;
   RankRequest& r = s.request;
-  r.workload = resolve_workload(a.workload);
+  if (with_workload) r.workload = resolve_workload(a.workload);
   std::optional<Budget> budget;
   if (!a.budget.empty()) budget = parse_budget(a.budget);
   s.rates = parse_rates(parse_located(embedded_text("data/rates.json"), "data/rates.json").doc,

@@ -36,7 +36,8 @@ struct Session {
   std::vector<std::string> assumptions;  // what gpusel chose for the user, in words
 };
 
-Session resolve_session(const RankArgs& a);
+// `with_workload` false: prices, filters and rules only (plot --metric charts the catalog).
+Session resolve_session(const RankArgs& a, bool with_workload = true);
 
 // The work to do in tokens (--tokens, or --dataset-tokens x --epochs); nullopt if neither.
 std::optional<double> work_tokens(const RankArgs& a);

@@ -50,6 +50,7 @@ Format parse_format(const std::string& name) {
   if (name == "table") return Format::table;
   if (name == "json") return Format::json;
   if (name == "csv") return Format::csv;
+  if (name == "html") return Format::html;
   throw usage_error("unknown format '" + name + "' (use table, json or csv)");
 }
 
@@ -84,15 +85,18 @@ std::string render_csv(const Table& t) {
   return out;
 }
 
+std::string render(const Output& o, Format f) {
+  if (f == Format::json) return o.json.dump(2) + "\n";
+  if (f == Format::csv) return render_csv(o.table);
+  if (f == Format::html) {
+    if (o.html.empty()) throw usage_error("--format html is for recommend only");
+    return o.html;
+  }
+  return o.before + (o.table.columns.empty() ? "" : render_table(o.table)) + o.after;
+}
+
 void emit(std::ostream& out, const Output& o, Format f) {
-  std::string text;
-  if (f == Format::json)
-    text = o.json.dump(2) + "\n";
-  else if (f == Format::csv)
-    text = render_csv(o.table);
-  else
-    text = o.before + (o.table.columns.empty() ? "" : render_table(o.table)) + o.after;
-  out << text;
+  out << render(o, f);
   out.flush();
 }
 

@@ -8,7 +8,8 @@
 
 namespace gpusel::cli {
 
-enum class Format { table, json, csv };
+// html: a whole page, only where a command builds one (recommend); others refuse it.
+enum class Format { table, json, csv, html };
 Format parse_format(const std::string& name);  // usage error on anything else
 
 struct Column {
@@ -26,10 +27,13 @@ struct Output {
   Table table;
   std::string after;  // text below the table (table format only)
   nlohmann::json json;
+  std::string html;  // the page --format html writes ("" = the command has none)
 };
 
 std::string render_table(const Table& t);
 std::string render_csv(const Table& t);
+// The output in format `f`, as written; Error(usage) for html when the command has no page.
+std::string render(const Output& o, Format f);
 void emit(std::ostream& out, const Output& o, Format f);
 
 // Number formatting shared by all commands: fixed decimals, "-" for missing values.

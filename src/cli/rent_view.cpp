@@ -153,7 +153,7 @@ Output rent_output(const Session& s, const RentAnswer& answer, const std::string
   return o;
 }
 
-void add_compare_rent(Output& o, const Session& s, const RecommendAnswer& answer) {
+Table compare_rent_table(const Session& s, const RecommendAnswer& answer) {
   const auto& cur = s.request.price.currency;
   Table t{{{"#", true},
            {"buy"},
@@ -165,7 +165,6 @@ void add_compare_rent(Output& o, const Session& s, const RecommendAnswer& answer
            {"spot", true},
            {"rent = buy after", true}},
           {}};
-  o.json["compare_rent"] = nlohmann::json::array();
   for (std::size_t i = 0; i < answer.compare_rent.size(); ++i) {
     const Result& b = answer.top[i];
     const RentComparison& c = answer.compare_rent[i];
@@ -185,6 +184,17 @@ void add_compare_rent(Output& o, const Session& s, const RecommendAnswer& answer
                         r->spot_cost ? money(*r->spot_cost, cur)
                                      : per_hour(r->spot_per_hour, r->spot_published) + "/h",
                         c.hours_to_purchase ? duration(*c.hours_to_purchase) : "-"});
+  }
+  return t;
+}
+
+void add_compare_rent(Output& o, const Session& s, const RecommendAnswer& answer) {
+  const auto& cur = s.request.price.currency;
+  o.json["compare_rent"] = nlohmann::json::array();
+  for (std::size_t i = 0; i < answer.compare_rent.size(); ++i) {
+    const Result& b = answer.top[i];
+    const RentComparison& c = answer.compare_rent[i];
+    const auto& r = c.rental;
     o.json["compare_rent"].push_back(
         {{"rank", i + 1},
          {"buy", config_label(b.config)},
@@ -196,7 +206,7 @@ void add_compare_rent(Output& o, const Session& s, const RecommendAnswer& answer
   o.after +=
       "\nRenting the same work (cheapest offer of the same GPU; \"rent = buy after\": "
       "on-demand hours that cost the purchase price):\n" +
-      render_table(t);
+      render_table(compare_rent_table(s, answer));
   o.after += bullets(answer.compare_rent_notes);
   o.json["compare_rent_notes"] = answer.compare_rent_notes;
 }

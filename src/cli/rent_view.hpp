@@ -31,5 +31,7 @@ Output rent_output(const Session& s, const RentAnswer& answer, const std::string
 
 // Below a purchase ranking: for each shown result, renting the same work.
 void add_compare_rent(Output& o, const Session& s, const RecommendAnswer& answer);
+// That comparison's table (the HTML report shows it too).
+Table compare_rent_table(const Session& s, const RecommendAnswer& answer);
 
 }  // namespace gpusel::cli

@@ -96,8 +96,9 @@ struct Ranking {
   std::vector<Result> results;      // fitting, within budget, allowed; best first
   std::vector<Result> over_budget;  // fitting but too dear; cheapest first
   Rejections rejected;
-  int candidates = 0;  // configurations considered
-  int fitting = 0;     // passed every check, before keeping the best count per card
+  int candidates = 0;          // configurations considered
+  int fitting = 0;             // passed every check, before keeping the best count per card
+  std::vector<Result> passed;  // those `fitting` configurations, scored (plot draws them all)
 };
 
 // The card passes the user's --vendor/--ecosystem/--segment/--min-vram/--exclude filters
@@ -105,8 +106,8 @@ struct Ranking {
 bool passes_filters(const Gpu& gpu, const Filters& filters);
 
 // The configurations a card can realistically be run in: consumer boards two cards at
-// most (K18), a unified-memory SoC one, link groups up to their size; counts 1, 2, 4, 8 to max_gpus.
-// Inference across N cards (tensor parallel) needs N to divide the attention heads.
+// most (K18), a unified-memory SoC one, link groups up to their size; counts 1, 2, 4, 8 to
+// max_gpus. Inference across N cards (tensor parallel) needs N to divide the attention heads.
 std::vector<Config> configurations(const Gpu& gpu, int max_gpus, const Workload& w);
 
 // `count` cards of `gpu`, linked where its interconnect reaches, sharded as the ranker would.

@@ -1,0 +1,147 @@
+#include "gpusel/host/detect.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <map>
+
+#include "gpusel/base/error.hpp"
+#include "gpusel/json/embedded.hpp"
+#include "host_internal.hpp"
+
+namespace gpusel {
+
+using namespace host_detail;
+
+namespace {
+
+struct Tool {
+  std::vector<std::string> argv;
+  std::vector<Device> (*parse)(const std::string&);
+};
+
+// Fixed argument lists: nothing from the user reaches a tool's command line. rocm-smi is
+// also asked for its driver version; system_profiler for the machine's memory, which an
+// Apple GPU shares.
+const std::vector<Tool>& tools() {
+  static const std::vector<Tool> t{
+      {{"nvidia-smi", "--query-gpu=name,memory.total,memory.used,driver_version,pci.bus_id",
+        "--format=csv,noheader,nounits"},
+       parse_nvidia_smi_csv},
+      {{"rocm-smi", "--showproductname", "--showmeminfo", "vram", "--showdriverversion", "--json"},
+       parse_rocm_smi_json},
+      {{"npu-smi", "info"}, parse_npu_smi_info},
+      {{"xpu-smi", "discovery"}, parse_xpu_smi_discovery},
+      {{"system_profiler", "SPDisplaysDataType", "SPHardwareDataType", "-json"},
+       parse_system_profiler_json}};
+  return t;
+}
+
+std::string first_line(const std::string& text) {
+  for (const auto& l : lines(text))
+    if (!trim(l).empty()) return trim(l);
+  return "";
+}
+
+std::string failure(const ToolResult& r) {
+  if (r.timed_out) return "did not answer in time (killed)";
+  if (!r.started) return "could not be started";
+  std::string why = first_line(r.err);
+  if (why.empty()) why = first_line(r.out);
+  return fmt::format("exit {}{}", r.exit_code, why.empty() ? "" : ": " + why);
+}
+
+std::string string_field(const nlohmann::json& o, const char* key) {
+  const auto it = o.find(key);
+  if (it == o.end() || !it->is_string())
+    throw data_error(std::string("data/device_names.json: an alias lacks '") + key + "'");
+  return it->get<std::string>();
+}
+
+}  // namespace
+
+bool DetectAnswer::any_tool() const {
+  for (const auto& t : tools)
+    if (t.found) return true;
+  return false;
+}
+
+std::vector<DeviceAlias> load_device_aliases() {
+  const auto doc = nlohmann::json::parse(embedded_text("data/device_names.json"), nullptr, false);
+  if (!doc.is_object() || !doc.contains("aliases") || !doc["aliases"].is_array())
+    throw data_error("data/device_names.json: no 'aliases' list");
+  std::vector<DeviceAlias> out;
+  for (const auto& a : doc["aliases"])
+    out.push_back({string_field(a, "tool"), string_field(a, "reported"), string_field(a, "gpu"),
+                   string_field(a, "source"), string_field(a, "as_of")});
+  return out;
+}
+
+DetectAnswer detect(const Catalog& catalog, const ToolRunner& run) {
+  DetectAnswer ans;
+  const auto aliases = load_device_aliases();
+  for (const auto& tool : tools()) {
+    const ToolResult r = run(tool.argv);
+    ToolReport rep{tool.argv.front(), tool.argv, r.found, r.ok(), 0, ""};
+    if (!r.found) {
+      rep.message = "not installed (not on PATH)";
+    } else if (!r.ok()) {
+      rep.message = failure(r);
+    } else {
+      auto devices = tool.parse(r.out);
+      rep.devices = static_cast<int>(devices.size());
+      rep.message = devices.empty() ? "ran, but listed no device" : "";
+      for (auto& d : devices) {
+        match_device(d, catalog, aliases);
+        ans.devices.push_back(std::move(d));
+      }
+    }
+    ans.tools.push_back(std::move(rep));
+  }
+  return ans;
+}
+
+namespace {
+
+std::string why_none(const DetectAnswer& a) {
+  if (!a.any_tool())
+    return "no accelerator found: none of nvidia-smi, rocm-smi, npu-smi, xpu-smi or "
+           "system_profiler is installed";
+  std::string s = "no accelerator found";
+  for (const auto& t : a.tools)
+    if (t.found) s += fmt::format("; {}: {}", t.tool, t.message.empty() ? "no device" : t.message);
+  return s;
+}
+
+}  // namespace
+
+LocalCards local_cards(const DetectAnswer& a) {
+  if (a.devices.empty()) throw Error(ExitCode::negative, why_none(a) + " (see gpusel detect)");
+  std::map<const Gpu*, LocalCards> by_card;
+  std::string unknown;
+  for (const auto& d : a.devices) {
+    if (!d.gpu) {
+      unknown += fmt::format("{}{} ({})", unknown.empty() ? "" : ", ", d.name, d.match);
+      continue;
+    }
+    LocalCards& c = by_card[d.gpu];
+    c.gpu = d.gpu;
+    ++c.count;
+    if (d.used_bytes) c.used_bytes = std::max(c.used_bytes, *d.used_bytes);
+  }
+  // An unknown device beside known ones (an integrated GPU) does not stop the answer.
+  if (by_card.empty())
+    throw Error(ExitCode::negative,
+                "this machine's accelerator is not one gpusel can tie to the catalog: " + unknown +
+                    "; name a card with --gpu ID (gpusel catalog list)");
+  if (by_card.size() > 1) {
+    std::string list;
+    for (const auto& [g, c] : by_card)
+      list += fmt::format("{}{}x {}", list.empty() ? "" : ", ", c.count, g->id);
+    throw Error(ExitCode::negative,
+                "this machine holds different cards (" + list + "): name one with --gpu ID");
+  }
+  return by_card.begin()->second;
+}
+
+}  // namespace gpusel

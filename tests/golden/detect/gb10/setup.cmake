@@ -1,0 +1,1 @@
+set(env "PATH=${FIXTURES}/detect/bin/gb10" "--unset=CUDA_VISIBLE_DEVICES")

@@ -1,0 +1,1 @@
+set(env "PATH=${FIXTURES}/detect/bin/mac-unknown" "--unset=CUDA_VISIBLE_DEVICES")

@@ -1,0 +1,1 @@
+set(env "PATH=${FIXTURES}/detect/bin/wsl" "--unset=CUDA_VISIBLE_DEVICES")

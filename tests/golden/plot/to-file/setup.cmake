@@ -1,0 +1,2 @@
+list(APPEND args -o "${TMP}/chart.svg")
+set(scrub "${TMP}")

@@ -1,0 +1,13 @@
+# What -o left behind: the page, whole, and no temporary file.
+file(READ "${TMP}/report.html" page)
+string(SUBSTRING "${page}" 0 15 head)
+string(FIND "${page}" "</html>" end)
+file(GLOB left LIST_DIRECTORIES true "${TMP}/.*" "${TMP}/*")
+list(TRANSFORM left REPLACE "^${TMP}/" "")
+string(APPEND out "--- report.html starts: ${head}\n--- has </html>: ")
+if(end GREATER 0)
+  string(APPEND out "yes\n")
+else()
+  string(APPEND out "no\n")
+endif()
+string(APPEND out "--- files in the folder: ${left}\n")

@@ -1,0 +1,2 @@
+list(APPEND args -o "${TMP}/report.html")
+set(scrub "${TMP}")
