@@ -9,6 +9,7 @@
 #include "cli/cmd_recommend.hpp"
 #include "cli/context.hpp"
 #include "gpusel/base/error.hpp"
+#include "gpusel/base/text.hpp"
 
 namespace gpusel::cli {
 namespace {
@@ -51,7 +52,7 @@ int parse(CLI::App& app, int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << "gpusel: error: " << e.what() << " (see gpusel --help)\n";
+    std::cerr << "gpusel: error: " << terminal_safe(e.what()) << " (see gpusel --help)\n";
     return static_cast<int>(ExitCode::usage);
   }
   return -1;
@@ -70,10 +71,10 @@ int run(int argc, char** argv) {
     return ctx.action ? ctx.action() : 0;
   } catch (const Error& e) {
     std::cout.flush();
-    std::cerr << "gpusel: error: " << e.what() << "\n";
+    std::cerr << "gpusel: error: " << terminal_safe(e.what()) << "\n";
     return static_cast<int>(e.code());
   } catch (const std::exception& e) {
-    std::cerr << "gpusel: error: internal: " << e.what() << "\n";
+    std::cerr << "gpusel: error: internal: " << terminal_safe(e.what()) << "\n";
     return static_cast<int>(ExitCode::data);
   }
 }

@@ -160,7 +160,7 @@ LocalCards local_gpus(Context& ctx) { return local_cards(detect(ctx.catalog(), s
 
 std::string in_use_note(const LocalCards& local) {
   if (local.used_bytes < 512.0 * 1024 * 1024) return "";
-  return fmt::format("Note: {} GiB of a {} in this machine is in use now (other processes)\n",
+  return fmt::format("Note: {} GiB of one {} in this machine is in use now (other processes)\n",
                      gib(local.used_bytes), local.gpu->id);
 }
 

@@ -7,6 +7,7 @@
 #include "cli/render.hpp"
 #include "gpusel/base/error.hpp"
 #include "gpusel/base/output_file.hpp"
+#include "gpusel/base/text.hpp"
 #include "gpusel/json/embedded.hpp"
 #include "gpusel/json/json_source.hpp"
 #include "gpusel/report/plot.hpp"
@@ -68,7 +69,7 @@ void write(Context& ctx, const PlotArgs& a, const std::string& text, const std::
     return;
   }
   write_file_atomic(a.output, text);
-  *ctx.out << "Wrote " << a.output << ": " << summary << "\n";
+  *ctx.out << terminal_safe("Wrote " + a.output + ": " + summary) << "\n";
 }
 
 int run_metric(Context& ctx, const PlotArgs& a) {

@@ -8,6 +8,7 @@
 #include <regex>
 
 #include "gpusel/base/error.hpp"
+#include "gpusel/base/text.hpp"
 
 namespace gpusel::cli {
 namespace {
@@ -87,12 +88,14 @@ std::string render_csv(const Table& t) {
 
 std::string render(const Output& o, Format f) {
   if (f == Format::json) return o.json.dump(2) + "\n";
-  if (f == Format::csv) return render_csv(o.table);
+  // Table and CSV are read in terminals: names from data or a device's tool must not carry
+  // control sequences there (JSON escapes them itself, HTML is escaped by report/html).
+  if (f == Format::csv) return terminal_safe(render_csv(o.table));
   if (f == Format::html) {
     if (o.html.empty()) throw usage_error("--format html is for recommend only");
     return o.html;
   }
-  return o.before + (o.table.columns.empty() ? "" : render_table(o.table)) + o.after;
+  return terminal_safe(o.before + (o.table.columns.empty() ? "" : render_table(o.table)) + o.after);
 }
 
 void emit(std::ostream& out, const Output& o, Format f) {

@@ -22,6 +22,13 @@ std::string did_you_mean(std::string_view word, const std::vector<std::string>& 
 
 std::string to_lower(std::string_view s);
 
+// Text for a terminal: names from a user's catalog or a device's tool may carry control
+// characters (ESC sequences that move the cursor, retitle the window or clear the screen,
+// BEL, CR that overwrites a line). Each C0 control other than newline and tab, DEL and each
+// C1 control (U+0080-U+009F) becomes U+FFFD; gpusel's own colour codes (ESC [ digits ; m)
+// are kept, as is the rest of the UTF-8 text.
+std::string terminal_safe(std::string_view text);
+
 // Today's date in UTC as YYYY-MM-DD: what prices are aged against unless --as-of says.
 std::string today_iso();
 

@@ -71,6 +71,46 @@ std::string to_lower(std::string_view s) {
   return out;
 }
 
+namespace {
+
+// The length of an SGR colour sequence (ESC [ digits and semicolons m) at `i`, or 0.
+std::size_t sgr_length(std::string_view t, std::size_t i) {
+  if (i + 2 >= t.size() || t[i + 1] != '[') return 0;
+  std::size_t j = i + 2;
+  while (j < t.size() && (std::isdigit(static_cast<unsigned char>(t[j])) || t[j] == ';')) ++j;
+  return j < t.size() && t[j] == 'm' ? j + 1 - i : 0;
+}
+
+}  // namespace
+
+std::string terminal_safe(std::string_view text) {
+  static const std::string replacement = "\xEF\xBF\xBD";  // U+FFFD
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    const bool c1 = c == 0xC2 && i + 1 < text.size() &&
+                    static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
+                    static_cast<unsigned char>(text[i + 1]) <= 0x9F;
+    if (c == 0x1B) {
+      if (const std::size_t n = sgr_length(text, i)) {
+        out.append(text.substr(i, n));
+        i += n - 1;
+        continue;
+      }
+    }
+    if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7F || c == 0x1B) {
+      out += replacement;
+    } else if (c1) {
+      out += replacement;
+      ++i;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
 std::string today_iso() {
   const auto now = std::chrono::floor<std::chrono::days>(std::chrono::system_clock::now());
   const std::chrono::year_month_day ymd{now};

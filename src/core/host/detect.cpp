@@ -51,6 +51,28 @@ std::string failure(const ToolResult& r) {
   return fmt::format("exit {}{}", r.exit_code, why.empty() ? "" : ": " + why);
 }
 
+// What a tool prints is the device's word, not ours: every control character in it (an
+// ESC sequence, BEL, CR) becomes U+FFFD before a name reaches a table, a page or an error.
+std::string printable(const std::string& text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    const auto next = i + 1 < text.size() ? static_cast<unsigned char>(text[i + 1]) : 0;
+    if (c < 0x20 || c == 0x7F || (c == 0xC2 && next >= 0x80 && next <= 0x9F)) {
+      out += "\xEF\xBF\xBD";
+      if (c == 0xC2) ++i;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+void make_printable(Device& d) {
+  for (std::string* s : {&d.name, &d.driver, &d.bus_id}) *s = printable(*s);
+  for (auto& n : d.other_names) n = printable(n);
+}
+
 std::string string_field(const nlohmann::json& o, const char* key) {
   const auto it = o.find(key);
   if (it == o.end() || !it->is_string())
@@ -86,12 +108,13 @@ DetectAnswer detect(const Catalog& catalog, const ToolRunner& run) {
     if (!r.found) {
       rep.message = "not installed (not on PATH)";
     } else if (!r.ok()) {
-      rep.message = failure(r);
+      rep.message = printable(failure(r));
     } else {
       auto devices = tool.parse(r.out);
       rep.devices = static_cast<int>(devices.size());
       rep.message = devices.empty() ? "ran, but listed no device" : "";
       for (auto& d : devices) {
+        make_printable(d);
         match_device(d, catalog, aliases);
         ans.devices.push_back(std::move(d));
       }

@@ -105,6 +105,8 @@ DoctorCheck available_check(const HostFacts& f, const Torch& t) {
     fix = "CUDA_VISIBLE_DEVICES='" + *f.cuda_visible_devices + "' hides every GPU: unset it";
   else if (!t.hip.empty())
     fix = "check `rocm-smi` lists the GPU and your user is in the render and video groups";
+  else if (devices_of(f, "amd") > 0 && devices_of(f, "nvidia") == 0)
+    fix = "a CUDA build cannot use an AMD GPU: install the ROCm build (torch-build above)";
   return make("torch-gpu", CheckStatus::fail, "torch.cuda.is_available() is False", fix, kInstall);
 }
 

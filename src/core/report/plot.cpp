@@ -23,9 +23,11 @@ double nice_step(double range) {
 std::vector<double> log_ticks(double lo, double hi) {
   const int d0 = static_cast<int>(std::floor(std::log10(lo) + 1e-9));
   const int d1 = static_cast<int>(std::ceil(std::log10(hi) - 1e-9));
+  // Two decades or less (hi/lo <= 100) have room for 2 and 5 between the decades.
+  const bool fine = hi / lo <= 100 * (1 + 1e-9);
   std::vector<double> ticks{lo, hi};
   for (int d = d0; d <= d1; ++d)
-    for (double m : d1 - d0 <= 2 ? std::vector<double>{1, 2, 5} : std::vector<double>{1}) {
+    for (double m : fine ? std::vector<double>{1, 2, 5} : std::vector<double>{1}) {
       const double t = m * std::pow(10, d);
       if (t > lo * (1 + 1e-9) && t < hi * (1 - 1e-9)) ticks.push_back(t);
     }

@@ -1,7 +1,10 @@
 // -o files: written whole through a temporary file in the same folder, or not at all.
 #include "gpusel/base/output_file.hpp"
 
+#include <sys/resource.h>
 #include <sys/stat.h>
+
+#include <csignal>
 
 #include <catch2/catch.hpp>
 #include <filesystem>
@@ -55,4 +58,29 @@ TEST_CASE("a missing folder or a folder as the name is a usage error, leaving no
   }
   CHECK_THROWS_AS(write_file_atomic(t.dir.string(), "x"), Error);
   CHECK(t.entries() == 0);
+}
+
+TEST_CASE("a write that fails part way (the disk full) keeps the earlier file whole") {
+  TempDir t;
+  const std::string path = (t.dir / "report.html").string();
+  write_file_atomic(path, "the earlier report");
+  // A file size limit makes write() fail with EFBIG after 16 bytes, as a full disk would
+  // fail it part way; SIGXFSZ is ignored so the failure is an error, not a kill.
+  rlimit old{};
+  REQUIRE(::getrlimit(RLIMIT_FSIZE, &old) == 0);
+  const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+  rlimit small = old;
+  small.rlim_cur = 16;
+  REQUIRE(::setrlimit(RLIMIT_FSIZE, &small) == 0);
+  std::string error;
+  try {
+    write_file_atomic(path, std::string(4096, 'x'));
+  } catch (const Error& e) {
+    error = e.what();
+  }
+  ::setrlimit(RLIMIT_FSIZE, &old);
+  std::signal(SIGXFSZ, old_handler);
+  CHECK_THAT(error, Catch::Contains("report.html") && Catch::Contains("too large"));
+  CHECK(read_file(path) == "the earlier report");
+  CHECK(t.entries() == 1);  // no temporary left
 }

@@ -32,3 +32,28 @@ TEST_CASE("read_file names the path when it cannot read") {
   }
   CHECK_THROWS_AS(read_file("/tmp"), Error);
 }
+
+TEST_CASE("terminal_safe: control characters from data cannot drive the terminal") {
+  // ESC sequences that clear the screen, set the window title (OSC ... BEL), a bare CR that
+  // overwrites the line, DEL and a C1 CSI (U+009B) all become U+FFFD.
+  const std::string bad =
+      "A\x1b[2J\x1b]0;owned\x07 B\rC\x7f D\xc2\x9b"
+      "E";
+  const std::string got = terminal_safe(bad);
+  CHECK(got.find('\x1b') == std::string::npos);
+  CHECK(got.find('\x07') == std::string::npos);
+  CHECK(got.find('\r') == std::string::npos);
+  CHECK(got.find('\x7f') == std::string::npos);
+  CHECK(got.find("\xc2\x9b") == std::string::npos);
+  CHECK(got ==
+        "A\xEF\xBF\xBD[2J\xEF\xBF\xBD]0;owned\xEF\xBF\xBD B\xEF\xBF\xBD"
+        "C\xEF\xBF\xBD"
+        " D\xEF\xBF\xBD"
+        "E");
+  // Newlines, tabs, UTF-8 text and gpusel's own colour codes stay as they are.
+  const std::string fine = "\x1b[32m\xe2\x96\x88\x1b[0m 3,200 \xc2\xa5\tok\n";
+  CHECK(terminal_safe(fine) == fine);
+  // A lone ESC at the end, or an unterminated CSI, is not a colour code.
+  CHECK(terminal_safe("x\x1b") == "x\xEF\xBF\xBD");
+  CHECK(terminal_safe("x\x1b[31") == "x\xEF\xBF\xBD[31");
+}

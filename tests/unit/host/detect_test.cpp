@@ -86,7 +86,8 @@ TEST_CASE("rocm-smi's JSON: series name, memory in bytes; warnings before it are
 }
 
 TEST_CASE("rocm-smi's pci.ids names ('Navi 31 [Radeon RX 7900 XT/7900 XTX]') resolve by memory") {
-  const std::string doc = R"json({"card0": {"Card series": "Navi 31 [Radeon RX 7900 XT/7900 XTX/7900 GRE/7900M]",
+  const std::string doc =
+      R"json({"card0": {"Card series": "Navi 31 [Radeon RX 7900 XT/7900 XTX/7900 GRE/7900M]",
       "Card model": "0x744c", "VRAM Total Memory (B)": "25753026560"},
       "system": {"Driver version": "6.8.5"}})json";
   auto ds = parse_rocm_smi_json(doc);
@@ -219,7 +220,8 @@ TEST_CASE("detect runs every tool, reports the missing and the failing, and matc
   CHECK(local.used_bytes == Approx(34639 * kMiB));
 }
 
-TEST_CASE("--gpu local: no tool, no device, unknown or mixed cards are a negative answer") {
+TEST_CASE(
+    "local_cards (--gpu local): no tool, no device, unknown or mixed cards are a negative answer") {
   auto code = [](const DetectAnswer& a) {
     try {
       local_cards(a);
@@ -241,4 +243,22 @@ TEST_CASE("--gpu local: no tool, no device, unknown or mixed cards are a negativ
   CHECK(mixed.first == ExitCode::negative);
   CHECK_THAT(mixed.second, Catch::Contains("1x rtx-3090, 1x rtx-4090") ||
                                Catch::Contains("1x rtx-4090, 1x rtx-3090"));
+}
+
+TEST_CASE("control characters a device or its tool reports never reach gpusel's output") {
+  // A name with a clear-screen and a window-title sequence, a driver with a colour code, and
+  // a failing tool whose error line rings the bell.
+  std::map<std::string, ToolResult> answers{
+      {"nvidia-smi", ran("NVIDIA \x1b[2J\x1b]0;owned\x07 RTX 4090, 24564, 100, 550.54\x1b[31m, "
+                         "0:1\n")},
+      {"rocm-smi", ran("", 2)}};
+  answers["rocm-smi"].err = "rocm-smi: \x07\x1b[1Afailed\r\n";
+  const DetectAnswer a = detect(catalog(), fake(answers));
+  REQUIRE(a.devices.size() == 1);
+  const std::string fffd = "\xEF\xBF\xBD";
+  CHECK(a.devices[0].name == "NVIDIA " + fffd + "[2J" + fffd + "]0;owned" + fffd + " RTX 4090");
+  CHECK(a.devices[0].driver == "550.54" + fffd + "[31m");
+  CHECK(a.tools[1].message == "exit 2: rocm-smi: " + fffd + fffd + "[1Afailed");
+  for (const std::string& s : {a.devices[0].name, a.devices[0].driver, a.tools[1].message})
+    for (char c : s) CHECK((static_cast<unsigned char>(c) >= 0x20 && c != 0x7F));
 }

@@ -158,6 +158,9 @@ TEST_CASE("a CUDA wheel on an AMD GPU fails; ROCm's own check passes") {
   CHECK(check(a, "rocm").status == CheckStatus::pass);
   CHECK(check(a, "torch-build").status == CheckStatus::fail);
   CHECK_THAT(check(a, "torch-build").fix, Catch::Contains("whl/rocm"));
+  CHECK(check(a, "torch-gpu").status == CheckStatus::fail);
+  CHECK_THAT(check(a, "torch-gpu").fix,
+             Catch::Contains("ROCm build") && !Catch::Contains("nvidia-smi"));
 }
 
 TEST_CASE("Ascend without torch_npu warns; with it and an NPU it passes (K23)") {
