@@ -6,6 +6,7 @@
 #include "gpusel/data/data_source.hpp"
 #include "gpusel/json/json_source.hpp"
 #include "gpusel/memory/param_count.hpp"
+#include "gpusel/speed/throughput.hpp"
 
 namespace gpusel::cli {
 namespace {
@@ -56,6 +57,9 @@ void add_parallel_options(CLI::App* cmd, WorkloadArgs& a) {
   cmd->add_option("--gpus", a.gpus, "GPUs the workload runs on (default 1)");
   cmd->add_option("--shard", a.shard, choices(shard_names()) + " (default none)");
   cmd->add_option("--offload", a.offload, choices(offload_names()) + " (default none)");
+  cmd->add_option("--engine", a.engine,
+                  "inference engine: " + choices(engine_names()) +
+                      " (default llama.cpp at batch 1, vllm for batched serving)");
 }
 
 ModelArch pick_model(const WorkloadArgs& a, bool& from_preset) {
@@ -102,6 +106,8 @@ Workload resolve_workload(const WorkloadArgs& a) {
   w.gpus = a.gpus;
   w.shard = parse_shard(a.shard);
   w.offload = parse_offload(a.offload);
+  require_engine(a.engine);
+  w.engine = a.engine;
   validate(w);
   return w;
 }

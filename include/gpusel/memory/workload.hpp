@@ -40,6 +40,7 @@ struct Workload {
   int gpus = 1;
   Shard shard = Shard::none;
   Offload offload = Offload::none;
+  std::string engine;  // inference engine (--engine, speed/ knows them); empty: by batch
 };
 
 bool is_training(Mode m);
