@@ -23,9 +23,13 @@ std::string room_text(const Result& r) {
   return fmt::format("{} GiB short", gib(r.need.total_bytes - r.usable_bytes));
 }
 
+void check_count(int count) {
+  if (count < 1 || count > kMaxGpus)
+    throw usage_error(fmt::format("--count {} must be 1..{}", count, kMaxGpus));
+}
+
 int run_check(Context& ctx, const CheckArgs& a) {
-  if (a.count < 1 || a.count > 64)
-    throw usage_error(fmt::format("--count {} must be 1..64", a.count));
+  check_count(a.count);
   const Session s = resolve_session(a.rank);
   const Gpu& gpu = require_gpu(ctx.catalog(), a.gpus.front());
   const CheckAnswer ans =
@@ -60,6 +64,7 @@ int run_check(Context& ctx, const CheckArgs& a) {
 int run_compare(Context& ctx, const CheckArgs& a) {
   const Format f = parse_format(a.rank.format);
   if (a.gpus.size() < 2) throw usage_error("compare needs at least two GPU ids");
+  check_count(a.count);
   const Session s = resolve_session(a.rank);
   std::vector<const Gpu*> gpus;
   for (const auto& id : a.gpus) gpus.push_back(&require_gpu(ctx.catalog(), id));

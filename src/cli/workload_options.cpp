@@ -55,7 +55,10 @@ void add_training_options(CLI::App* cmd, WorkloadArgs& a) {
 
 void add_parallel_options(CLI::App* cmd, WorkloadArgs& a) {
   cmd->add_option("--gpus", a.gpus, "GPUs the workload runs on (default 1)");
-  cmd->add_option("--shard", a.shard, choices(shard_names()) + " (default none)");
+  cmd->add_option("--shard", a.shard,
+                  choices(shard_names()) +
+                      " (none: layers split, one card at a time; default: FSDP for training, "
+                      "tensor parallel for inference on several cards)");
   cmd->add_option("--offload", a.offload, choices(offload_names()) + " (default none)");
   cmd->add_option("--engine", a.engine,
                   "inference engine: " + choices(engine_names()) +
@@ -104,7 +107,7 @@ Workload resolve_workload(const WorkloadArgs& a) {
   w.train_embeddings = a.train_embeddings;
   w.freeze_trainable_layers = a.trainable_layers;
   w.gpus = a.gpus;
-  w.shard = parse_shard(a.shard);
+  w.shard = a.shard.empty() ? Shard::none : parse_shard(a.shard);
   w.offload = parse_offload(a.offload);
   require_engine(a.engine);
   w.engine = a.engine;

@@ -11,7 +11,7 @@ namespace gpusel::cli {
 
 struct WorkloadArgs {
   std::string model, params, models_path;
-  std::string mode = "inference", precision, optimizer = "adamw", shard = "none";
+  std::string mode = "inference", precision, optimizer = "adamw", shard;  // "": not given
   std::string offload = "none", loss = "full", lora_targets = "all-linear", engine;
   int batch = 1, seq_len = 0, prompt_len = 0, lora_rank = 16, gpus = 1, trainable_layers = 2;
   bool grad_ckpt = true, flash_attn = true, amp = false, double_quant = true;

@@ -42,6 +42,7 @@ struct Ctx {
   Fabric f;
   double bw = 0;                     // achieved bytes/s per card for weights
   double linear = 0, attention = 0;  // prompt GEMM rates, TFLOPS achieved
+  double fraction = 1;               // of the spec those rates come from
   int tp = 1, stages = 1;            // tensor-parallel width, sequential stages
 };
 
@@ -79,6 +80,7 @@ void prefill_rates(Ctx& c, Throughput& t) {
           ".prefill_fp16_accumulate]";
   }
   c.linear = c.attention = r16;
+  c.fraction = a.fraction;
   if (c.w.precision == Precision::fp8 && a.fp8) c.linear = *a.fp8;
   if (c.w.precision == Precision::fp8 && !a.fp8)
     t.assumptions.push_back(c.g.id + " has no FP8 tensor cores: FP8 weights run at 16-bit speed");
@@ -177,8 +179,7 @@ void estimate_inference(const Workload& w, const Gpu& g, int count, bool linked,
   t.prefill_tokens_per_s = replicas * prefill_rate(c);
   t.scaling = count > 1 ? t.decode_tokens_per_s / (count * decode_rate(c, 1, 1).per_s) : 1;
   t.tflops_used = c.linear;
-  const double spec = spec16(g);
-  t.mfu = spec > 0 ? c.linear * e.prefill_efficiency / spec : 0;
+  t.mfu = c.fraction * e.prefill_efficiency;  // prompt GEMMs against the spec of their path
   t.bound = d.memory_bound ? "memory-bandwidth" : "compute";
   if (c.linear <= 0)
     t.assumptions.push_back(g.id +
