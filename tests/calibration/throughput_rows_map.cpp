@@ -194,7 +194,7 @@ std::string unexpressible(const Row& r) {
     return "EXL2 at 2.5 bits per weight has no --precision (int4 is 4.5 bits)";
   if (has(how, "bigdl") || has(how, "ipex-llm"))
     return "ipex-llm (bigdl-llm) is not one of the modelled engines";
-  if (std::regex_search(how, std::regex(R"(TP[2-9].*PP[2-9])")))
+  if (std::regex_search(how, std::regex(R"(TP([2-9]|[1-9]\d).*PP([2-9]|[1-9]\d))")))
     return "tensor x pipeline parallelism (" + r.at("method") + ") is not one --shard strategy";
   if (has(r.at("gpu"), "one GCD")) return "one GCD of an MI250X: the catalog's mi250x is the card";
   if (has(how, "lora.py"))
