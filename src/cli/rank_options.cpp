@@ -64,6 +64,8 @@ void add_evaluation_options(CLI::App* cmd, RankArgs& a) {
   cmd->add_flag("--new-only", a.new_only, "never charge used-market prices");
   cmd->add_flag("--include-used", a.include_used,
                 "charge used-market prices where the catalog has them");
+  cmd->add_flag("--cards-only", a.cards_only,
+                "price the cards alone (you own the host): no desktop, server or network added");
   cmd->add_flag("--domestic", a.domestic, "domestic (China-made) hardware is mandatory (K34)");
   cmd->add_option("--format", a.format, "table, json or csv")->capture_default_str();
   cmd->add_flag("--explain", a.explain, "show each score's formula with its numbers");
@@ -101,9 +103,6 @@ Session resolve_session(const RankArgs& a) {
   Session s;
   RankRequest& r = s.request;
   r.workload = resolve_workload(a.workload);
-  // A --shard the user gave holds for every multi-card configuration (none: layers split);
-  // without one, each configuration gets the usual recipe.
-  r.fixed_shard = !a.workload.shard.empty();
   std::optional<Budget> budget;
   if (!a.budget.empty()) budget = parse_budget(a.budget);
   s.rates = parse_rates(parse_located(embedded_text("data/rates.json"), "data/rates.json").doc,
@@ -119,6 +118,7 @@ Session resolve_session(const RankArgs& a) {
   if (!a.reserve.empty()) r.reserve = parse_reserve(a.reserve);
   r.tokens = work_tokens(a);
   r.domestic = a.domestic;
+  r.cards_only = a.cards_only;
   s.rules = load_rules("", a.rules_files);
   return s;
 }

@@ -37,6 +37,8 @@ void add_training_options(CLI::App* cmd, WorkloadArgs& a) {
   cmd->add_option("--seq-len", a.seq_len,
                   "tokens per sample; inference: prompt + generated (default 2048, capped at "
                   "the model's context)");
+  cmd->add_flag("--allow-long-context", a.allow_long_context,
+                "allow --seq-len beyond the preset's maximum context");
   cmd->add_option("--prompt-len", a.prompt_len,
                   "inference: tokens prefilled at once (default: all of --seq-len)");
   cmd->add_flag("--grad-ckpt,!--no-grad-ckpt", a.grad_ckpt,
@@ -57,8 +59,8 @@ void add_parallel_options(CLI::App* cmd, WorkloadArgs& a) {
   cmd->add_option("--gpus", a.gpus, "GPUs the workload runs on (default 1)");
   cmd->add_option("--shard", a.shard,
                   choices(shard_names()) +
-                      " (none: layers split, one card at a time; default: FSDP for training, "
-                      "tensor parallel for inference on several cards)");
+                      " (none: layers split, one card at a time; default: none on one GPU, "
+                      "training fsdp, inference tp on several)");
   cmd->add_option("--offload", a.offload, choices(offload_names()) + " (default none)");
   cmd->add_option("--engine", a.engine,
                   "inference engine: " + choices(engine_names()) +
@@ -106,13 +108,22 @@ Workload resolve_workload(const WorkloadArgs& a) {
   w.lora_targets = parse_lora_targets(a.lora_targets);
   w.train_embeddings = a.train_embeddings;
   w.freeze_trainable_layers = a.trainable_layers;
-  w.gpus = a.gpus;
+  w.gpus = a.gpus == kNotGiven ? 1 : a.gpus;
   w.shard = a.shard.empty() ? Shard::none : parse_shard(a.shard);
+  w.shard_given = !a.shard.empty();
+  w.allow_long_context = a.allow_long_context;
   w.offload = parse_offload(a.offload);
   require_engine(a.engine);
   w.engine = a.engine;
   validate(w);
-  return w;
+  return on_gpus(w, w.gpus);
+}
+
+int card_count(int count_flag, const WorkloadArgs& a) {
+  if (count_flag != kNotGiven && a.gpus != kNotGiven && count_flag != a.gpus)
+    throw usage_error("--count " + std::to_string(count_flag) + " and --gpus " +
+                      std::to_string(a.gpus) + " disagree: give one of them");
+  return count_flag != kNotGiven ? count_flag : a.gpus != kNotGiven ? a.gpus : 1;
 }
 
 }  // namespace gpusel::cli

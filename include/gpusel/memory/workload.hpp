@@ -39,6 +39,8 @@ struct Workload {
   int freeze_trainable_layers = 2;  // freeze: the last N blocks train (LLaMA-Factory)
   int gpus = 1;
   Shard shard = Shard::none;
+  bool shard_given = false;         // the user chose --shard: on_gpus keeps it (or refuses it)
+  bool allow_long_context = false;  // --seq-len beyond a preset's context is allowed
   Offload offload = Offload::none;
   std::string engine;  // inference engine (--engine, speed/ knows them); empty: by batch
 };
@@ -73,6 +75,13 @@ std::vector<std::string> shard_names();
 std::vector<std::string> offload_names();
 std::vector<std::string> loss_names();
 std::vector<std::string> lora_target_names();
+
+// The workload as it runs on `count` GPUs: the one place that decides the sharding, used by
+// every command (estimate --gpus, fit --count, check, compare, recommend, rentals). One GPU
+// runs unsharded. A shard the user gave is kept when it applies and refused (Error(usage))
+// when it cannot; otherwise training shards everything (FSDP/ZeRO-3) and inference splits
+// the weights by tensor parallelism where the count divides the heads, else by layers.
+Workload on_gpus(const Workload& w, int count);
 
 // Error(usage) for combinations no framework runs: full fine-tuning of int4 weights,
 // batch < 1, gpus < 1, sharding strategies needing several GPUs with one, etc.

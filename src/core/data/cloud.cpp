@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "gpusel/data/data_source.hpp"
 #include "gpusel/base/error.hpp"
 #include "gpusel/base/text.hpp"
+#include "gpusel/data/data_source.hpp"
 #include "gpusel/data/validate.hpp"
 #include "json/json_fields.hpp"
 
@@ -92,6 +92,14 @@ Offer parse_offer(const json& rec, const std::string& at) {
 }
 
 }  // namespace
+
+Figure parse_figure(const nlohmann::json& j, const std::string& at) {
+  Figure f{j.at("value").get<double>(),       j.at("range")[0].get<double>(),
+           j.at("range")[1].get<double>(),    j.at("unit").get<std::string>(),
+           j.at("source").get<std::string>(), j.at("as_of").get<std::string>()};
+  check_figure_range(f, at);
+  return f;
+}
 
 void check_figure_range(const Figure& f, const std::string& at) {
   if (!(f.low <= f.value && f.value <= f.high))

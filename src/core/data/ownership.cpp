@@ -14,25 +14,6 @@ namespace {
 
 using nlohmann::json;
 
-void check_against_schema(const json& doc, const std::string& origin) {
-  static const json schema = json::parse(embedded_text("data/schema/ownership.schema.json"));
-  const auto issues = check_schema(schema, doc);
-  if (issues.empty()) return;
-  const auto& first = issues.front();
-  std::string more =
-      issues.size() > 1 ? fmt::format(" (and {} more problem(s))", issues.size() - 1) : "";
-  throw data_error(origin + ": " + (first.pointer.empty() ? "/" : first.pointer) + ": " +
-                   first.message + more);
-}
-
-Figure parse_figure(const json& j, const std::string& at) {
-  Figure f{j.at("value").get<double>(),       j.at("range")[0].get<double>(),
-           j.at("range")[1].get<double>(),    j.at("unit").get<std::string>(),
-           j.at("source").get<std::string>(), j.at("as_of").get<std::string>()};
-  check_figure_range(f, at);
-  return f;
-}
-
 HostClass parse_host(const json& j, const std::string& at) {
   HostClass h;
   h.cost = parse_figure(j.at("cost"), at + ".cost");
@@ -65,7 +46,8 @@ const HostClass& Ownership::for_segment(const std::string& segment) const {
 }
 
 Ownership parse_ownership(const json& doc, const std::string& origin) {
-  check_against_schema(doc, origin);
+  static const json schema = json::parse(embedded_text("data/schema/ownership.schema.json"));
+  require_schema(schema, doc, origin);
   Ownership o;
   o.origin = origin;
   o.reviewed = doc.at("reviewed").get<std::string>();

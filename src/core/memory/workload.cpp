@@ -152,7 +152,33 @@ void validate_sharding(const Workload& w) {
     throw usage_error("--offload applies to training (optimizer states, sharded params)");
 }
 
+void validate_context(const Workload& w) {
+  const int cap = w.model.max_context;
+  if (cap > 0 && w.seq_len > cap && !w.allow_long_context)
+    throw usage_error("--seq-len " + std::to_string(w.seq_len) + " is beyond " +
+                      (w.model.id.empty() ? std::string("the model") : w.model.id) +
+                      "'s context of " + std::to_string(cap) +
+                      " tokens (--allow-long-context estimates it anyway)");
+}
+
 }  // namespace
+
+Workload on_gpus(const Workload& given, int count) {
+  require_positive(count, "the GPU count");
+  Workload w = given;
+  w.gpus = count;
+  if (count == 1) {
+    if (!w.shard_given || w.shard == Shard::tp) w.shard = Shard::none;
+    return w;
+  }
+  if (w.shard_given) {
+    validate_sharding(w);
+    return w;
+  }
+  const bool heads_divide = w.model.heads <= 0 || w.model.heads % count == 0;
+  w.shard = is_training(w.mode) ? Shard::fsdp : heads_divide ? Shard::tp : Shard::none;
+  return w;
+}
 
 void validate(const Workload& w) {
   require_positive(w.batch, "--batch");
@@ -167,6 +193,7 @@ void validate(const Workload& w) {
     throw usage_error("model '" + w.model.id + "' has no usable architecture");
   validate_precision(w);
   validate_sharding(w);
+  validate_context(w);
 }
 
 }  // namespace gpusel

@@ -32,20 +32,13 @@ std::string link_label(const Gpu& g, int count, bool linked) {
   return label;
 }
 
-Shard shard_for(const Workload& w, int count) {
-  if (count == 1) return Shard::none;
-  // Training shards everything (ZeRO-3/FSDP) so per-GPU memory falls with the count;
-  // inference splits the weights by tensor parallelism, as vLLM/TGI do.
-  return is_training(w.mode) ? Shard::fsdp : Shard::tp;
-}
-
 }  // namespace
 
 Config make_config(const Gpu& gpu, int count, const Workload& w) {
   // Beyond a node, "linked" describes the cards inside each node.
   const bool linked = count > 1 && gpu.interconnect.kind != "none" &&
                       std::min(count, node_size(gpu)) <= gpu.interconnect.max_gpus;
-  return {&gpu, count, linked, link_label(gpu, count, linked), shard_for(w, count)};
+  return {&gpu, count, linked, link_label(gpu, count, linked), on_gpus(w, count).shard};
 }
 
 std::vector<Config> configurations(const Gpu& gpu, int max_gpus, const Workload& w) {

@@ -15,8 +15,8 @@ namespace {
 
 std::string memory_class(const Gpu& g) {
   const std::string& m = g.memory_type;
+  if (m.rfind("HBM", 0) == 0) return "hbm";  // before unified: MI300A shares HBM3
   if (g.unified_memory || m.rfind("LPDDR", 0) == 0) return "unified";
-  if (m.rfind("HBM", 0) == 0) return "hbm";
   return "gddr";
 }
 

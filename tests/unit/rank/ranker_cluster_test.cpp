@@ -68,7 +68,7 @@ TEST_CASE("a ranking with --max-gpus 64 offers clusters for a 70B full fine-tune
 TEST_CASE("a --shard the user fixed holds: none means layers split, no speed-up") {
   RankRequest req;
   req.workload = bare_7b_lora();
-  req.fixed_shard = true;
+  req.workload.shard_given = true;
   req.workload.shard = Shard::none;
   const Gpu& g = require_gpu(catalog(), "rtx-a6000");
   const Result one = evaluate(make_config(g, 1, req.workload), rules(), rates(), req);
@@ -77,7 +77,7 @@ TEST_CASE("a --shard the user fixed holds: none means layers split, no speed-up"
   CHECK(workload_for(four.config, req).shard == Shard::none);
   CHECK(four.tokens_per_s <= one.tokens_per_s);
   CHECK(four.tokens_per_s > 0.9 * one.tokens_per_s);
-  req.fixed_shard = false;  // not fixed: the configuration's own recipe (FSDP) and a speed-up
+  req.workload.shard_given = false;  // not given: the configuration's recipe (FSDP), a speed-up
   const Result fsdp = evaluate(make_config(g, 4, req.workload), rules(), rates(), req);
   CHECK(fsdp.config.shard == Shard::fsdp);
   CHECK(fsdp.tokens_per_s > 3 * one.tokens_per_s);
