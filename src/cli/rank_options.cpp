@@ -56,6 +56,9 @@ void add_evaluation_options(CLI::App* cmd, RankArgs& a) {
                   "score weights, e.g. compute=0.5,budget=0.3,ecosystem=0.2")
       ->capture_default_str();
   cmd->add_option("--reserve", a.reserve, "VRAM kept free per card: 10% (default), 0.15, 2GB");
+  cmd->add_option("--os", a.os,
+                  "macos|linux|windows: whose GPU share of unified memory applies (default: "
+                  "macOS on Apple, Linux on other unified-memory parts)");
   cmd->add_option("--tokens", a.tokens, "tokens to process (e.g. 2B): adds time to finish");
   cmd->add_option("--dataset-tokens", a.dataset_tokens, "dataset size in tokens (with --epochs)");
   cmd->add_option("--epochs", a.epochs, "passes over --dataset-tokens (default 1)");
@@ -116,6 +119,7 @@ Session resolve_session(const RankArgs& a) {
   r.weights = parse_weights(a.weights);
   r.max_gpus = a.max_gpus;
   if (!a.reserve.empty()) r.reserve = parse_reserve(a.reserve);
+  if (!a.os.empty()) r.reserve.os = parse_os(a.os);
   r.tokens = work_tokens(a);
   r.domestic = a.domestic;
   r.cards_only = a.cards_only;

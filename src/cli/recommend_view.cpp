@@ -103,12 +103,13 @@ std::string workload_line(const Workload& w) {
   std::string s =
       fmt::format("{} ({:.2f}B params{}), {} {}", w.model.name.empty() ? w.model.id : w.model.name,
                   w.model.params / 1e9, w.model_from_preset ? "" : ", typical architecture",
-                  to_string(w.mode), to_string(w.precision));
+                  to_string(w.mode), precision_label(w));
   if (is_training(w.mode))
     s += fmt::format(", {} optimizer, batch {} x {} tokens{}", to_string(w.optimizer), w.batch,
                      w.seq_len, w.grad_ckpt ? ", gradient checkpointing" : "");
   else
-    s += fmt::format(", batch {}, context {} tokens", w.batch, w.seq_len);
+    s += fmt::format(", batch {}, context {} tokens{}", w.batch, w.seq_len,
+                     w.kv_dtype == KvDtype::compute ? "" : ", KV cache " + to_string(w.kv_dtype));
   if (w.mode == Mode::lora || w.mode == Mode::qlora)
     s += fmt::format(", LoRA r{} on {}", w.lora_rank, to_string(w.lora_targets));
   return s;
@@ -119,7 +120,7 @@ nlohmann::json workload_json(const Workload& w) {
           {"params", w.model.params},
           {"from_preset", w.model_from_preset},
           {"mode", to_string(w.mode)},
-          {"precision", to_string(w.precision)},
+          {"precision", precision_label(w)},
           {"optimizer", to_string(w.optimizer)},
           {"batch", w.batch},
           {"seq_len", w.seq_len},

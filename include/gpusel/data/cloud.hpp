@@ -30,6 +30,7 @@ Figure parse_figure(const nlohmann::json& j, const std::string& at);
 
 struct CloudDefaults {
   Figure spot_ratio;          // spot / on-demand
+  std::optional<Figure> spot_availability;  // share of the time spot capacity exists
   Figure commit_1y_discount;  // 1 - committed / on-demand
   Figure commit_3y_discount;
   Figure storage_per_gb_month;  // USD

@@ -52,7 +52,10 @@ Figure parse_default(const json& defs, const char* key, const std::string& origi
 }
 
 CloudDefaults parse_defaults(const json& defs, const std::string& origin) {
-  return {parse_default(defs, "spot_ratio", origin),
+  std::optional<Figure> availability;
+  if (defs.is_object() && defs.contains("spot_availability"))
+    availability = parse_default(defs, "spot_availability", origin);
+  return {parse_default(defs, "spot_ratio", origin), availability,
           parse_default(defs, "commit_1y_discount", origin),
           parse_default(defs, "commit_3y_discount", origin),
           parse_default(defs, "storage_per_gb_month", origin),

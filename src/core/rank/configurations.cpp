@@ -9,9 +9,9 @@
 namespace gpusel {
 namespace {
 
-// Consumer boards take two cards (KNOWLEDGE K18); a Mac is one SoC; server and
-// workstation platforms take up to eight per machine, and machines join into clusters
-// where the card has a cluster network (speed/: InfiniBand, RoCE, Gaudi's own ports).
+// Consumer boards take two cards (KNOWLEDGE K18); a unified-memory SoC is one per machine;
+// server and workstation platforms take up to eight per machine, and machines join into
+// clusters where the card has a cluster network (speed/: InfiniBand, RoCE, Gaudi's ports).
 int platform_limit(const Gpu& g) {
   if (g.unified_memory || g.form_factor == "soc") return 1;
   if (g.segment == "consumer") return 2;

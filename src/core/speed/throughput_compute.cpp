@@ -73,8 +73,6 @@ Shape shape_of(const Workload& w) {
   s.matmul = std::max(0.0, a.active - a.embedding - a.lm_head) + s.head;
   s.total = a.total;
   s.trainable = trainable_params(w, a);
-  s.kv_values = m.mla ? double(m.layers) * (m.mla->kv_lora_rank + m.mla->qk_rope_head_dim)
-                      : 2.0 * m.layers * m.kv_heads * head_dim(m);
   return s;
 }
 
