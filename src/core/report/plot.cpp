@@ -6,6 +6,8 @@
 #include <cmath>
 #include <map>
 
+#include "gpusel/speed/throughput.hpp"
+
 namespace gpusel {
 
 namespace {
@@ -47,10 +49,13 @@ double round125(double v, bool up) {
   return d;
 }
 
+// The label recommend's table gives a configuration: the link, and the nodes of a cluster.
 std::string label_of(const Config& c) {
   std::string s = fmt::format("{}x {}", c.count, c.gpu->id);
-  if (c.count > 1) s += c.linked ? " (" + c.gpu->interconnect.kind + ")" : " (PCIe)";
-  return s;
+  if (c.count == 1) return s;
+  const int nodes = (c.count + node_size(*c.gpu) - 1) / node_size(*c.gpu);
+  return s + " (" + (c.linked ? c.gpu->interconnect.kind : std::string("PCIe")) +
+         (nodes > 1 ? fmt::format(", {} nodes", nodes) : "") + ")";
 }
 
 std::string workload_title(const Workload& w) {

@@ -3,10 +3,12 @@
 #include "gpusel/report/plot.hpp"
 
 #include <catch2/catch.hpp>
+#include <set>
 
 #include "gpusel/base/error.hpp"
 #include "gpusel/report/html.hpp"
 #include "gpusel/report/svg.hpp"
+#include "gpusel/speed/throughput.hpp"
 #include "ranker_fixtures.hpp"
 #include "xml_check.hpp"
 
@@ -96,6 +98,27 @@ TEST_CASE("price_plot: every fitting priced configuration, the frontier and the 
   CHECK(p.x.max >= 15000);
   CHECK(p.x.title == "price (USD)");
   CHECK(p.y.title == "training throughput (tokens/s)");
+}
+
+TEST_CASE("clusters (--max-gpus 64) are plotted with their nodes, each label once") {
+  RankRequest req = lora_request(std::nullopt);
+  req.workload.model = model("llama-2-70b");
+  req.workload.mode = Mode::full;
+  req.max_gpus = 64;
+  const PricePlot p = price_plot(sources(), {req, 3});
+  std::set<std::string> labels;
+  bool cluster = false;
+  for (const auto& x : p.points) {
+    CAPTURE(x.label);
+    CHECK(labels.insert(x.label).second);
+    CHECK(x.count <= 64);
+    // Beyond one node (8 for an HGX board, 72 for a GB200 NVL72 rack) the label names nodes.
+    if (x.count > node_size(require_gpu(catalog(), x.gpu))) {
+      cluster = true;
+      CHECK_THAT(x.label, Catch::Contains(" nodes)"));
+    }
+  }
+  CHECK(cluster);
 }
 
 TEST_CASE("a configuration filtered out is not plotted") {
