@@ -29,7 +29,8 @@ cd "$fixtures"
 "$bin" --catalog catalog/small.json --cloud cloud/small.json recommend --models models/small.json \
   --model llama-3-8b --mode lora --budget 5000 --format html -o "$out/report.html"
 "$bin" --catalog catalog/hostile_names.json --cloud cloud/small.json recommend \
-  --models models/small.json --model llama-3-8b --mode lora --format html -o "$out/hostile.html"
+  --models models/hostile_names.json --model llama-3-8b --mode lora --rules rules/hostile_warning.json \
+  --format html -o "$out/hostile.html"
 "$bin" recommend --params 7B --mode lora --budget 15000 --format html -o "$out/report-full.html"
 "$bin" plot --params 7B --mode lora --budget 15000 -o "$out/chart.svg" > /dev/null
 "$bin" plot --model qwen2.5-72b --mode inference --precision int4 --currency CNY --budget 200000 \
