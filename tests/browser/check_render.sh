@@ -60,15 +60,28 @@ for f in report.html hostile.html report-full.html; do
   grep -q '<script' "$out/$f" && fail "$f holds a script"
 done
 
+# What a blank page of each size screenshots to, so "not blank" is measured, not guessed: a
+# rendered chart or page must compress to at least twice that.
+printf '<svg xmlns="http://www.w3.org/2000/svg" width="1100" height="700"/>' > "$out/blank.svg"
+printf '<!DOCTYPE html><html><body></body></html>' > "$out/blank.html"
+blank_size() {
+  chrome --window-size="$1" --screenshot="$out/blank-$2.png" "file://$out/blank.$2" \
+    > /dev/null 2>&1 || true
+  stat -c %s "$out/blank-$2.png" 2> /dev/null || echo 10000
+}
+blank_svg=$(blank_size 1100,700 svg)
+blank_html=$(blank_size 1200,1800 html)
+
 for f in report.html hostile.html report-full.html chart.svg chart-inference.svg bandwidth.svg hostile.svg; do
   base=${f%.*}-${f##*.}
   size=1200,1800
-  case "$f" in *.svg) size=1100,700 ;; esac
+  blank=$blank_html
+  case "$f" in *.svg) size=1100,700 blank=$blank_svg ;; esac
   chrome --window-size=$size --screenshot="$out/$base.png" "file://$out/$f" 2> "$out/$base.log" > /dev/null ||
     fail "$f: chromium exited $?"
   [ -s "$out/$base.png" ] || fail "$f: no screenshot"
-  # A blank page compresses to a few kB; a chart or a report is far larger.
-  [ "$(stat -c %s "$out/$base.png" 2> /dev/null || echo 0)" -gt 20000 ] || fail "$f: the screenshot looks blank"
+  [ "$(stat -c %s "$out/$base.png" 2> /dev/null || echo 0)" -gt $((2 * blank)) ] ||
+    fail "$f: the screenshot looks blank (a blank page is $blank bytes)"
   chrome --dump-dom "file://$out/$f" > "$out/$base.dom" 2> "$out/$base.dom.log" || fail "$f: --dump-dom failed"
   problems=$(page_problems "$out/$base.log"; page_problems "$out/$base.dom.log")
   [ -z "$problems" ] || fail "$f: console or network messages: $problems"
