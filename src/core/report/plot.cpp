@@ -65,6 +65,37 @@ std::string workload_title(const Workload& w) {
                      w.seq_len);
 }
 
+// The titles, both axes (the budget inside the price axis) and the notes of a plot whose
+// points are in place.
+void finish(PricePlot& p, const Workload& w, const Rates& rates) {
+  p.title = workload_title(w);
+  p.subtitle = fmt::format("{} fitting configurations, {} on the price/throughput frontier",
+                           p.points.size(), p.frontier.size());
+  double xlo = 0, xhi = 0, ylo = 0, yhi = 0;
+  if (!p.points.empty()) {
+    xlo = p.points.front().price, xhi = p.points.back().price;
+    const auto [mn, mx] = std::minmax_element(
+        p.points.begin(), p.points.end(),
+        [](const auto& a, const auto& b) { return a.tokens_per_s < b.tokens_per_s; });
+    ylo = mn->tokens_per_s, yhi = mx->tokens_per_s;
+  }
+  if (p.budget)
+    xlo = std::min(xlo > 0 ? xlo : *p.budget, *p.budget), xhi = std::max(xhi, *p.budget);
+  p.x = make_axis("price (" + p.currency + ")", xlo, xhi, false);
+  p.y = make_axis(is_training(w.mode)
+                      ? "training throughput (tokens/s)"
+                      : fmt::format("decode throughput (tokens/s, batch {})", w.batch),
+                  ylo, yhi, true);
+  if (p.unpriced > 0)
+    p.notes.push_back(fmt::format("{} fitting configuration{} without a price not shown",
+                                  p.unpriced, p.unpriced == 1 ? "" : "s"));
+  if (p.no_speed > 0)
+    p.notes.push_back(fmt::format("{} without a throughput estimate not shown", p.no_speed));
+  if (std::any_of(p.points.begin(), p.points.end(), [](const auto& x) { return x.converted; }))
+    p.notes.push_back("some prices converted at the rates of " + rates.as_of +
+                      " (data/rates.json)");
+}
+
 }  // namespace
 
 Axis make_axis(std::string title, double lo, double hi, bool from_zero) {
@@ -132,33 +163,7 @@ PricePlot price_plot(const Sources& src, const PlotQuery& q) {
   });
   p.frontier = pareto_frontier(p.points);
   for (std::size_t i : p.frontier) p.points[i].frontier = true;
-  const Workload& w = q.request.workload;
-  p.title = workload_title(w);
-  p.subtitle = fmt::format("{} fitting configurations, {} on the price/throughput frontier",
-                           p.points.size(), p.frontier.size());
-  double xlo = 0, xhi = 0, ylo = 0, yhi = 0;
-  if (!p.points.empty()) {
-    xlo = p.points.front().price, xhi = p.points.back().price;
-    const auto [mn, mx] = std::minmax_element(
-        p.points.begin(), p.points.end(),
-        [](const auto& a, const auto& b) { return a.tokens_per_s < b.tokens_per_s; });
-    ylo = mn->tokens_per_s, yhi = mx->tokens_per_s;
-  }
-  if (p.budget)
-    xlo = std::min(xlo > 0 ? xlo : *p.budget, *p.budget), xhi = std::max(xhi, *p.budget);
-  p.x = make_axis("price (" + p.currency + ")", xlo, xhi, false);
-  p.y = make_axis(is_training(w.mode)
-                      ? "training throughput (tokens/s)"
-                      : fmt::format("decode throughput (tokens/s, batch {})", w.batch),
-                  ylo, yhi, true);
-  if (p.unpriced > 0)
-    p.notes.push_back(fmt::format("{} fitting configuration{} without a price not shown",
-                                  p.unpriced, p.unpriced == 1 ? "" : "s"));
-  if (p.no_speed > 0)
-    p.notes.push_back(fmt::format("{} without a throughput estimate not shown", p.no_speed));
-  if (std::any_of(p.points.begin(), p.points.end(), [](const auto& x) { return x.converted; }))
-    p.notes.push_back("some prices converted at the rates of " + src.rates.as_of +
-                      " (data/rates.json)");
+  finish(p, q.request.workload, src.rates);
   return p;
 }
 
