@@ -212,3 +212,17 @@ TEST_CASE("the page: sections in order, tables with their cells, sources linked"
   CHECK(html.find("<link") == std::string::npos);  // nothing loaded from anywhere
   CHECK(html.find("src=") == std::string::npos);
 }
+
+TEST_CASE("the page links only http(s) sources; any other scheme stays text") {
+  HtmlReport r;
+  r.title = "Which GPU";
+  r.warnings = {{"1. x", "<b>t</b>", "user-rule", "javascript:alert(1)"},
+                {"2. y", "t", "user-rule", "data:text/html,<script>alert(1)</script>"}};
+  const std::string html = render_html(r);
+  CHECK(xml_check::problem(html, true) == "");
+  CHECK(html.find("href=\"javascript") == std::string::npos);
+  CHECK(html.find("href=\"data") == std::string::npos);
+  CHECK(html.find("javascript:alert(1)") != std::string::npos);  // shown, as text
+  CHECK(html.find("&lt;b&gt;t&lt;/b&gt;") != std::string::npos);
+  CHECK(html.find("<script") == std::string::npos);
+}
