@@ -6,6 +6,7 @@
 #include "cli/cmd_cost.hpp"
 #include "cli/cmd_estimate.hpp"
 #include "cli/cmd_recommend.hpp"
+#include "cli/cmd_serve.hpp"
 #include "cli/context.hpp"
 #include "gpusel/base/error.hpp"
 
@@ -35,6 +36,7 @@ void build(CLI::App& app, Context& ctx) {
   add_recommend_command(app, ctx);
   add_check_compare_commands(app, ctx);
   add_cost_command(app, ctx);
+  add_serve_command(app, ctx);
   add_cloud_commands(app, ctx);
 }
 
