@@ -16,6 +16,7 @@ struct WorkloadArgs {
   std::string model, params, models_path, model_config;
   std::string mode = "inference", precision, optimizer = "adamw", shard;
   std::string offload = "none", loss = "full", lora_targets = "all-linear", kv_dtype = "auto";
+  std::string engine;
   int batch = 1, seq_len = 0, prompt_len = 0, lora_rank = 16, gpus = kNotGiven,
       trainable_layers = 2;
   bool grad_ckpt = true, flash_attn = true, amp = false, double_quant = true;
