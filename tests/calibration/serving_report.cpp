@@ -1,10 +1,10 @@
 // Calibration report: the serving model against serving_measured.csv (MLPerf Inference,
 // TensorRT-LLM's and NIM's published figures, vLLM/TensorRT-LLM benchmark logs), split into
 // the half calibration may look at (MLPerf v3.1 / v5.0) and the held-out half that judges it.
-// Usage: serving_report [--csv FILE] [--quiet] [--gate M,P] [--fit]
-//   --fit   search the batched engines' serving compute efficiency, their HBM streaming
-//           efficiency and the roofline exponent on the fit half only, and print them (how
-//           data/serving.json's fitted values were obtained); the held-out half is not read.
+// Nothing is fitted to either half: every rate is data/throughput.json's, every engine
+// limit data/serving.json's, each with its source; the split shows whether the rows the issue
+// allowed fitting to are any easier than the rest.
+// Usage: serving_report [--csv FILE] [--quiet] [--gate M,P]
 //   --gate  exit thresholds (fractions) on the held-out throughput error, for a regression
 //           test that pins today's figures; the target is still printed and judged.
 // Exits 1 when the held-out throughput misses the gate (by default the target: median
@@ -65,8 +65,8 @@ Estimates estimate(const Case& c, const gpusel::Replica& r) {
     case Kind::poisson:
       e.at = gpusel::at_rate(r, c.load / c.replicas);
       e.have_point = e.at.stable;
-      e.tokens_per_s = (e.at.stable ? c.load / c.replicas : gpusel::saturation_rate(r)) * out *
-                       c.replicas;
+      e.tokens_per_s =
+          (e.at.stable ? c.load / c.replicas : gpusel::saturation_rate(r)) * out * c.replicas;
       break;
   }
   return e;
@@ -113,7 +113,8 @@ void print_split(const char* metric, const std::vector<Scored>& all) {
   print_line("held out (everything else)", held);
   for (const auto& [half, rows] : {std::pair{"held", &held}, std::pair{"fit", &fit}}) {
     std::map<std::string, std::vector<Scored>> by_engine, by_gpu;
-    for (const auto& x : *rows) by_engine[x.c->engine].push_back(x), by_gpu[x.c->gpu_id].push_back(x);
+    for (const auto& x : *rows)
+      by_engine[x.c->engine].push_back(x), by_gpu[x.c->gpu_id].push_back(x);
     for (const auto& [k, v] : by_engine)
       print_line((std::string(half) + " engine " + k).c_str(), v);
     for (const auto& [k, v] : by_gpu) print_line((std::string(half) + " gpu " + k).c_str(), v);
@@ -121,52 +122,6 @@ void print_split(const char* metric, const std::vector<Scored>& all) {
 }
 
 Estimates estimate(const Case& c) { return estimate(c, c.replica); }
-
-// --- fitting (fit half only) -------------------------------------------------------------
-
-struct Fit {
-  double compute = 1, hbm = 1, exponent = 0, loss = 1e9;
-};
-
-// The replica with the batched engine's compute scaled by `ce`, HBM streaming by `be`.
-gpusel::Replica variant(const gpusel::Replica& base, double ce, double be, double n) {
-  gpusel::Replica r = base;
-  if (r.engine->name != "llama.cpp") {
-    r.linear_flops *= ce, r.attention_flops *= ce;
-    if (r.gpu->memory_type.rfind("HBM", 0) == 0) r.weight_bandwidth *= be, r.kv_bandwidth *= be;
-  }
-  r.roofline_exponent = n;
-  return r;
-}
-
-double log_error(double est, double measured) {
-  return est > 0 && measured > 0 ? std::fabs(std::log(est / measured)) : std::log(10.0);
-}
-
-// Mean |log error| over the fit half's capacity throughputs and its TTFT/TPOT medians.
-double fit_loss(const std::vector<const Case*>& fit, double ce, double be, double n) {
-  double sum = 0;
-  int count = 0;
-  for (const Case* c : fit) {
-    const Estimates e = estimate(*c, variant(c->replica, ce, be, n));
-    if (c->capacity) sum += log_error(e.tokens_per_s, c->measured_tokens_per_s), ++count;
-    if (e.have_point && c->tpot.p50 > 0)
-      sum += log_error(e.at.tpot.p50 * 1000, c->tpot.p50) + log_error(e.at.ttft.p50 * 1000, c->ttft.p50),
-          count += 2;
-  }
-  return count ? sum / count : 1e9;
-}
-
-Fit fit_constants(const std::vector<const Case*>& fit) {
-  Fit best;
-  for (double n : {0.0, 1.0, 2.0, 4.0})
-    for (double ce = 0.40; ce <= 1.0001; ce += 0.025)
-      for (double be = 0.50; be <= 1.3001; be += 0.025) {
-        const double loss = fit_loss(fit, ce, be, n);
-        if (loss < best.loss) best = {ce, be, n, loss};
-      }
-  return best;
-}
 
 void add(std::vector<Scored>& v, const Case& c, double est, double measured) {
   if (measured > 0 && est > 0 && std::isfinite(est)) v.push_back({&c, est, est / measured - 1});
@@ -205,7 +160,7 @@ void print_row(const Case& c, const Estimates& e) {
 
 int main(int argc, char** argv) try {
   std::string csv = GPUSEL_SERVING_CSV;
-  bool quiet = false, fit = false;
+  bool quiet = false;
   double gate_median = kMedianTarget, gate_p90 = kP90Target;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -213,28 +168,14 @@ int main(int argc, char** argv) try {
       csv = argv[++i];
     else if (a == "--quiet")
       quiet = true;
-    else if (a == "--fit")
-      fit = true;
     else if (a == "--gate" && i + 1 < argc &&
              std::sscanf(argv[++i], "%lf,%lf", &gate_median, &gate_p90) == 2)
       continue;
     else
-      return std::fprintf(stderr,
-                          "usage: serving_report [--csv FILE] [--quiet] [--gate M,P] [--fit]\n"),
-             2;
+      return std::fprintf(stderr, "usage: serving_report [--csv FILE] [--quiet] [--gate M,P]\n"), 2;
   }
   const gpusel::Catalog catalog = gpusel::load_catalog({});
   const auto conversions = serving_calibration::convert_rows(csv, catalog);
-  if (fit) {
-    std::vector<const Case*> half;
-    for (const auto& cv : conversions)
-      if (cv.c && cv.c->fit) half.push_back(&*cv.c);
-    const Fit f = fit_constants(half);
-    std::printf("fit half: %zu rows; compute x %.3f, HBM streaming x %.3f, roofline exponent %.0f "
-                "(mean |log error| %.3f; unfitted %.3f)\n",
-                half.size(), f.compute, f.hbm, f.exponent, f.loss, fit_loss(half, 1, 1, 0));
-    return 0;
-  }
   Scores s;
   std::size_t cases = 0;
   for (const auto& cv : conversions) {

@@ -90,8 +90,7 @@ Case make_case(const Row& r, const gpusel::Catalog& catalog) {
   const gpusel::Workload placed = gpusel::on_gpus(w, tp);
   const gpusel::Config cfg = gpusel::make_config(gpu, tp, w);
   c.engine_settings = engine_for(r);
-  c.replica = gpusel::build_replica(placed, gpu, tp, cfg.linked, *c.engine_settings, t,
-                                    gpusel::default_serving_data());
+  c.replica = gpusel::build_replica(placed, gpu, tp, cfg.linked, *c.engine_settings, t);
   return c;
 }
 
@@ -99,11 +98,16 @@ Case make_case(const Row& r, const gpusel::Catalog& catalog) {
 
 const char* to_string(Kind k) {
   switch (k) {
-    case Kind::offline: return "offline";
-    case Kind::server: return "server";
-    case Kind::interactive: return "interactive";
-    case Kind::users: return "users";
-    case Kind::poisson: return "poisson";
+    case Kind::offline:
+      return "offline";
+    case Kind::server:
+      return "server";
+    case Kind::interactive:
+      return "interactive";
+    case Kind::users:
+      return "users";
+    case Kind::poisson:
+      return "poisson";
   }
   return "?";
 }

@@ -21,14 +21,14 @@ struct Percentiles {  // seconds
 };
 
 struct LoadPoint {
-  double rate = 0;          // requests/s offered to this replica
-  double users = 0;         // requests in the system (waiting or running), Little's law
-  double running = 0;       // sequences decoding in an iteration (B)
+  double rate = 0;            // requests/s offered to this replica
+  double users = 0;           // requests in the system (waiting or running), Little's law
+  double running = 0;         // sequences decoding in an iteration (B)
   double prefill_tokens = 0;  // prompt tokens mixed into an iteration
-  double iteration_s = 0;   // tau
-  double tokens_per_s = 0;  // output tokens/s: rate x mean output
+  double iteration_s = 0;     // tau
+  double tokens_per_s = 0;    // output tokens/s: rate x mean output
   Percentiles ttft, tpot;
-  bool stable = false;  // the replica keeps up with the rate
+  bool stable = false;                                   // the replica keeps up with the rate
   double prefill_utilisation = 0, slot_utilisation = 0;  // the two queues' loads
 };
 

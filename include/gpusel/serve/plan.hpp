@@ -17,8 +17,8 @@ struct ServeTarget {
   std::optional<double> rps, users;  // the load to carry (neither: one replica at capacity)
   Traffic traffic;
   Targets targets;
-  std::string engine;     // "" = the default engine of each card
-  double years = 0;       // amortisation of a purchase; 0 = data/serving.json's
+  std::string engine;  // "" = the default engine of each card
+  double years = 0;    // amortisation of a purchase; 0 = data/serving.json's
   bool rank_by_rent = false;
 };
 
@@ -80,8 +80,8 @@ struct ServePlan {
 
 // One configuration: `count` cards of `gpu` as one replica, given as many replicas as the
 // target needs (one without a target).
-ServeOption serve_configuration(const Gpu& gpu, int count, const Cloud* cloud,
-                                const RuleSet& rules, const Rates& rates, const ServeRequest& req);
+ServeOption serve_configuration(const Gpu& gpu, int count, const Cloud* cloud, const RuleSet& rules,
+                                const Rates& rates, const ServeRequest& req);
 
 // Cards the user has: the best split of `count` cards into equal replicas (tensor parallel
 // inside each), all of them serving: its capacity is replicas x one replica's.

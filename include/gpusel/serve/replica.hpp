@@ -8,6 +8,7 @@
 #include "gpusel/data/card_memory.hpp"
 #include "gpusel/memory/workload.hpp"
 #include "gpusel/serve/serving_data.hpp"
+#include "gpusel/speed/step.hpp"
 
 namespace gpusel {
 
@@ -29,41 +30,32 @@ struct Replica {
 
   // Memory, per card (bytes).
   double card_bytes = 0, weight_bytes = 0, workspace_bytes = 0, kv_pool_bytes = 0;
-  double held_tokens = 0;    // per sequence, on average, rounded to the engine's blocks
-  double seq_kv_bytes = 0;   // one sequence's KV at held_tokens
-  int memory_seqs = 0;       // sequences the pool holds
-  int max_seqs = 0;          // the running-batch cap: memory, engine, token budget
-  std::string seq_limit;     // which of them binds, in words
-  int batched_tokens = 0;    // tokens per iteration
+  double held_tokens = 0;   // per sequence, on average, rounded to the engine's blocks
+  double seq_kv_bytes = 0;  // one sequence's KV at held_tokens
+  int memory_seqs = 0;      // sequences the pool holds
+  int max_seqs = 0;         // the running-batch cap: memory, engine, token budget
+  std::string seq_limit;    // which of them binds, in words
+  int batched_tokens = 0;   // tokens per iteration
   int graph_max_batch = 0;
 
-  // Rates, per card.
-  double weight_bandwidth = 0, kv_bandwidth = 0;  // bytes/s
-  double linear_flops = 0, attention_flops = 0;   // FLOP/s
-  double busbw = 0, allreduce_latency_s = 0;
-  double roofline_exponent = 0;  // data/serving.json: 0 = max(weights, FLOPs)
-
-  // The model's shape as the step needs it.
-  int layers = 0, hidden = 0;
-  double body_params = 0, head_params = 0;  // active matmul parameters per token; LM head
-  double routed_share = 0, route_k_over_e = 0;  // MoE: routed experts' weight share, k/E
-  double decode_kv_bytes = 0;  // one sequence's KV read per step, per card, at the mean context
-  double decode_attn_flops = 0, prefill_attn_flops = 0;  // per token, all layers
+  // Speed: speed/'s step model of these cards (rates from data/throughput.json).
+  StepModel step;
+  int layers = 0;
 
   std::vector<std::string> assumptions;  // each rate and limit with its number and data key
   bool fits() const { return max_seqs >= 1; }
 };
 
-// The replica for a workload already placed on `count` cards (on_gpus: tensor parallel, or
-// layers split into pipeline stages). `reserve`: gpusel's reserve, for engines that use the
-// card's usable memory (llama.cpp). Error(usage) for lengths that are not positive.
+// The replica for a workload already placed on `count` cards (workload_for: tensor parallel,
+// or layers split into pipeline stages), served by `e` (speed/'s engine of the same name).
+// `reserve`: gpusel's reserve, for engines that use the card's usable memory (llama.cpp).
+// Error(usage) for lengths that are not positive.
 Replica build_replica(const Workload& w, const Gpu& g, int count, bool linked,
-                      const ServingEngine& e, const Traffic& t, const ServingData& d,
-                      const Reserve& reserve = {});
+                      const ServingEngine& e, const Traffic& t, const Reserve& reserve = {});
 
 // Seconds for one iteration of the whole replica: `decode_seqs` sequences each generating a
-// token and `prefill_tokens` prompt tokens in the same batch. With pipeline stages, one
-// iteration runs every stage over pp micro-batches (each sequence advances once).
+// token and `prefill_tokens` prompt tokens in the same batch (speed/'s step model, pipeline
+// stages working on micro-batches), plus the engine's launch cost past its CUDA-graph batch.
 double step_seconds(const Replica& r, double decode_seqs, double prefill_tokens);
 
 }  // namespace gpusel

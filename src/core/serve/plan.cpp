@@ -107,8 +107,7 @@ int replicas_for(const ServeTarget& t, const LoadPoint& cap, double cap_users) {
 }
 
 // The per-replica point when `replicas` share the target.
-LoadPoint served_point(const Replica& r, const ServeTarget& t, const LoadPoint& cap,
-                       int replicas) {
+LoadPoint served_point(const Replica& r, const ServeTarget& t, const LoadPoint& cap, int replicas) {
   if (t.rps) return at_rate(r, *t.rps / replicas);
   if (t.users) return at_users(r, *t.users / replicas);
   return cap;
@@ -128,8 +127,7 @@ ServeOption evaluate_option(const Gpu& g, int count, std::optional<int> fixed_re
     return o;
   }
   o.replica = build_replica(workload_for(o.eval.config, req.rank), g, count, o.eval.config.linked,
-                            *o.engine, req.target.traffic, default_serving_data(),
-                            req.rank.reserve);
+                            *o.engine, req.target.traffic, req.rank.reserve);
   if (!o.replica.fits()) {
     o.why_not = fmt::format("no room for a sequence: {:.1f} GiB of weights per card of {:.1f} GiB",
                             o.replica.weight_bytes / (1 << 30), o.replica.card_bytes / (1 << 30));
@@ -148,11 +146,12 @@ ServeOption evaluate_option(const Gpu& g, int count, std::optional<int> fixed_re
   o.tokens_per_s = o.served.stable ? o.served.tokens_per_s * o.replicas : 0;
   o.meets = o.replicas >= o.replicas_needed;
   if (!o.meets)
-    o.why_not = fmt::format("{} replicas of {} cards carry {:.3g} req/s within the targets; the "
-                            "load needs {}",
-                            o.replicas, count, o.replicas * o.capacity->rate, o.replicas_needed);
-  const double priced_tokens = o.tokens_per_s > 0 ? o.tokens_per_s
-                                                  : o.capacity->tokens_per_s * o.replicas;
+    o.why_not = fmt::format(
+        "{} replicas of {} cards carry {:.3g} req/s within the targets; the "
+        "load needs {}",
+        o.replicas, count, o.replicas * o.capacity->rate, o.replicas_needed);
+  const double priced_tokens =
+      o.tokens_per_s > 0 ? o.tokens_per_s : o.capacity->tokens_per_s * o.replicas;
   o.bought = buy(o.eval, o.replicas, priced_tokens, req, rates, env);
   o.rented = rent(g, count, o.replicas, priced_tokens, cloud, rates, req.rank.price.currency);
   return o;
@@ -185,9 +184,8 @@ std::pair<double, std::string> serving_kwh_price(const std::string& currency, co
   return {0, "no power price in data/kwh_prices.json"};
 }
 
-ServeOption serve_configuration(const Gpu& gpu, int count, const Cloud* cloud,
-                                const RuleSet& rules, const Rates& rates,
-                                const ServeRequest& req) {
+ServeOption serve_configuration(const Gpu& gpu, int count, const Cloud* cloud, const RuleSet& rules,
+                                const Rates& rates, const ServeRequest& req) {
   return serve_detail::evaluate_option(gpu, count, std::nullopt, cloud, rules, rates, req,
                                        serve_detail::plan_env(req, rates));
 }

@@ -23,13 +23,26 @@ Verdict judge(const ServeOption& o, const ServeRequest& req) {
 
 void count(ServeCounts& c, Verdict v) {
   switch (v) {
-    case Verdict::no_engine: ++c.no_engine; break;
-    case Verdict::too_small: ++c.too_small; break;
-    case Verdict::too_slow: ++c.too_slow; break;
-    case Verdict::excluded: ++c.excluded_by_rule; break;
-    case Verdict::no_price: ++c.no_price; break;
-    case Verdict::over_budget: ++c.over_budget; break;
-    case Verdict::meets: break;
+    case Verdict::no_engine:
+      ++c.no_engine;
+      break;
+    case Verdict::too_small:
+      ++c.too_small;
+      break;
+    case Verdict::too_slow:
+      ++c.too_slow;
+      break;
+    case Verdict::excluded:
+      ++c.excluded_by_rule;
+      break;
+    case Verdict::no_price:
+      ++c.no_price;
+      break;
+    case Verdict::over_budget:
+      ++c.over_budget;
+      break;
+    case Verdict::meets:
+      break;
   }
 }
 
@@ -83,8 +96,8 @@ ServePlan plan_serving(const Catalog& catalog, const Cloud* cloud, const RuleSet
         ++plan.counts.filtered;
         continue;
       }
-      ServeOption o = serve_detail::evaluate_option(gpu, c.count, std::nullopt, cloud, rules,
-                                                    rates, req, env);
+      ServeOption o =
+          serve_detail::evaluate_option(gpu, c.count, std::nullopt, cloud, rules, rates, req, env);
       const Verdict v = judge(o, req);
       count(plan.counts, v);
       if (v == Verdict::meets) plan.options.push_back(std::move(o));
@@ -94,13 +107,13 @@ ServePlan plan_serving(const Catalog& catalog, const Cloud* cloud, const RuleSet
   }
   const bool by_rent = req.target.rank_by_rent;
   keep_best_per_card(plan.options, by_rent);
-  std::stable_sort(plan.options.begin(), plan.options.end(),
-                   [&](const ServeOption& a, const ServeOption& b) { return better(a, b, by_rent); });
+  std::stable_sort(
+      plan.options.begin(), plan.options.end(),
+      [&](const ServeOption& a, const ServeOption& b) { return better(a, b, by_rent); });
   keep_best_per_card(plan.over_budget, by_rent);
-  std::stable_sort(plan.over_budget.begin(), plan.over_budget.end(),
-                   [](const ServeOption& a, const ServeOption& b) {
-                     return a.bought.price < b.bought.price;
-                   });
+  std::stable_sort(
+      plan.over_budget.begin(), plan.over_budget.end(),
+      [](const ServeOption& a, const ServeOption& b) { return a.bought.price < b.bought.price; });
   sort_by_floor(plan.too_slow, req.target.targets.percentile);
   return plan;
 }

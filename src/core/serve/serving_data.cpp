@@ -47,8 +47,8 @@ MemoryPolicy policy(const std::string& s) {
 
 void parse_memory(const json& m, ServingEngine& e, const std::string& at) {
   e.policy = policy(m.at("policy").get<std::string>());
-  const bool fraction = e.policy == MemoryPolicy::fraction_of_total ||
-                        e.policy == MemoryPolicy::fraction_of_free;
+  const bool fraction =
+      e.policy == MemoryPolicy::fraction_of_total || e.policy == MemoryPolicy::fraction_of_free;
   if (fraction && !m.contains("fraction")) throw data_error(at + ".memory: needs a 'fraction'");
   if (fraction) e.memory_fraction = value(m.at("fraction"));
   if (e.policy == MemoryPolicy::reserved && !m.contains("reserved"))
@@ -73,14 +73,6 @@ ServingEngine parse_engine(const std::string& name, const json& j, const std::st
                       : KvReservation::on_demand;
   parse_memory(j.at("memory"), e, at);
   e.limits = tiers(j.at("limits"));
-  const json& k = j.at("decode_kernel");
-  e.kernel_gddr = value(k.at("gddr"));
-  e.kernel_hbm = value(k.at("hbm"));
-  e.kernel_unified = value(k.at("unified"));
-  e.int8_factor = value(j.at("int8_factor"));
-  e.int4_factor = value(j.at("int4_factor"));
-  e.prefill_efficiency = value(j.at("prefill_efficiency"));
-  e.prefill_fp16_accumulate = j.at("prefill_fp16_accumulate").at("value").get<bool>();
   e.eager_layer_overhead_s = value(j.at("eager_layer_overhead_us")) * 1e-6;
   return e;
 }
@@ -95,25 +87,6 @@ const EngineTier* tier_for(const std::vector<EngineTier>& list, const Gpu& g) {
   for (const auto& t : list)
     if (card_gib(g) >= t.min_card_gib && !excepted(t, g)) return &t;
   return list.empty() ? nullptr : &list.back();
-}
-
-void parse_hardware(const json& doc, ServingData& d) {
-  for (const auto& [type, fact] : doc.at("memory_types").items()) d.memory_types[type] = value(fact);
-  for (const json& m : doc.at("matmul")) {
-    MatmulFraction f;
-    f.gpus = strings(m, "gpus");
-    f.vendor = m.value("vendor", "");
-    f.segment = m.value("segment", "");
-    f.bf16 = m.at("bf16").get<double>();
-    if (m.contains("fp8")) f.fp8 = m.at("fp8").get<double>();
-    d.matmul.push_back(std::move(f));
-  }
-  d.matmul_default_bf16 = value(doc.at("matmul_default").at("bf16"));
-  d.matmul_default_fp8 = value(doc.at("matmul_default").at("fp8"));
-  for (const auto& [kind, l] : doc.at("links").items())
-    d.links[kind] = {value(l.at("busbw_fraction")), value(l.at("latency_us")) * 1e-6};
-  d.amortisation_years = value(doc.at("amortisation_years"));
-  d.roofline_exponent = value(doc.at("roofline_exponent"));
 }
 
 }  // namespace
@@ -132,7 +105,8 @@ double ServingEngine::workspace_bytes(const Gpu& g) const {
 double ServingEngine::reserved_bytes(const Gpu& g, int cards) const {
   for (const auto& t : reserved)
     if (card_gib(g) < t.below_card_gib) return (t.base_gib + t.per_gpu_gib * cards) * kGiB;
-  return reserved.empty() ? 0 : (reserved.back().base_gib + reserved.back().per_gpu_gib * cards) * kGiB;
+  return reserved.empty() ? 0
+                          : (reserved.back().base_gib + reserved.back().per_gpu_gib * cards) * kGiB;
 }
 
 const ServingEngine& ServingData::engine(std::string_view name) const {
@@ -167,33 +141,6 @@ const ServingEngine* ServingData::engine_for(const Gpu& g, const std::string& as
   return nullptr;
 }
 
-double ServingData::matmul_fraction(const Gpu& g, bool fp8) const {
-  for (const auto& m : matmul) {
-    const bool by_id = std::find(m.gpus.begin(), m.gpus.end(), g.id) != m.gpus.end();
-    const bool by_kind = m.gpus.empty() && m.vendor == g.vendor && m.segment == g.segment;
-    if (!by_id && !by_kind) continue;
-    if (!fp8) return m.bf16;
-    if (m.fp8) return *m.fp8;
-    break;
-  }
-  return fp8 ? matmul_default_fp8 : matmul_default_bf16;
-}
-
-double ServingData::bandwidth_fraction(const Gpu& g) const {
-  auto it = memory_types.find(g.memory_type);
-  return it == memory_types.end() ? 1.0 : it->second;
-}
-
-const LinkFacts& ServingData::link(const Gpu& g, bool linked) const {
-  if (linked) {
-    auto it = links.find(g.interconnect.kind);
-    if (it != links.end()) return it->second;
-  }
-  // GeForce cards have PCIe peer-to-peer disabled: all-reduces go through host memory.
-  const bool p2p = !(g.vendor == "nvidia" && g.segment == "consumer");
-  return links.at(p2p ? "pcie" : "pcie_no_p2p");
-}
-
 ServingData parse_serving_data(const json& doc, const std::string& origin) {
   static const json schema = json::parse(embedded_text("data/schema/serving.schema.json"));
   require_schema(schema, doc, origin);
@@ -204,7 +151,7 @@ ServingData parse_serving_data(const json& doc, const std::string& origin) {
   d.default_engine = doc.at("default_engine").at("value").get<std::string>();
   if (!d.engines.count(d.default_engine))
     throw data_error(origin + ": default_engine '" + d.default_engine + "' is not an engine");
-  parse_hardware(doc, d);
+  d.amortisation_years = value(doc.at("amortisation_years"));
   return d;
 }
 

@@ -1,8 +1,8 @@
 #pragma once
 // Shared by the serve tests: a workload placed on `count` cards and the replica it makes.
-#include "ranker_fixtures.hpp"
 #include "gpusel/serve/load.hpp"
 #include "gpusel/serve/plan.hpp"
+#include "ranker_fixtures.hpp"
 
 namespace serve_fixtures {
 
@@ -21,11 +21,12 @@ inline Workload served(const std::string& model, const Traffic& t, Precision p =
 }
 
 inline Replica replica(const Workload& w, const std::string& gpu_id, int count,
-                       const std::string& engine = "vllm", const Traffic& t = {{1000, 0}, {200, 0}}) {
+                       const std::string& engine = "vllm",
+                       const Traffic& t = {{1000, 0}, {200, 0}}) {
   const Gpu& g = gpu(gpu_id);
   const Workload placed = on_gpus(w, count);
   return build_replica(placed, g, count, make_config(g, count, w).linked,
-                       default_serving_data().engine(engine), t, default_serving_data());
+                       default_serving_data().engine(engine), t);
 }
 
 inline const Traffic kChat{{1000, 0}, {200, 0}};
