@@ -14,7 +14,7 @@ namespace {
 
 struct ServeArgs {
   RankArgs rank;
-  std::string gpu, prompt = "222:172", output = "219:172", engine, rank_by = "buy";
+  std::string gpu, prompt = "222:172", output = "219:172", rank_by = "buy";
   int count = kNotGiven, top = 10;
   std::optional<double> rps, users;
   double ttft_ms = 2000, tpot_ms = 200, percentile = 99, years = 0;
@@ -53,8 +53,10 @@ ServeTarget target_of(const ServeArgs& a) {
   t.rps = a.rps, t.users = a.users;
   t.traffic = {parse_lengths("--prompt-len", a.prompt), parse_lengths("--output-len", a.output)};
   t.targets = targets_of(a);
-  t.engine = a.engine;
-  if (!a.engine.empty()) default_serving_data().engine(a.engine);  // unknown: usage error
+  // --engine is the workload flag every command shares; serve models the engines of
+  // data/serving.json (an engine speed/ knows but serving does not: usage error).
+  t.engine = a.rank.workload.engine;
+  if (!t.engine.empty()) t.engine = default_serving_data().engine(t.engine).name;
   t.years = a.years;
   t.rank_by_rent = a.rank_by == "rent";
   return t;
@@ -100,16 +102,18 @@ int run_serve(Context& ctx, const ServeArgs& a) {
 void add_serve_command(CLI::App& app, Context& ctx) {
   auto a = std::make_shared<ServeArgs>();
   auto* cmd = app.add_subcommand(
-      "serve", "Serving capacity: requests/s and users within TTFT/TPOT targets, replicas, "
-               "cost per million tokens bought and rented");
+      "serve",
+      "Serving capacity: requests/s and users within TTFT/TPOT targets, replicas, "
+      "cost per million tokens bought and rented");
   add_evaluation_options(cmd, a->rank);
   add_search_options(cmd, a->rank);
   drop_options(cmd);
   cmd->add_option("--gpu", a->gpu, "evaluate these cards (what does my 2x H100 serve?)");
   cmd->add_option("--count", a->count, "cards of --gpu (default: --gpus, else 1)");
   cmd->add_option("--rps", a->rps, "requests per second to serve (Poisson arrivals)");
-  cmd->add_option("--users", a->users, "concurrent users, each sending the next request when "
-                                       "the last one ends");
+  cmd->add_option("--users", a->users,
+                  "concurrent users, each sending the next request when "
+                  "the last one ends");
   cmd->add_option("--prompt-len", a->prompt,
                   "prompt tokens per request, mean or mean:sd (default 222:172, MLPerf's "
                   "OpenOrca set)");
@@ -119,9 +123,6 @@ void add_serve_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--tpot-ms", a->tpot_ms, "time-per-output-token target (default 200; 0: none)");
   cmd->add_option("--percentile", a->percentile,
                   "50, 90 or 99: the percentile the targets hold at (default 99, as MLPerf)");
-  cmd->add_option("--engine", a->engine,
-                  "vllm, sglang, tensorrt-llm, llama.cpp (default: vLLM where it runs, else "
-                  "llama.cpp)");
   cmd->add_option("--years", a->years, "amortise a purchase over this many years (default 3)");
   cmd->add_option("--rank-by", a->rank_by, "buy or rent: which cost ranks (default buy)");
   cmd->add_option("--top", a->top, "how many configurations to show (default 10)");

@@ -214,7 +214,16 @@ LoadPoint at_users(const Replica& r, double users) {
     const LoadPoint p = at_rate(r, mid);
     (p.stable && p.users < users ? lo : hi) = mid;
   }
-  return at_rate(r, std::max(lo, 1e-9));
+  LoadPoint p = at_rate(r, std::max(lo, 1e-9));
+  // More users than the replica holds at its highest rate: the rate stays there and the rest
+  // wait for admission. A closed loop keeps all of them in the system (users = rate x
+  // response time), so each waits (users - held) / rate longer before its first token.
+  if (p.stable && p.users < users * (1 - 1e-3)) {
+    const double wait = (users - p.users) / p.rate;
+    for (double* t : {&p.ttft.mean, &p.ttft.p50, &p.ttft.p90, &p.ttft.p99}) *t += wait;
+    p.users = users;
+  }
+  return p;
 }
 
 }  // namespace gpusel

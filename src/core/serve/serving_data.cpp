@@ -9,6 +9,7 @@
 #include "gpusel/data/card_memory.hpp"
 #include "gpusel/json/embedded.hpp"
 #include "gpusel/json/json_schema.hpp"
+#include "gpusel/speed/throughput.hpp"
 
 namespace gpusel {
 namespace {
@@ -146,8 +147,13 @@ ServingData parse_serving_data(const json& doc, const std::string& origin) {
   require_schema(schema, doc, origin);
   ServingData d;
   d.origin = origin;
-  for (const auto& [name, e] : doc.at("engines").items())
+  const std::vector<std::string> speed = engine_names();  // data/throughput.json's
+  for (const auto& [name, e] : doc.at("engines").items()) {
+    if (std::find(speed.begin(), speed.end(), name) == speed.end())
+      throw data_error(origin + ": engines." + name +
+                       ": not an engine of data/throughput.json (its speed comes from there)");
     d.engines[name] = parse_engine(name, e, origin + ": engines." + name);
+  }
   d.default_engine = doc.at("default_engine").at("value").get<std::string>();
   if (!d.engines.count(d.default_engine))
     throw data_error(origin + ": default_engine '" + d.default_engine + "' is not an engine");

@@ -7,8 +7,8 @@ using namespace serve_fixtures;
 
 namespace {
 const Replica& chat_8b() {
-  static const Replica r = replica(served("llama-3.1-8b", {{1000, 300}, {200, 100}}), "h100-sxm",
-                                   1, "vllm", {{1000, 300}, {200, 100}});
+  static const Replica r = replica(served("llama-3.1-8b", {{1000, 300}, {200, 100}}), "h100-sxm", 1,
+                                   "vllm", {{1000, 300}, {200, 100}});
   return r;
 }
 }  // namespace
@@ -39,15 +39,15 @@ TEST_CASE("load: Little's law ties rate, iteration time and the running batch", 
   CHECK(p.tokens_per_s == Approx(p.rate * 200));
 }
 
-TEST_CASE("load: percentiles are ordered; an idle replica's TTFT is its own prefill",
-          "[serve]") {
+TEST_CASE("load: percentiles are ordered; an idle replica's TTFT is its own prefill", "[serve]") {
   const Replica& r = chat_8b();
   const LoadPoint idle = idle_point(r);
   CHECK(idle.ttft.p50 <= idle.ttft.p90);
   CHECK(idle.ttft.p90 <= idle.ttft.p99);
   CHECK(idle.tpot.p50 <= idle.tpot.p99);
   // Alone: half an iteration plus one prefill iteration of the mean prompt.
-  CHECK(idle.ttft.mean == Approx(step_seconds(r, 0, 0) / 2 + step_seconds(r, 0, 1000)).epsilon(0.05));
+  CHECK(idle.ttft.mean ==
+        Approx(step_seconds(r, 0, 0) / 2 + step_seconds(r, 0, 1000)).epsilon(0.05));
 }
 
 TEST_CASE("load: prompts of varying length wait longer at the same load (M/G/1)", "[serve]") {
@@ -63,15 +63,20 @@ TEST_CASE("load: the highest rate within targets meets them; tighter targets car
   const Replica& r = chat_8b();
   Targets loose;
   loose.ttft_s = 2.0, loose.tpot_s = 0.2;
+  // A TPOT target between the idle floor and what saturation gives binds before saturation.
   Targets tight = loose;
-  tight.tpot_s = 0.03;
+  const double floor = idle_point(r).tpot.p99;
+  const double top = at_rate(r, 0.999 * saturation_rate(r)).tpot.p99;
+  REQUIRE(top > floor);
+  tight.tpot_s = (floor + top) / 2;
   const auto a = within_targets(r, loose), b = within_targets(r, tight);
   REQUIRE(a);
   REQUIRE(b);
   CHECK(meets(*a, loose));
   CHECK(meets(*b, tight));
   CHECK(b->rate < a->rate);
-  CHECK_FALSE(meets(at_rate(r, b->rate * 1.2), tight));
+  CHECK_FALSE(meets(at_rate(r, b->rate * 1.01), tight));
+  CHECK(b->tpot.p99 == Approx(*tight.tpot_s).epsilon(0.01));
   Targets impossible = loose;
   impossible.tpot_s = 0.001;  // below the weights' read time
   CHECK_FALSE(within_targets(r, impossible));
@@ -84,4 +89,24 @@ TEST_CASE("load: closed-loop users map to a rate by Little's law", "[serve]") {
   CHECK(many.users == Approx(200).epsilon(0.01));
   CHECK(many.tokens_per_s > few.tokens_per_s);
   CHECK(many.tpot.p50 > few.tpot.p50);
+  // Past what the replica holds at its highest rate, more users only wait longer to start.
+  const LoadPoint crowd = at_users(r, 4 * many.users), more = at_users(r, 8 * many.users);
+  CHECK(crowd.users == Approx(4 * many.users));
+  CHECK(more.rate == Approx(crowd.rate).epsilon(1e-6));
+  CHECK(more.ttft.p50 > crowd.ttft.p50);
+  CHECK(more.users == Approx(more.rate * (more.ttft.mean + 200 * more.tpot.mean)).epsilon(0.01));
+}
+
+TEST_CASE("load: more concurrent users never need less memory, nor get a faster token", "[serve]") {
+  const Replica& r = chat_8b();
+  LoadPoint last = at_users(r, 1);
+  for (double u : {2.0, 8.0, 32.0, 128.0, 512.0, 2048.0}) {
+    const LoadPoint p = at_users(r, u);
+    CAPTURE(u);
+    CHECK(p.running >= last.running);  // sequences holding KV
+    CHECK(p.tpot.p50 >= last.tpot.p50);
+    CHECK(p.ttft.p99 >= last.ttft.p99);
+    CHECK(p.running <= r.max_seqs);
+    last = p;
+  }
 }

@@ -2,7 +2,9 @@
 
 #include <cmath>
 
+#include "gpusel/answer/answers.hpp"
 #include "gpusel/data/cloud.hpp"
+#include "gpusel/memory/estimator.hpp"
 #include "serve_fixtures.hpp"
 
 using namespace gpusel;
@@ -63,7 +65,9 @@ TEST_CASE("plan: bought cost = cards + platform amortised + power; rented covers
   REQUIRE(o.bought.priced);
   CHECK(o.bought.price == Approx(o.bought.cards_price + o.bought.platform_price));
   CHECK(o.bought.cards_price == Approx(o.eval.unit_price->amount * o.cards));
-  const double hourly = o.bought.price / (3 * 8760) + o.bought.power_kw * serving_kwh_price("USD", ranker_fixtures::rates()).first;
+  const double hourly =
+      o.bought.price / (3 * 8760) +
+      o.bought.power_kw * serving_kwh_price("USD", ranker_fixtures::rates()).first;
   CHECK(o.bought.per_hour == Approx(hourly));
   CHECK(o.bought.per_million == Approx(hourly / (o.tokens_per_s * 3600) * 1e6));
   REQUIRE(o.rented);
@@ -99,12 +103,40 @@ TEST_CASE("plan: the user's cards are split into replicas that use them all", "[
   if (!o.meets) CHECK(o.replicas_needed > o.replicas);
 }
 
-TEST_CASE("plan: an engine that does not run on the card is reported, not estimated",
-          "[serve]") {
+TEST_CASE("plan: an engine that does not run on the card is reported, not estimated", "[serve]") {
   ServeRequest r = request("llama-3.1-8b", 1, Precision::bf16);
   r.target.engine = "tensorrt-llm";
   const ServeOption o = one("mi300x", 1, r);
   CHECK(o.engine == nullptr);
   CHECK_FALSE(o.meets);
   CHECK(o.why_not.find("does not run") != std::string::npos);
+}
+
+TEST_CASE("plan: a replica's per-card need is check's for the same flags", "[serve]") {
+  for (const auto& [model, count] : {std::pair{"llama-3.1-70b", 4}, std::pair{"llama-3.1-8b", 1},
+                                     std::pair{"mixtral-8x7b", 2}}) {
+    const ServeRequest r = request(model, 5, Precision::bf16);
+    const Gpu& g = gpu("h100-sxm");
+    const ServeOption o = one("h100-sxm", count, r);
+    const Sources src{ranker_fixtures::catalog(), [] { return &cloud(); }, ranker_fixtures::rules(),
+                      ranker_fixtures::rates()};
+    const CheckAnswer c = check(src, r.rank, g, count);
+    CAPTURE(model, count);
+    CHECK(o.eval.need.total_bytes == Approx(c.result.need.total_bytes));
+    const Estimate per_card = estimate(workload_for(o.eval.config, r.rank));
+    CHECK(o.replica.weight_bytes ==
+          Approx(per_card.bytes_of("weights") + per_card.bytes_of("quantization_state")));
+    CHECK(o.replica.weight_bytes ==
+          Approx(c.result.need.bytes_of("weights") + c.result.need.bytes_of("quantization_state")));
+  }
+}
+
+TEST_CASE("plan: nothing meets a target below every card's latency floor", "[serve]") {
+  ServeRequest r = request("llama-3.1-70b", 10, Precision::bf16);
+  r.target.targets.tpot_s = 0.0005;  // below any card's weight read time
+  const ServePlan p = plan_serving(ranker_fixtures::catalog(), &cloud(), ranker_fixtures::rules(),
+                                   ranker_fixtures::rates(), r);
+  CHECK(p.options.empty());
+  CHECK(p.counts.too_slow > 0);
+  for (const auto& o : p.too_slow) CHECK_FALSE(o.capacity);
 }

@@ -1,7 +1,10 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "gpusel/base/error.hpp"
 #include "gpusel/json/embedded.hpp"
+#include "gpusel/speed/throughput.hpp"
 #include "serve_fixtures.hpp"
 
 using namespace gpusel;
@@ -40,7 +43,7 @@ TEST_CASE("serving data: the engine a card gets", "[serve]") {
   CHECK(d.engine_for(gpu("h100-sxm"), "")->name == "vllm");
   CHECK(d.engine_for(gpu("mi300x"), "")->name == "vllm");
   CHECK(d.engine_for(gpu("apple-m2-ultra"), "")->name == "llama.cpp");  // Metal
-  CHECK(d.engine_for(gpu("mi300x"), "tensorrt-llm") == nullptr);         // CUDA only
+  CHECK(d.engine_for(gpu("mi300x"), "tensorrt-llm") == nullptr);        // CUDA only
   CHECK(d.engine_for(gpu("ascend-910b"), "") == nullptr);
 }
 
@@ -55,15 +58,19 @@ TEST_CASE("serving data: vLLM's limits follow the card's memory, A100 excepted",
   CHECK(s.reserved_bytes(gpu("h100-sxm"), 2) == Approx(10.5 * 1024 * 1024 * 1024));
 }
 
-TEST_CASE("serving data: achievable rates per card, measured where they exist", "[serve]") {
-  const ServingData& d = default_serving_data();
-  CHECK(d.matmul_fraction(gpu("h100-sxm"), false) == Approx(0.80));
-  CHECK(d.matmul_fraction(gpu("h100-sxm"), true) == Approx(0.71));
-  CHECK(d.matmul_fraction(gpu("rtx-4090"), false) == Approx(1.0));  // GeForce, by kind
-  CHECK(d.matmul_fraction(gpu("a100-80gb-sxm"), true) == Approx(0.72));  // default FP8
-  CHECK(d.bandwidth_fraction(gpu("h200-sxm")) == Approx(0.78));
-  CHECK(d.link(gpu("rtx-4090"), false).busbw_fraction == Approx(0.44));  // no P2P
-  CHECK(d.link(gpu("h100-sxm"), true).latency_s == Approx(6e-6));
+TEST_CASE("serving data: every serving engine is one speed/ knows, by the same name", "[serve]") {
+  const std::vector<std::string> speed = engine_names();
+  for (const auto& [name, e] : default_serving_data().engines)
+    CHECK(std::find(speed.begin(), speed.end(), name) != speed.end());
+  auto doc = nlohmann::json::parse(embedded_text("data/serving.json"));
+  doc["engines"]["tgi"] = doc["engines"]["vllm"];
+  try {
+    parse_serving_data(doc, "x.json");
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.code() == ExitCode::data);
+    CHECK(std::string(e.what()).find("tgi") != std::string::npos);
+  }
 }
 
 TEST_CASE("serving data: a document breaking the schema is a data error", "[serve]") {
