@@ -65,9 +65,10 @@ Table options_table(const std::vector<ServeOption>& os, const ServeView& v) {
     t.rows.push_back({std::to_string(++rank), replica_label(o), o.engine ? o.engine->name : "-",
                       std::to_string(o.replicas), std::to_string(o.cards),
                       o.capacity ? fmt::format("{:.3g}", o.capacity->rate) : "-",
-                      fmt::format("{:.0f}", o.capacity_users), rate(o.tokens_per_s),
-                      pair_ms(o.served.ttft, pct), pair_ms(o.served.tpot, pct),
-                      bought_cell(o, cur), per_million(o.bought.per_million, cur), rented_cell(o),
+                      o.capacity ? fmt::format("{:.0f}", o.capacity_users) : "-",
+                      rate(o.tokens_per_s), o.served.stable ? pair_ms(o.served.ttft, pct) : "-",
+                      o.served.stable ? pair_ms(o.served.tpot, pct) : "-", bought_cell(o, cur),
+                      per_million(o.bought.per_million, cur), rented_cell(o),
                       per_million(o.rented ? o.rented->per_million : 0, cur)});
   return t;
 }
@@ -81,8 +82,8 @@ std::string target_text(const ServeTarget& t) {
   if (t.targets.tpot_s) limits.push_back(fmt::format("TPOT <= {} ms", ms(*t.targets.tpot_s)));
   std::string s = "Target: " + load;
   if (!limits.empty())
-    s += fmt::format(" with {} at {}", limits.size() == 2 ? limits[0] + " and " + limits[1]
-                                                         : limits[0],
+    s += fmt::format(" with {} at {}",
+                     limits.size() == 2 ? limits[0] + " and " + limits[1] : limits[0],
                      pct_label(t.targets.percentile));
   return s;
 }
@@ -106,7 +107,7 @@ std::string header(const ServeView& v) {
   s += fmt::format(
       "Cost per million output tokens at the served load: bought = cards + platform over {:g} "
       "years straight-line + board power 24 h/day at {} per kWh ({}); rented = on-demand "
-      "offers (data/cloud.json)\n",
+      "offers (--cloud, else data/cloud.json)\n",
       v.answer.plan.years, money_exact(v.answer.plan.kwh_price, cur), v.answer.plan.kwh_basis);
   if (v.answer.converted_prices)
     s += fmt::format("* = converted at the rates of {} (data/rates.json)\n", v.session.rates.as_of);
@@ -160,8 +161,8 @@ std::string verdict_text(const ServeOption& o, const ServeView& v) {
       o.replica.memory_seqs, o.replica.max_seqs, o.replica.seq_limit);
   const ServeTarget& t = v.query.request.target;
   if (t.rps || t.users)
-    s += fmt::format(". At the target: TTFT {} ms, TPOT {} ms (p50/{})", pair_ms(o.served.ttft, pct),
-                     pair_ms(o.served.tpot, pct), pct_label(pct));
+    s += fmt::format(". At the target: TTFT {} ms, TPOT {} ms (p50/{})",
+                     pair_ms(o.served.ttft, pct), pair_ms(o.served.tpot, pct), pct_label(pct));
   if (!o.meets) s += fmt::format(". Not enough: {}", o.why_not);
   if (o.eval.rules.excluded) s += ". Excluded: " + o.eval.rules.exclude_reason;
   return s + ".";
@@ -171,10 +172,11 @@ std::string explain_lines(const ServeOption& o) {
   std::string s = fmt::format("\n{}:\n", replica_label(o));
   for (const auto& a : o.replica.assumptions) s += "  " + a + "\n";
   if (o.capacity)
-    s += fmt::format("  capacity within the targets: {:.4g} req/s, iteration {:.1f} ms with {:.0f} "
-                     "sequences decoding and {:.0f} prompt tokens mixed in\n",
-                     o.capacity->rate, o.capacity->iteration_s * 1000, o.capacity->running,
-                     o.capacity->prefill_tokens);
+    s += fmt::format(
+        "  capacity within the targets: {:.4g} req/s, iteration {:.1f} ms with {:.0f} "
+        "sequences decoding and {:.0f} prompt tokens mixed in\n",
+        o.capacity->rate, o.capacity->iteration_s * 1000, o.capacity->running,
+        o.capacity->prefill_tokens);
   if (o.bought.priced)
     s += fmt::format("  bought: {} cards + {} platform ({}), {:.1f} kW, {:.2f} per hour\n",
                      o.bought.cards_price, o.bought.platform_price, o.bought.platform,
@@ -212,8 +214,10 @@ Output serve_output(const ServeView& v) {
   const std::vector<ServeOption> rows =
       v.answer.configuration ? std::vector<ServeOption>{*v.answer.configuration} : v.answer.top;
   o.table = options_table(rows, v);
-  if (v.answer.configuration) o.after = "\n" + verdict_text(*v.answer.configuration, v) + "\n";
-  else o.after = "\n" + counts_text(v.answer.plan);
+  if (v.answer.configuration)
+    o.after = "\n" + verdict_text(*v.answer.configuration, v) + "\n";
+  else
+    o.after = "\n" + counts_text(v.answer.plan);
   if (!v.answer.met) o.after += remedies_text(v.answer, cur);
   if (v.explain)
     for (const auto& r : rows) o.after += explain_lines(r);

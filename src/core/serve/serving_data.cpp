@@ -119,8 +119,8 @@ const ServingEngine& ServingData::engine(std::string_view name) const {
   }
   std::string known;
   for (const auto& n : engine_names()) known += (known.empty() ? "" : ", ") + n;
-  throw usage_error("unknown --engine '" + std::string(name) + "'" +
-                    did_you_mean(want, engine_names()) + "; known: " + known);
+  throw usage_error("--engine '" + std::string(name) + "' has no serving data (" + origin + ")" +
+                    did_you_mean(want, engine_names()) + "; serve models: " + known);
 }
 
 std::vector<std::string> ServingData::engine_names() const {
