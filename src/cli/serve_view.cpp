@@ -126,8 +126,9 @@ std::string counts_text(const ServePlan& p) {
 
 std::string remedy_text(const ServeRemedy& r, const std::string& cur) {
   const ServeOption& o = *r.option;
-  return fmt::format("{}: {} replicas of {} ({} cards), {}{}/M tokens bought{}", r.change,
-                     o.replicas, replica_label(o), o.cards,
+  return fmt::format("{}: {} replica{} of {} ({} card{}), {}{}/M tokens bought{}", r.change,
+                     o.replicas, o.replicas == 1 ? "" : "s", replica_label(o), o.cards,
+                     o.cards == 1 ? "" : "s",
                      o.bought.priced ? money(o.bought.price, cur) + ", " : "",
                      per_million(o.bought.per_million, cur),
                      o.rented ? ", " + per_million(o.rented->per_million, cur) + " rented" : "");
