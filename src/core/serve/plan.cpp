@@ -147,7 +147,8 @@ ServeOption evaluate_option(const Gpu& g, int count, std::optional<int> fixed_re
   o.meets = o.replicas >= o.replicas_needed;
   if (!o.meets)
     o.why_not = fmt::format(
-        "{} replica{} of {} card{} carr{} {:.3g} req/s within the targets; the load needs {} replicas",
+        "{} replica{} of {} card{} carr{} {:.3g} req/s within the targets; the load needs {} "
+        "replicas",
         o.replicas, o.replicas == 1 ? "" : "s", count, count == 1 ? "" : "s",
         o.replicas == 1 ? "ies" : "y", o.replicas * o.capacity->rate, o.replicas_needed);
   const double priced_tokens =
