@@ -13,7 +13,9 @@ using nlohmann::json;
 json finite(double v) { return std::isfinite(v) ? json(v) : json(); }
 
 json percentiles(const Percentiles& p) {
-  return {{"p50", finite(p.p50)}, {"p90", finite(p.p90)}, {"p99", finite(p.p99)},
+  return {{"p50", finite(p.p50)},
+          {"p90", finite(p.p90)},
+          {"p99", finite(p.p99)},
           {"mean", finite(p.mean)}};
 }
 
@@ -47,16 +49,21 @@ json replica_json(const Replica& r) {
 
 json bought_json(const Deployment& d) {
   if (!d.priced) return nullptr;
-  return {{"price", d.price},          {"cards", d.cards_price}, {"platform", d.platform_price},
-          {"platform_label", d.platform}, {"hosts", d.hosts},    {"power_kw", d.power_kw},
-          {"per_hour", d.per_hour},    {"per_million_tokens", d.per_million}};
+  return {{"price", d.price},
+          {"cards", d.cards_price},
+          {"platform", d.platform_price},
+          {"platform_label", d.platform},
+          {"hosts", d.hosts},
+          {"power_kw", d.power_kw},
+          {"per_hour", d.per_hour},
+          {"per_million_tokens", d.per_million}};
 }
 
 json rented_json(const std::optional<Rental>& r) {
   if (!r) return nullptr;
-  return {{"offer", r->offer->id},         {"provider", r->offer->provider},
-          {"instances", r->instances},     {"gpus_per_instance", r->offer->gpus_per_instance},
-          {"per_hour", r->per_hour},       {"per_million_tokens", r->per_million},
+  return {{"offer", r->offer->id},     {"provider", r->offer->provider},
+          {"instances", r->instances}, {"gpus_per_instance", r->offer->gpus_per_instance},
+          {"per_hour", r->per_hour},   {"per_million_tokens", r->per_million},
           {"as_of", r->offer->as_of}};
 }
 
@@ -115,9 +122,9 @@ json serve_json(const ServeView& v, const std::vector<ServeOption>& rows) {
     j["remedies"].push_back({{"change", r.change}, {"option", option_json(*r.option, 1)}});
   if (!v.answer.configuration) {
     const ServeCounts& c = a.plan.counts;
-    j["considered"] = {{"candidates", c.candidates}, {"meet", a.plan.options.size()},
-                       {"too_small", c.too_small},   {"too_slow", c.too_slow},
-                       {"no_engine", c.no_engine},   {"excluded_by_rule", c.excluded_by_rule},
+    j["considered"] = {{"candidates", c.candidates},   {"meet", a.plan.options.size()},
+                       {"too_small", c.too_small},     {"too_slow", c.too_slow},
+                       {"no_engine", c.no_engine},     {"excluded_by_rule", c.excluded_by_rule},
                        {"over_budget", c.over_budget}, {"no_price", c.no_price},
                        {"filtered", c.filtered}};
   }

@@ -20,12 +20,12 @@ struct Latency {  // milliseconds; < 0 = not measured
 
 struct Case {
   std::string id, engine, gpu_id, model_id, note;
-  bool fit = false;          // MLPerf v3.1 / v5.0: allowed for calibration
-  bool capacity = true;      // the throughput is a capacity figure (else latency only)
+  bool fit = false;      // MLPerf v3.1 / v5.0: allowed for calibration
+  bool capacity = true;  // the throughput is a capacity figure (else latency only)
   Kind kind = Kind::offline;
-  double load = 0;           // server/poisson: requests/s (whole system); users: concurrency
+  double load = 0;  // server/poisson: requests/s (whole system); users: concurrency
   int replicas = 1;
-  gpusel::Targets targets;   // server / interactive limits
+  gpusel::Targets targets;                                       // server / interactive limits
   std::shared_ptr<const gpusel::ServingEngine> engine_settings;  // replica.engine points here
   gpusel::Replica replica;
   double measured_tokens_per_s = 0;

@@ -21,7 +21,7 @@ struct ServeQuery {
 };
 
 struct ServeRemedy {
-  std::string change;                // the flags, e.g. "--kv-dtype fp8"
+  std::string change;                 // the flags, e.g. "--kv-dtype fp8"
   std::optional<ServeOption> option;  // the best configuration then
 };
 

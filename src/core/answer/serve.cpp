@@ -53,8 +53,10 @@ std::optional<Targets> relaxed(const ServeOption& o, const Targets& t) {
   const LoadPoint idle = idle_point(o.replica);
   Targets r = t;
   const double pct = t.percentile;
-  if (t.tpot_s && idle.tpot.at(pct) > *t.tpot_s) r.tpot_s = std::ceil(idle.tpot.at(pct) * 125) / 100;
-  if (t.ttft_s && idle.ttft.at(pct) > *t.ttft_s) r.ttft_s = std::ceil(idle.ttft.at(pct) * 125) / 100;
+  if (t.tpot_s && idle.tpot.at(pct) > *t.tpot_s)
+    r.tpot_s = std::ceil(idle.tpot.at(pct) * 125) / 100;
+  if (t.ttft_s && idle.ttft.at(pct) > *t.ttft_s)
+    r.ttft_s = std::ceil(idle.ttft.at(pct) * 125) / 100;
   return r;
 }
 
@@ -117,8 +119,7 @@ ServeAnswer serve(const Sources& src, const ServeQuery& q) {
   ServeAnswer a;
   std::vector<ServeOption> too_slow;
   if (q.gpu) {
-    a.configuration =
-        serve_cards(*q.gpu, q.count, src.offers(), src.rules, src.rates, q.request);
+    a.configuration = serve_cards(*q.gpu, q.count, src.offers(), src.rules, src.rates, q.request);
     a.met = a.configuration->meets && !a.configuration->eval.rules.excluded;
     if (!a.configuration->capacity && a.configuration->replica.fits())
       too_slow.push_back(*a.configuration);
