@@ -142,16 +142,26 @@ void score_latency(Scores& s, const Case& c, const Estimates& e) {
   add(s.tpot_mean, c, p.tpot.mean * 1000, c.tpot.mean);
 }
 
+std::string fmt_ms(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", v);
+  return buf;
+}
+
 void print_row(const Case& c, const Estimates& e) {
   const double err = c.measured_tokens_per_s > 0 ? e.tokens_per_s / c.measured_tokens_per_s - 1 : 0;
   std::printf("%-5s %-4s %-12s %-15s %-15s %2dx%-2d %-11s %10.0f %10.0f %+7.1f%%%s", c.id.c_str(),
               c.fit ? "fit" : "held", c.engine.c_str(), c.gpu_id.c_str(), c.model_id.c_str(),
               c.replicas, c.replica.count, serving_calibration::to_string(c.kind), e.tokens_per_s,
               c.measured_tokens_per_s, 100 * err, c.capacity ? "" : " (latency only)");
+  // Measured latency: the p50, else the mean; "-" where the source gives neither.
+  const auto measured = [](const serving_calibration::Latency& l) {
+    const double v = l.p50 > 0 ? l.p50 : l.mean;
+    return v > 0 ? fmt_ms(v) : std::string("-");
+  };
   if (e.have_point)
-    std::printf("  TTFT p50 %.0f/%.0f ms  TPOT p50 %.1f/%.1f ms", e.at.ttft.p50 * 1000,
-                c.ttft.p50 > 0 ? c.ttft.p50 : c.ttft.mean, e.at.tpot.p50 * 1000,
-                c.tpot.p50 > 0 ? c.tpot.p50 : c.tpot.mean);
+    std::printf("  TTFT p50 %.0f/%s ms  TPOT p50 %.1f/%s ms", e.at.ttft.p50 * 1000,
+                measured(c.ttft).c_str(), e.at.tpot.p50 * 1000, measured(c.tpot).c_str());
   std::printf("  seqs %d (%s)%s%s\n", c.replica.max_seqs, c.replica.seq_limit.c_str(),
               c.note.empty() ? "" : "  # assumed: ", c.note.c_str());
 }
