@@ -31,17 +31,17 @@ std::string latest_price_text(const Gpu& g) {
 // Narrow terminals lose the least-asked columns first (ecosystem, then FP32...).
 Table gpu_table(const std::vector<const Gpu*>& gpus) {
   Table t{{{"id"},
-           {"name"},
-           {"vendor", false, 3},
-           {"segment", false, 4},
+           {"name", false, 0, true},
+           {"vendor", false, 5},
+           {"segment", false, 6},
            {"vram_gb", true},
-           {"memory", false, 5},
-           {"bw_gbs", true},
-           {"bf16_tflops", true},
-           {"fp32_tflops", true, 6},
-           {"tdp_w", true, 2},
-           {"link_gbs", false, 1},
-           {"ecosystem", false, 7},
+           {"memory", false, 7},
+           {"bw_gbs", true, 2},
+           {"bf16_tflops", true, 1},
+           {"fp32_tflops", true, 8},
+           {"tdp_w", true, 4},
+           {"link_gbs", false, 3},
+           {"ecosystem", false, 9},
            {"latest price"}},
           {}};
   for (const Gpu* g : gpus)

@@ -52,7 +52,7 @@ int run_check(Context& ctx, const CheckArgs& a) {
                   workload_line(s.request.workload), gib(r.need.total_bytes), gib(r.usable_bytes),
                   config_label(r.config), room_text(r));
   if (r.rules.excluded)
-    line += "; excluded: " + r.rules.exclude_reason;
+    line += "; excluded: " + safe_cell(r.rules.exclude_reason);
   else if (ans.remedy)
     line += fmt::format("; {} would fit ({} GiB)", ans.remedy->change,
                         gib(ans.remedy->estimate.total_bytes));

@@ -22,8 +22,8 @@ const char* severity(Severity s) {
 
 std::string text_line(const Diagnostic& d) {
   return fmt::format("{}:{}:{}: {}: {} [{}]{}\n", d.file, d.pos.line, d.pos.column,
-                     severity(d.severity), d.message, d.check,
-                     d.pointer.empty() ? "" : " at " + d.pointer);
+                     severity(d.severity), safe_cell(d.message), d.check,
+                     d.pointer.empty() ? "" : " at " + safe_cell(d.pointer));
 }
 
 // GitHub Actions workflow commands: annotations on the pull request's diff. Every value is

@@ -206,7 +206,14 @@ std::string fish_option(const std::string& at, const OptionInfo& o) {
   if (o.positional) return line + fish_values(o.values) + "\n";
   for (const auto& n : o.names) line += n.size() == 2 ? " -s " + n.substr(1) : " -l " + n.substr(2);
   if (o.takes_value) line += fish_values(o.values);
-  const std::string d = o.description.substr(0, o.description.find_first_of("(;:\n"));
+  // The help without the values it starts with ("inference|full (default...)"): fish lists
+  // the values already.
+  std::string d = o.description;
+  if (!o.values.empty() && d.rfind(join(o.values, "|"), 0) == 0)
+    d.erase(0, join(o.values, "|").size());
+  d = d.substr(d.find_first_not_of(" :") == std::string::npos ? d.size()
+                                                              : d.find_first_not_of(" :"));
+  d = d.substr(0, d.find_first_of("(;\n"));
   return line + " -d " + fish_quote(d.substr(0, std::min<std::size_t>(d.size(), 60))) + "\n";
 }
 

@@ -8,19 +8,28 @@
 namespace gpusel::cli {
 namespace {
 
-// Text safe inside roff: backslashes escaped, no line read as a request.
+// Text safe inside roff: backslashes escaped, no line read as a request, and non-ASCII
+// characters as \[uXXXX] so the page needs no preconv ("¥15000").
 std::string roff(const std::string& text) {
   std::string out;
   bool line_start = true;
-  for (char c : text) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
     if (line_start && (c == '.' || c == '\'')) out += "\\&";
+    line_start = c == '\n';
     if (c == '\\')
       out += "\\e";
     else if (c == '-')
       out += "\\-";
-    else
-      out += c;
-    line_start = c == '\n';
+    else if (c < 0x80)
+      out += static_cast<char>(c);
+    else if ((c & 0xC0) == 0xC0) {
+      const std::size_t n = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
+      unsigned cp = c & (0x7Fu >> n);
+      for (std::size_t k = 1; k < n && i + 1 < text.size(); ++k)
+        cp = (cp << 6) | (static_cast<unsigned char>(text[++i]) & 0x3Fu);
+      out += fmt::format("\\[u{:04X}]", cp);
+    }
   }
   return out;
 }

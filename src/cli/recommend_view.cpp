@@ -222,7 +222,8 @@ std::string warnings_text(const std::vector<Result>& rs, std::size_t per_result)
     std::size_t shown = 0;
     for (const auto& m : r.rules.warnings) {
       if (shown++ == per_result) break;
-      out += fmt::format("  {}. {}: {} [{}]\n", rank, config_label(r.config), m.text, m.rule_id);
+      out += fmt::format("  {}. {}: {} [{}]\n", rank, config_label(r.config), safe_cell(m.text),
+                         m.rule_id);
     }
     if (r.rules.warnings.size() > per_result)
       out += fmt::format("  {}. ... {} more (--format json or --explain lists all)\n", rank,
@@ -285,8 +286,10 @@ std::string explain_one(const Result& r, const RankRequest& req) {
   out += fmt::format("  total     = {:.2f} x {:.1f} + {:.2f} x {:.1f} + {:.2f} x {:.1f} = {:.1f}\n",
                      w.compute, r.scores.compute, w.budget, r.scores.budget, w.ecosystem,
                      r.scores.ecosystem, r.scores.total);
-  for (const auto& m : r.rules.warnings) out += "  warning: " + m.text + " [" + m.rule_id + "]\n";
-  for (const auto& m : r.rules.notes) out += "  note: " + m.text + " [" + m.rule_id + "]\n";
+  for (const auto& m : r.rules.warnings)
+    out += "  warning: " + safe_cell(m.text) + " [" + m.rule_id + "]\n";
+  for (const auto& m : r.rules.notes)
+    out += "  note: " + safe_cell(m.text) + " [" + m.rule_id + "]\n";
   out += "  platform: " + r.platform + "\n";
   return out;
 }

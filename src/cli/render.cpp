@@ -85,6 +85,19 @@ std::string highlighted(std::string text, const std::vector<Highlight>& hs) {
   return text;
 }
 
+// GitHub Actions (and other CI runners) read a log line starting with "::" as a workflow
+// command. gpusel's own text never starts a line so; a line from data that does gets its
+// first colon escaped. The last guard behind escaping newlines where data enters text.
+std::string no_workflow_commands(std::string text) {
+  for (std::size_t at = 0; at < text.size(); at = text.find('\n', at) + 1) {
+    const std::size_t first = text.find_first_not_of(" \t", at);
+    if (first != std::string::npos && text.compare(first, 2, "::") == 0)
+      text.replace(first, 1, "\\x3a");
+    if (text.find('\n', at) == std::string::npos) break;
+  }
+  return text;
+}
+
 std::string csv_value(const nlohmann::json& v, double scale) {
   if (v.is_null()) return "";
   if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
@@ -184,9 +197,10 @@ void emit(std::ostream& out, const Output& o, Format f) {
       for (auto& cell : row) cell = plain(cell);
     text = render_csv(t);
   } else {
-    text = highlighted(safe_text(o.before), o.highlights) +
-           (o.table.columns.empty() ? "" : render_table(o.table)) +
-           highlighted(safe_text(o.after), o.highlights);
+    text = no_workflow_commands(safe_text(o.before) +
+                                (o.table.columns.empty() ? "" : render_table(o.table)) +
+                                safe_text(o.after));
+    text = highlighted(text, o.highlights);
   }
   out << text;
   out.flush();

@@ -154,7 +154,9 @@ std::string render_table(const Table& t) {
   if (!l.dropped.empty()) {
     std::string names;
     for (const auto& d : l.dropped) names += (names.empty() ? "" : ", ") + d;
-    out += fmt::format("({} hidden to fit {} columns; --wide shows all)\n", names, display().width);
+    const std::string note =
+        fmt::format("({} hidden to fit {} columns; --wide shows all)", names, display().width);
+    for (const auto& line : wrap_text(note, display().width)) out += line + "\n";
   }
   return out;
 }
