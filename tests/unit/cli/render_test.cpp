@@ -62,7 +62,7 @@ TEST_CASE("a line from data cannot become a GitHub workflow command") {
   CHECK(emitted(o, Format::table) == "ok\nhot card\n\\x3a:error::forged\n  \\x3a:add-mask::x\n");
 }
 
-TEST_CASE("tables fit the width: low-priority columns go first, then text wraps") {
+TEST_CASE("tables fit the width by dropping low-priority columns first and then wrapping text") {
   Table t{{{"id"}, {"note", false, 0, true}, {"extra", true, 1}},
           {{"a", "one two three four five six seven", "12345"}}};
   {
@@ -88,7 +88,7 @@ TEST_CASE("colour marks tones only when on, and never shifts alignment") {
   CHECK(display_width("\x1b[32m33%\x1b[0m") == 3);
 }
 
-TEST_CASE("--format speaks one vocabulary") {
+TEST_CASE("the format option speaks one vocabulary") {
   CHECK(parse_format("text") == Format::table);
   CHECK(parse_format("table", {Format::table, Format::github}) == Format::table);
   CHECK(parse_format("github", {Format::table, Format::json, Format::github}) == Format::github);
