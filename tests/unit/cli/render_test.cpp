@@ -78,7 +78,9 @@ TEST_CASE("tables fit the width by dropping low-priority columns first and then 
         "--  --------------------\n"
         "a   one two three four\n"
         "    five six seven\n"
-        "(extra hidden to fit 24 columns; --wide shows all)\n");
+        "(extra hidden to fit 24\n"
+        "columns; --wide shows\n"
+        "all)\n");
 }
 
 TEST_CASE("colour marks tones only when on, and never shifts alignment") {
