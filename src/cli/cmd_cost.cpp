@@ -37,7 +37,7 @@ std::string own_lines(const OwnCost& o, const CostReport& r) {
     std::string s = fmt::format("  {:<12} {:>11.2f}  {}", label, v, how);
     return s.erase(s.find_last_not_of(' ') + 1) + "\n";
   };
-  std::string s = fmt::format("Owning {} x {} ({})\n", o.count, o.gpu->id, o.gpu->name);
+  std::string s = fmt::format("Owning {} x {} ({})\n", o.count, o.gpu->id, safe_cell(o.gpu->name));
   s += line("cards", o.cards,
             fmt::format("{} x {:.2f} {}: {}", o.count, o.card_price, cur, o.card_basis));
   s += line("host system", o.host_total,

@@ -55,7 +55,7 @@ std::string bullet_list(const std::vector<std::string>& lines) {
 }
 
 std::string headline(const Workload& w) {
-  return w.model.name + " (" + (w.model_from_preset ? w.model.id : "bare count") + ", " +
+  return safe_cell(w.model.name) + " (" + (w.model_from_preset ? w.model.id : "bare count") + ", " +
          fixed(w.model.params / 1e9, 2) + "B params), " + to_string(w.mode) + "\n";
 }
 
@@ -129,7 +129,7 @@ int run_fit(Context& ctx, const FitArgs& a) {
   const Reserve res = a.reserve.empty() ? Reserve{} : parse_reserve(a.reserve);
   const FitResult r = fit(w, g, a.count, res);
   Output o;
-  o.before = headline(w) + "on " + std::to_string(a.count) + " x " + g.name + " (" +
+  o.before = headline(w) + "on " + std::to_string(a.count) + " x " + safe_cell(g.name) + " (" +
              fixed(g.vram_gb, 0) + " GB, reserve " + describe(r.reserve) + ")\n";
   o.table = fit_table(r, w);
   o.after = changes_text(r);

@@ -83,7 +83,7 @@ std::string score_bar(double score) {
 
 std::string workload_line(const Workload& w) {
   std::string s =
-      fmt::format("{} ({:.2f}B params{}), {} {}", w.model.name.empty() ? w.model.id : w.model.name,
+      fmt::format("{} ({:.2f}B params{}), {} {}", safe_cell(w.model.name.empty() ? w.model.id : w.model.name),
                   w.model.params / 1e9, w.model_from_preset ? "" : ", typical architecture",
                   to_string(w.mode), to_string(w.precision));
   if (is_training(w.mode))
