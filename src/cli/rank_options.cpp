@@ -54,6 +54,8 @@ void add_evaluation_options(CLI::App* cmd, RankArgs& a) {
   cmd->add_flag("--new-only", a.new_only, "never charge used-market prices");
   cmd->add_flag("--include-used", a.include_used,
                 "charge used-market prices where the catalog has them");
+  cmd->add_flag("--cards-only", a.cards_only,
+                "price the cards alone (you own the host): no desktop, server or network added");
   cmd->add_flag("--domestic", a.domestic, "domestic (China-made) hardware is mandatory (K34)");
   cmd->add_option("--format", a.format, format_help());
   cmd->add_flag("--explain", a.explain, "show each score's formula with its numbers");
@@ -108,6 +110,7 @@ Session resolve_session(const RankArgs& a) {
   if (!a.reserve.empty()) r.reserve = parse_reserve(a.reserve);
   r.tokens = work_tokens(a);
   r.domestic = a.domestic;
+  r.cards_only = a.cards_only;
   s.rules = load_rules("", a.rules_files);
   return s;
 }

@@ -19,6 +19,7 @@ struct RankArgs {
   double min_vram = 0;
   int max_gpus = 8;
   bool require_interconnect = false, new_only = false, include_used = false, domestic = false;
+  bool cards_only = false;
   std::string format = "table";
   bool explain = false;
 };

@@ -21,10 +21,14 @@ std::string thousands(double v) {
   return out;
 }
 
-std::string rate(double tokens_per_s) {
-  if (!(tokens_per_s > 0)) return "-";
-  if (tokens_per_s >= 100) return thousands(tokens_per_s);
-  return fmt::format("{:.1f}", tokens_per_s);
+// The platform in a word or two: "desktop-2", "2x hgx-server"; "own host" with --cards-only.
+std::string platform_cell(const Result& r) {
+  const PlatformQuote& q = r.platform_quote;
+  if (r.config.rented || !q.platform) return "-";
+  const std::string id =
+      q.hosts > 1 ? fmt::format("{}x {}", q.hosts, q.platform->id) : q.platform->id;
+  const bool owned = r.unit_price && q.total_usd > 0 && r.platform_price == 0;  // --cards-only
+  return owned ? id + " (own)" : id;
 }
 
 std::string price_cell(const Result& r) {
@@ -47,6 +51,8 @@ nlohmann::json price_json(const Result& r) {
   const Price& p = *r.unit_price->from;
   return {
       {"unit", r.unit_price->amount},
+      {"cards", r.cards_price},
+      {"platform", r.platform_price},
       {"total", r.price},
       {"currency", r.unit_price->currency},
       {"kind", p.kind},
@@ -59,6 +65,16 @@ nlohmann::json price_json(const Result& r) {
 
 std::string money(double amount, const std::string& currency) {
   return thousands(amount) + " " + currency;
+}
+
+std::string rate(double tokens_per_s) {
+  if (!(tokens_per_s > 0)) return "-";
+  if (tokens_per_s >= 100) return thousands(tokens_per_s);
+  return fmt::format("{:.1f}", tokens_per_s);
+}
+
+std::string money_exact(double amount, const std::string& currency) {
+  return fmt::format("{:.2f} {}", amount, currency);
 }
 
 std::string config_label(const Config& c) {
@@ -82,10 +98,10 @@ std::string score_bar(double score) {
 }
 
 std::string workload_line(const Workload& w) {
-  std::string s =
-      fmt::format("{} ({:.2f}B params{}), {} {}", safe_cell(w.model.name.empty() ? w.model.id : w.model.name),
-                  w.model.params / 1e9, w.model_from_preset ? "" : ", typical architecture",
-                  to_string(w.mode), to_string(w.precision));
+  std::string s = fmt::format(
+      "{} ({:.2f}B params{}), {} {}", safe_cell(w.model.name.empty() ? w.model.id : w.model.name),
+      w.model.params / 1e9, w.model_from_preset ? "" : ", typical architecture", to_string(w.mode),
+      to_string(w.precision));
   if (is_training(w.mode))
     s += fmt::format(", {} optimizer, batch {} x {} tokens{}", to_string(w.optimizer), w.batch,
                      w.seq_len, w.grad_ckpt ? ", gradient checkpointing" : "");
@@ -143,7 +159,10 @@ nlohmann::json result_json(const Result& r, int rank) {
             {"total", r.scores.total}}},
           {"warnings", messages_json(r.rules.warnings)},
           {"notes", messages_json(r.rules.notes)},
-          {"platform", r.platform}};
+          {"platform", r.platform},
+          {"platform_id", r.platform_quote.platform ? nlohmann::json(r.platform_quote.platform->id)
+                                                    : nlohmann::json()},
+          {"hosts", r.platform_quote.hosts}};
 }
 
 // On a narrow terminal the per-axis scores and the warning count go first: the total, the
@@ -151,10 +170,13 @@ nlohmann::json result_json(const Result& r, int rank) {
 Table results_table(const std::vector<Result>& rs, bool ranked, bool with_time) {
   Table t;
   if (ranked) t.columns.push_back({"#", true});
-  t.columns.insert(
-      t.columns.end(),
-      {{"config"}, {"need/usable GiB", true}, {"headroom", true}, {"price"}, {"tok/s", true}});
-  if (with_time) t.columns.push_back({"time", true, 2});
+  t.columns.insert(t.columns.end(), {{"config"},
+                                     {"need/usable GiB", true},
+                                     {"headroom", true},
+                                     {"platform", false, 2},
+                                     {"price"},
+                                     {"tok/s", true}});
+  if (with_time) t.columns.push_back({"time", true, 1});
   t.columns.insert(
       t.columns.end(),
       {{"compute", true, 3}, {"budget", true, 4}, {"eco", true, 5}, {"total"}, {"warn", true, 6}});
@@ -164,7 +186,8 @@ Table results_table(const std::vector<Result>& rs, bool ranked, bool with_time) 
     if (ranked) row.push_back(std::to_string(++rank));
     row.insert(row.end(),
                {config_label(r.config), gib(r.need.total_bytes) + "/" + gib(r.usable_bytes),
-                fmt::format("{:.0f}%", r.headroom * 100), price_cell(r), rate(r.tokens_per_s)});
+                fmt::format("{:.0f}%", r.headroom * 100), platform_cell(r), price_cell(r),
+                rate(r.tokens_per_s)});
     if (with_time) row.push_back(r.hours ? duration(*r.hours) : "-");
     row.insert(row.end(),
                {fmt::format("{:.0f}", r.scores.compute), fmt::format("{:.0f}", r.scores.budget),
@@ -210,7 +233,9 @@ const std::vector<CsvColumn>& result_csv_columns() {
                                         {"score_total", "/scores/total"},
                                         {"warning_count", "/warnings"},
                                         {"note_count", "/notes"},
-                                        {"platform", "/platform"}};
+                                        {"platform", "/platform"},
+                                        {"platform_id", "/platform_id"},
+                                        {"hosts", "/hosts"}};
   return c;
 }
 
@@ -268,9 +293,8 @@ std::string explain_one(const Result& r, const RankRequest& req) {
   out +=
       fmt::format("\n  throughput {} tok/s ({}-bound, MFU {:.2f}, scaling {:.2f})\n",
                   rate(r.tokens_per_s), r.throughput.bound, r.throughput.mfu, r.throughput.scaling);
-  out += fmt::format("  compute   = 100 + {:.0f} x log10({} / best {}) {:+.0f} by rules = {:.1f}\n",
-                     slope, rate(r.tokens_per_s), rate(best_speed), r.rules.delta.compute,
-                     r.scores.compute);
+  out += fmt::format("  compute   = 100 + {:.0f} x log10({} / best {}) = {:.1f}\n", slope,
+                     rate(r.tokens_per_s), rate(best_speed), r.scores.compute);
   const double value = r.price > 0 ? r.tokens_per_s / r.price : 0;
   out += fmt::format("  budget    = value: 100 + {:.0f} x log10({:.4g} / best {:.4g} tok/s per {})",
                      slope, value, best_value, req.price.currency);
@@ -290,7 +314,12 @@ std::string explain_one(const Result& r, const RankRequest& req) {
     out += "  warning: " + safe_cell(m.text) + " [" + m.rule_id + "]\n";
   for (const auto& m : r.rules.notes)
     out += "  note: " + safe_cell(m.text) + " [" + m.rule_id + "]\n";
-  out += "  platform: " + r.platform + "\n";
+  out += "  platform: " + r.platform +
+         (r.platform_price > 0
+              ? fmt::format(" ({} of the {})", money(r.platform_price, req.price.currency),
+                            money(r.price, req.price.currency))
+              : "") +
+         "\n";
   return out;
 }
 

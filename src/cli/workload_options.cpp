@@ -103,13 +103,20 @@ Workload resolve_workload(const WorkloadArgs& a) {
   w.lora_targets = parse_lora_targets(a.lora_targets);
   w.train_embeddings = a.train_embeddings;
   w.freeze_trainable_layers = a.trainable_layers;
-  w.gpus = a.gpus;
+  w.gpus = a.gpus == kNotGiven ? 1 : a.gpus;
   w.shard = a.shard.empty() ? Shard::none : parse_shard(a.shard);
   w.shard_given = !a.shard.empty();
   w.allow_long_context = a.allow_long_context;
   w.offload = parse_offload(a.offload);
   validate(w);
   return on_gpus(w, w.gpus);
+}
+
+int card_count(int count_flag, const WorkloadArgs& a) {
+  if (count_flag != kNotGiven && a.gpus != kNotGiven && count_flag != a.gpus)
+    throw usage_error("--count " + std::to_string(count_flag) + " and --gpus " +
+                      std::to_string(a.gpus) + " disagree: give one of them");
+  return count_flag != kNotGiven ? count_flag : a.gpus != kNotGiven ? a.gpus : 1;
 }
 
 }  // namespace gpusel::cli

@@ -84,6 +84,7 @@ int working_gpus(const Workload& w, int gpus) {
 // Several smaller instances talk over the network: no NVLink, no PCIe peer-to-peer.
 Config across_instances(const Gpu& gpu, int gpus, const Workload& w) {
   Config c = make_config(gpu, gpus, w);
+  c.rented = true;
   c.linked = false;
   c.interconnect = "network (separate instances)";
   return c;
@@ -105,7 +106,9 @@ RentalRanking rank_rentals(const Catalog& catalog, const Cloud& cloud, const Rul
       continue;
     }
     const int used = working_gpus(req.workload, o.gpus_per_instance);
-    Result eval = evaluate(make_config(*gpu, used, req.workload), rules, rates, req);
+    Config c = make_config(*gpu, used, req.workload);
+    c.rented = true;
+    Result eval = evaluate(c, rules, rates, req);
     if (eval.rules.excluded)
       ++out.excluded_by_rule;
     else if (!fits(eval))
@@ -130,8 +133,9 @@ std::optional<RentalOption> rent_same_work(const Result& bought, const Cloud& cl
   for (const Offer* o : cloud.for_gpu(gpu.id)) {
     const int instances = (count + o->gpus_per_instance - 1) / o->gpus_per_instance;
     const int gpus = working_gpus(req.workload, instances * o->gpus_per_instance);
-    const Config c = instances == 1 ? make_config(gpu, gpus, req.workload)
-                                    : across_instances(gpu, gpus, req.workload);
+    Config c = instances == 1 ? make_config(gpu, gpus, req.workload)
+                              : across_instances(gpu, gpus, req.workload);
+    c.rented = true;
     Result eval = evaluate(c, rules, rates, req);
     if (!fits(eval)) continue;
     std::optional<double> hours;

@@ -35,10 +35,20 @@ int largest(int hi, const std::function<bool(int)>& ok) {
   return lo;
 }
 
+// A shorter sequence changes the task, so it comes last: the longest that fits, when one
+// does and it keeps at least an eighth of what was asked.
+void add_shorter_sequence(const Workload& w, FitResult& r) {
+  if (r.max_seq_len < 1 || r.max_seq_len >= w.seq_len || r.max_seq_len * 8 < w.seq_len) return;
+  Workload v = w;
+  v.seq_len = r.max_seq_len;
+  if (v.prompt_len > v.seq_len) v.prompt_len = v.seq_len;
+  r.changes.push_back({"--seq-len " + std::to_string(r.max_seq_len), v, estimate(v), true});
+}
+
 }  // namespace
 
 namespace detail {
-std::vector<FitChange> remedies(const Workload& w, double usable);
+std::vector<FitChange> remedies(const Workload& w, const Gpu& gpu, double usable);
 }
 
 FitResult fit(const Workload& given, const Gpu& gpu, int count, const Reserve& reserve) {
@@ -47,6 +57,7 @@ FitResult fit(const Workload& given, const Gpu& gpu, int count, const Reserve& r
   FitResult r;
   r.reserve = reserve.fraction < 0 ? default_reserve(gpu) : reserve;
   r.usable_bytes = usable_bytes(gpu, reserve);
+  r.requested_workload = w;
   r.requested = estimate(w);
   r.fits = r.requested.total_bytes <= r.usable_bytes;
   r.max_batch = largest(1 << 16, [&](int b) {
@@ -61,7 +72,10 @@ FitResult fit(const Workload& given, const Gpu& gpu, int count, const Reserve& r
     if (v.prompt_len > s) v.prompt_len = s;
     return fits_in(v, r.usable_bytes);
   });
-  if (!r.fits) r.changes = detail::remedies(w, r.usable_bytes);
+  if (!r.fits) {
+    r.changes = detail::remedies(w, gpu, r.usable_bytes);
+    add_shorter_sequence(w, r);
+  }
   return r;
 }
 
