@@ -36,8 +36,9 @@ int run_help(Context& ctx, const CLI::App& root, const std::vector<std::string>&
                         "; gpusel help lists the commands");
     cmd = next;
   }
-  const std::string parent = cmd->get_parent() ? command_name(*cmd->get_parent()) : "";
-  *ctx.out << cmd->help(parent) << std::flush;
+  // The formatter directly: App::help would show the help of `help`, the parsed command.
+  *ctx.out << cmd->get_formatter()->make_help(cmd, command_name(*cmd), CLI::AppFormatMode::Normal)
+           << std::flush;
   return 0;
 }
 
