@@ -45,6 +45,7 @@ void build(CLI::App& app, Context& ctx) {
   add_estimate_commands(app, ctx);
   add_cost_command(app, ctx);
   add_catalog_commands(app, ctx);
+  add_cloud_commands(app, ctx);
   add_meta_commands(app, ctx);
   add_help_footers(app);
 }

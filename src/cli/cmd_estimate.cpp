@@ -20,7 +20,7 @@ struct EstimateArgs {
 
 struct FitArgs {
   WorkloadArgs w;
-  std::string gpu, reserve, format = "table";
+  std::string gpu, reserve, os, format = "table";
   int count = kNotGiven;  // then --gpus, else 1
 };
 
@@ -127,7 +127,8 @@ int run_fit(Context& ctx, const FitArgs& a) {
   const Format f = parse_format(a.format);
   const Workload w = resolve_workload(a.w);
   const Gpu& g = require_gpu(ctx.catalog(), a.gpu);
-  const Reserve res = a.reserve.empty() ? Reserve{} : parse_reserve(a.reserve);
+  Reserve res = a.reserve.empty() ? Reserve{} : parse_reserve(a.reserve);
+  if (!a.os.empty()) res.os = parse_os(a.os);
   const int count = card_count(a.count, a.w);
   const FitResult r = fit(w, g, count, res);
   Output o;
@@ -168,6 +169,9 @@ void add_fit(CLI::App& app, Context& ctx) {
   cmd->add_option("--count", args->count, "number of such cards (default: --gpus, else 1)");
   cmd->add_option("--reserve", args->reserve,
                   "memory kept free per card: 10% (default, engine defaults / K2), 0.15, 2GB");
+  cmd->add_option("--os", args->os,
+                  "macos|linux|windows: whose GPU share of unified memory applies (default: "
+                  "macOS on Apple, Linux on other unified-memory parts)");
   add_workload_options(cmd, args->w);
   cmd->add_option("--format", args->format, format_help());
   cmd->callback([&ctx, args] { ctx.action = [&ctx, args] { return run_fit(ctx, *args); }; });

@@ -79,8 +79,10 @@ std::string money_exact(double amount, const std::string& currency) {
 
 std::string config_label(const Config& c) {
   std::string s = fmt::format("{}x {}", c.count, c.gpu->id);
-  if (c.count > 1) s += c.linked ? " (" + c.gpu->interconnect.kind + ")" : " (PCIe)";
-  return s;
+  if (c.count == 1) return s;
+  const int nodes = (c.count + node_size(*c.gpu) - 1) / node_size(*c.gpu);
+  return s + " (" + (c.linked ? c.gpu->interconnect.kind : std::string("PCIe")) +
+         (nodes > 1 ? fmt::format(", {} nodes", nodes) : "") + ")";
 }
 
 std::string duration(double hours) {
@@ -101,12 +103,13 @@ std::string workload_line(const Workload& w) {
   std::string s = fmt::format(
       "{} ({:.2f}B params{}), {} {}", safe_cell(w.model.name.empty() ? w.model.id : w.model.name),
       w.model.params / 1e9, w.model_from_preset ? "" : ", typical architecture", to_string(w.mode),
-      to_string(w.precision));
+      precision_label(w));
   if (is_training(w.mode))
     s += fmt::format(", {} optimizer, batch {} x {} tokens{}", to_string(w.optimizer), w.batch,
                      w.seq_len, w.grad_ckpt ? ", gradient checkpointing" : "");
   else
-    s += fmt::format(", batch {}, context {} tokens", w.batch, w.seq_len);
+    s += fmt::format(", batch {}, context {} tokens{}", w.batch, w.seq_len,
+                     w.kv_dtype == KvDtype::compute ? "" : ", KV cache " + to_string(w.kv_dtype));
   if (w.mode == Mode::lora || w.mode == Mode::qlora)
     s += fmt::format(", LoRA r{} on {}", w.lora_rank, to_string(w.lora_targets));
   return s;
@@ -117,7 +120,7 @@ nlohmann::json workload_json(const Workload& w) {
           {"params", w.model.params},
           {"from_preset", w.model_from_preset},
           {"mode", to_string(w.mode)},
-          {"precision", to_string(w.precision)},
+          {"precision", precision_label(w)},
           {"optimizer", to_string(w.optimizer)},
           {"batch", w.batch},
           {"seq_len", w.seq_len},
@@ -150,7 +153,9 @@ nlohmann::json result_json(const Result& r, int rank) {
             {"decode_tokens_per_s", t.decode_tokens_per_s},
             {"bound", t.bound},
             {"mfu", t.mfu},
-            {"scaling", t.scaling}}},
+            {"scaling", t.scaling},
+            {"engine", t.engine.empty() ? nlohmann::json() : nlohmann::json(t.engine)},
+            {"assumptions", t.assumptions}}},
           {"hours", r.hours ? nlohmann::json(*r.hours) : nlohmann::json()},
           {"scores",
            {{"compute", r.scores.compute},
@@ -293,6 +298,7 @@ std::string explain_one(const Result& r, const RankRequest& req) {
   out +=
       fmt::format("\n  throughput {} tok/s ({}-bound, MFU {:.2f}, scaling {:.2f})\n",
                   rate(r.tokens_per_s), r.throughput.bound, r.throughput.mfu, r.throughput.scaling);
+  for (const auto& a : r.throughput.assumptions) out += "    " + a + "\n";
   out += fmt::format("  compute   = 100 + {:.0f} x log10({} / best {}) = {:.1f}\n", slope,
                      rate(r.tokens_per_s), rate(best_speed), r.scores.compute);
   const double value = r.price > 0 ? r.tokens_per_s / r.price : 0;

@@ -45,7 +45,7 @@
 //   gpu.vram_gb              number  memory per card as marketed, GB
 //   gpu.memory_type          text    GDDR6X, HBM3, LPDDR5X, ...
 //   gpu.ecc                  bool    ECC on the card's memory
-//   gpu.unified_memory       bool    memory shared with the CPU (Apple)
+//   gpu.unified_memory       bool    memory shared with the CPU (system-on-chip)
 //   gpu.tdp_w                number  board power, W
 //   gpu.ecosystem            text    [cuda rocm oneapi synapseai cann metal]
 //   gpu.platform_target      text    kernel target: "sm_89", "gfx942", ...

@@ -4,22 +4,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "gpusel/base/text.hpp"
 
 namespace gpusel {
 namespace {
-
-bool listed(const std::vector<std::string>& list, const std::string& v) {
-  return list.empty() ||
-         std::any_of(list.begin(), list.end(), [&](const auto& x) { return to_lower(x) == v; });
-}
-
-// The ranker's filters, applied to an offer's GPU (exclusions by id included).
-bool passes(const Gpu& g, const Filters& f) {
-  return listed(f.vendors, g.vendor) && listed(f.ecosystems, g.ecosystem) &&
-         listed(f.segments, g.segment) && g.vram_gb >= f.min_vram_gb &&
-         std::find(f.exclude_ids.begin(), f.exclude_ids.end(), g.id) == f.exclude_ids.end();
-}
 
 bool fits(const Result& r) { return r.need.total_bytes <= r.usable_bytes && !r.rules.excluded; }
 
@@ -101,7 +88,7 @@ RentalRanking rank_rentals(const Catalog& catalog, const Cloud& cloud, const Rul
   for (const auto& o : cloud.offers) {
     ++out.considered;
     const Gpu* gpu = catalog.find(o.gpu);
-    if (!gpu || !passes(*gpu, req.filters)) {
+    if (!gpu || !passes_filters(*gpu, req.filters)) {
       ++out.filtered;
       continue;
     }

@@ -7,6 +7,7 @@
 
 #include "gpusel/base/error.hpp"
 #include "gpusel/data/platforms.hpp"
+#include "gpusel/data/quantization.hpp"
 #include "gpusel/memory/fit.hpp"
 
 namespace gpusel::detail {
@@ -52,6 +53,18 @@ void inference_candidates(const Workload& w, std::vector<Candidate>& out) {
   if (!w.flash_attn)
     out.push_back({"--flash-attn", [](Workload& v) { v.flash_attn = true; }, "flash"});
   if (w.batch > 1) out.push_back({"--batch 1", [](Workload& v) { v.batch = 1; }, "batch"});
+  if (w.kv_dtype == KvDtype::compute && w.model.kind == "decoder") {
+    // llama.cpp quantizes its cache in blocks (q8_0); vLLM/SGLang/TensorRT-LLM use fp8.
+    const KvDtype kv = w.weight_format.empty() ? KvDtype::fp8 : KvDtype::q8_0;
+    out.push_back({"--kv-dtype " + to_string(kv), [kv](Workload& v) { v.kv_dtype = kv; }, "kv"});
+  }
+  if (!w.weight_format.empty()) {  // a GGUF model: the smaller GGUF types, not bitsandbytes
+    for (const char* smaller : {"q4_k_m", "q3_k_m"})
+      if (w.weight_bits > find_gguf(smaller)->bits_per_weight)
+        out.push_back({std::string("--precision ") + smaller,
+                       [smaller](Workload& v) { set_precision(v, smaller); }, "precision"});
+    return;
+  }
   if (bytes_per_value(w.precision) > 1 && !is_quantized(w.precision))
     out.push_back(
         {"--precision fp8", [](Workload& v) { v.precision = Precision::fp8; }, "precision"});
