@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "gpusel/answer/answers.hpp"
+#include "gpusel/base/error.hpp"
 #include "gpusel/base/text.hpp"
 #include "gpusel/json/embedded.hpp"
 
@@ -23,12 +24,41 @@ CatalogListAnswer list_gpus(const Catalog& catalog, const GpuFilter& f) {
   return a;
 }
 
+namespace {
+
+// A rules file: loaded as --rules loads it (an error names what is wrong), then every text
+// without its zh-CN translation is a warning (the English text is shown instead).
+ValidationReport validate_rules(const std::string& text, const std::string& name) {
+  ValidationReport r;
+  auto add = [&](Severity s, const std::string& check, const std::string& msg) {
+    r.diagnostics.push_back({s, name, {}, "", check, msg});
+  };
+  try {
+    const RuleSet set = parse_rules(nlohmann::json::parse(text), name);
+    for (const auto& t : untranslated_texts(set))
+      add(Severity::warning, "translation", t + " has no zh-CN text (effects.zh-CN)");
+  } catch (const nlohmann::json::exception& e) {
+    add(Severity::error, "syntax", e.what());
+  } catch (const Error& e) {
+    add(Severity::error, "rules", e.what());
+  }
+  return r;
+}
+
+bool is_rules_file(const std::string& text) {
+  const auto doc = nlohmann::json::parse(text, nullptr, false);
+  return doc.is_object() && doc.contains("rules");
+}
+
+}  // namespace
+
 ValidateAnswer validate_data(std::vector<DataFile> files,
                              const std::function<const Catalog&()>& catalog,
                              const std::string& as_of, bool strict) {
   if (files.empty())  // every embedded data file that has a validator
     for (const char* p :
-         {"data/gpus.json", "data/cloud.json", "data/models.json", "data/platforms.json"})
+         {"data/gpus.json", "data/cloud.json", "data/models.json", "data/platforms.json",
+          "data/rules.json"})
       for (const auto& e : embedded_files())
         if (e.path == p) files.push_back({std::string(p), std::string(e.text)});
   ValidateAnswer a;
@@ -36,7 +66,8 @@ ValidateAnswer validate_data(std::vector<DataFile> files,
   ValidateOptions opt{a.as_of, nullptr};
   for (const auto& in : files) {
     if (in.text.find("\"offers\"") != std::string::npos) opt.gpus = &catalog();
-    const ValidationReport r = validate_document(in.text, in.name, opt);
+    const ValidationReport r = is_rules_file(in.text) ? validate_rules(in.text, in.name)
+                                                      : validate_document(in.text, in.name, opt);
     a.files.push_back(
         {in.name, r.count(Severity::error), r.count(Severity::warning), r.count(Severity::note)});
     a.report.diagnostics.insert(a.report.diagnostics.end(), r.diagnostics.begin(),

@@ -8,6 +8,7 @@
 #include "gpusel/base/error.hpp"
 #include "gpusel/base/text.hpp"
 #include "gpusel/data/constants.hpp"
+#include "gpusel/i18n/i18n.hpp"
 
 namespace gpusel {
 namespace {
@@ -56,7 +57,8 @@ std::string describe(const Reserve& r) {
   if (r.fraction < 0)
     return describe(Reserve{data_constant("default_reserve_fraction"), 0, "", ""});
   if (r.fraction > 0 || r.bytes <= 0)
-    std::snprintf(buf, sizeof buf, "%g%% of VRAM", r.fraction * 100);
+    std::snprintf(buf, sizeof buf, "%g%%", r.fraction * 100);
+  if (r.fraction > 0 || r.bytes <= 0) return buf + tr(" of VRAM");
   else
     std::snprintf(buf, sizeof buf, "%.2f GB", r.bytes / 1e9);
   return buf;

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "gpusel/base/error.hpp"
+#include "gpusel/i18n/i18n.hpp"
 #include "gpusel/base/text.hpp"
 #include "gpusel/data/data_source.hpp"
 #include "gpusel/data/validate.hpp"
@@ -110,18 +111,19 @@ void check_figure_range(const Figure& f, const std::string& at) {
                      fmt::format("{}, {}", f.low, f.high) + "]");
 }
 
+// Ids (JSON, CSV); marked because sentences for people translate them (tr at the use).
 const char* rent_kind_name(RentKind k) {
   switch (k) {
     case RentKind::on_demand:
-      return "on-demand";
+      return N_("on-demand");
     case RentKind::spot:
-      return "spot";
+      return N_("spot");
     case RentKind::monthly:
-      return "monthly";
+      return N_("monthly");
     case RentKind::commit_1y:
-      return "commit-1y";
+      return N_("commit-1y");
     case RentKind::commit_3y:
-      return "commit-3y";
+      return N_("commit-3y");
   }
   return "?";
 }
