@@ -86,8 +86,8 @@ int usage(const CLI::App& app, const CLI::ParseError& e, int argc, char** argv) 
   const CLI::App* reached = &app;
   std::string msg = unknown_word(app, args, &reached);
   if (msg.empty()) msg = e.what();
-  std::cerr << "gpusel: error: " << safe_text(msg) << "; see " << command_name(*reached)
-            << " --help\n";
+  std::cerr << tr("gpusel: error: ") << safe_text(msg) << trf("; see {} --help", command_name(*reached))
+            << "\n";
   return static_cast<int>(ExitCode::usage);
 }
 
@@ -114,6 +114,9 @@ int run(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_DFL);
   Context ctx;
   ctx.out = &std::cout;
+  // The locale's language from the start, so that usage errors speak it too; --lang and the
+  // output format settle it after parsing.
+  set_language(lang_from_locale(env("LC_ALL"), env("LC_MESSAGES"), env("LANG")));
   CLI::App app{"gpusel: which GPU, bought or rented, runs this model, how fast, for how much"};
   app.name("gpusel");
   try {
@@ -124,10 +127,10 @@ int run(int argc, char** argv) {
     return ctx.action ? ctx.action() : 0;
   } catch (const Error& e) {
     std::cout.flush();
-    std::cerr << "gpusel: error: " << safe_text(e.what()) << "\n";
+    std::cerr << tr("gpusel: error: ") << safe_text(e.what()) << "\n";
     return static_cast<int>(e.code());
   } catch (const std::exception& e) {
-    std::cerr << "gpusel: error: internal: " << safe_text(e.what()) << "\n";
+    std::cerr << tr("gpusel: error: ") << "internal: " << safe_text(e.what()) << "\n";
     return static_cast<int>(ExitCode::data);
   }
 }

@@ -104,8 +104,8 @@ Reserve default_reserve(const Gpu& gpu, const std::string& os) {
   if (!s) return Reserve{data_constant("unified_memory_reserve_fraction"), 0, o, ""};
   const double vram = vram_bytes(gpu), usable = share_bytes(gpu, *s);
   return Reserve{0, vram - usable, o,
-                 gib_text(vram - usable) + " of unified memory: the GPU may use " +
-                     gib_text(usable) + " of " + gib_text(vram) + " under " + o + " by default"};
+                 trf("{} of unified memory: the GPU may use {} of {} under {} by default",
+                     gib_text(vram - usable), gib_text(usable), gib_text(vram), o)};
 }
 
 std::optional<RaisedLimit> raised_limit(const Gpu& gpu, const std::string& os) {

@@ -202,13 +202,13 @@ std::optional<EffectivePrice> effective_price(const Offer& o, RentKind kind,
                                               const CloudDefaults& d) {
   auto spot = [&](double ratio) {
     return EffectivePrice{o.on_demand_per_hour * ratio, false,
-                          fmt::format("default: {:.2f} x on-demand", ratio)};
+                          trf("default: {:.2f} x on-demand", ratio)};
   };
   auto commit = [&](double discount) {
     return EffectivePrice{o.on_demand_per_hour * (1 - discount), false,
-                          fmt::format("default: {:.0f} % off on-demand", discount * 100)};
+                          trf("default: {:.0f} % off on-demand", discount * 100)};
   };
-  auto published = [](double v) { return EffectivePrice{v, true, "published"}; };
+  auto published = [](double v) { return EffectivePrice{v, true, tr("published")}; };
   switch (kind) {
     case RentKind::on_demand:
       return published(o.on_demand_per_hour);
