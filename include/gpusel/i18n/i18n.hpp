@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 namespace gpusel {
 
@@ -41,6 +42,9 @@ std::string trf(std::string_view msgid, Args&&... args) {
 }
 // Marks a msgid translated later (by render_table, say): the text itself, unchanged.
 constexpr const char* N_(const char* msgid) { return msgid; }
+
+// " (did you mean a, b?)" (base's did_you_mean) in the session's language.
+std::string did_you_mean_tr(std::string_view word, const std::vector<std::string>& candidates);
 
 // The table of a language: msgid -> text (the embedded data/i18n/<tag>.json). Throws
 // Error(data) when the file does not match data/schema/i18n.schema.json.

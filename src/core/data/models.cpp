@@ -4,6 +4,7 @@
 
 #include "gpusel/base/error.hpp"
 #include "gpusel/base/text.hpp"
+#include "gpusel/i18n/i18n.hpp"
 #include "json/json_fields.hpp"
 
 namespace gpusel {
@@ -343,8 +344,8 @@ const ModelArch& require_model(const std::vector<ModelArch>& models, std::string
                         "modelled yet; data/models.json holds its published size, FLOPs and stages");
     return m;
   }
-  throw usage_error("unknown model '" + std::string(id) + "'" + did_you_mean(id, ids) +
-                    "; `gpusel models list` shows all ids");
+  throw usage_error(trf("unknown model '{}'{}; `gpusel models list` shows all ids", id,
+                        did_you_mean_tr(id, ids)));
 }
 
 }  // namespace gpusel

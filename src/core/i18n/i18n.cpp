@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gpusel/base/error.hpp"
+#include "gpusel/base/text.hpp"
 #include "gpusel/json/embedded.hpp"
 #include "gpusel/json/json_schema.hpp"
 
@@ -74,6 +75,13 @@ const std::map<std::string, std::string>& message_table(Lang lang) {
   if (lang == Lang::en) return none;
   static const std::map<std::string, std::string> zh = load_table(Lang::zh_cn);
   return zh;
+}
+
+std::string did_you_mean_tr(std::string_view word, const std::vector<std::string>& candidates) {
+  if (session_lang == Lang::en) return did_you_mean(word, candidates);
+  std::string list;
+  for (const auto& c : nearest(word, candidates)) list += (list.empty() ? "" : ", ") + c;
+  return list.empty() ? "" : trf(" (did you mean {}?)", list);
 }
 
 std::string tr(std::string_view msgid) {
