@@ -301,8 +301,8 @@ std::string explain_one(const Result& r, const RankRequest& req) {
   out += trf("\n  throughput {} tok/s ({}-bound, MFU {:.2f}, scaling {:.2f})\n",
              rate(r.tokens_per_s), r.throughput.bound, r.throughput.mfu, r.throughput.scaling);
   for (const auto& a : r.throughput.assumptions) out += "    " + a + "\n";
-  out += fmt::format("  compute   = 100 + {:.0f} x log10({} / best {}) = {:.1f}\n", slope,
-                     rate(r.tokens_per_s), rate(best_speed), r.scores.compute);
+  out += trf("  compute   = 100 + {:.0f} x log10({} / best {}) = {:.1f}\n", slope,
+             rate(r.tokens_per_s), rate(best_speed), r.scores.compute);
   const double value = r.price > 0 ? r.tokens_per_s / r.price : 0;
   out += trf("  budget    = value: 100 + {:.0f} x log10({:.4g} / best {:.4g} tok/s per {})", slope,
              value, best_value, req.price.currency);
@@ -315,9 +315,9 @@ std::string explain_one(const Result& r, const RankRequest& req) {
              base == k.ecosystem_base.end() ? 0.0 : base->second, r.rules.delta.ecosystem,
              r.scores.ecosystem);
   const Weights& w = req.weights;
-  out += fmt::format("  total     = {:.2f} x {:.1f} + {:.2f} x {:.1f} + {:.2f} x {:.1f} = {:.1f}\n",
-                     w.compute, r.scores.compute, w.budget, r.scores.budget, w.ecosystem,
-                     r.scores.ecosystem, r.scores.total);
+  out += trf("  total     = {:.2f} x {:.1f} + {:.2f} x {:.1f} + {:.2f} x {:.1f} = {:.1f}\n",
+             w.compute, r.scores.compute, w.budget, r.scores.budget, w.ecosystem, r.scores.ecosystem,
+             r.scores.total);
   for (const auto& m : r.rules.warnings)
     out += tr("  warning: ") + safe_cell(m.text) + " [" + m.rule_id + "]\n";
   for (const auto& m : r.rules.notes)

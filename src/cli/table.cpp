@@ -161,7 +161,7 @@ std::string render_table(const Table& t) {
   for (std::size_t r = 0; r < cells.size(); ++r) out += row_lines(head, l, cells[r], r);
   if (!l.dropped.empty()) {
     std::string names;
-    for (const auto& d : l.dropped) names += (names.empty() ? "" : ", ") + d;
+    for (const auto& d : l.dropped) names += (names.empty() ? "" : tr(", ")) + d;
     const std::string note =
         trf("({} hidden to fit {} columns; --wide shows all)", names, display().width);
     for (const auto& line : wrap_text(note, display().width)) out += line + "\n";

@@ -210,7 +210,7 @@ CostReport compare_costs(const CostQuery& query, const CostData& d) {
   detail::decide(r);
   detail::add_notes(r, d);
   for (const auto& from : used)
-    r.conversions.push_back(fmt::format(
+    r.conversions.push_back(trf(
         "{} -> {} at {:.4f} per {} (rates of {}, {})", from, r.query.currency,
         convert(1, from, r.query.currency, d.rates), from, d.rates.as_of, d.rates.source));
   return r;

@@ -103,7 +103,7 @@ TEST_CASE("GitHub annotation values are escaped as the runner reads them") {
   CHECK(github_property("a:b,c\nd") == "a%3Ab%2Cc%0Ad");
 }
 
-TEST_CASE("CJK text takes two columns a character, and tables align on it") {
+TEST_CASE("CJK text takes two columns a character and tables align on it") {
   CHECK(display_width("显存") == 4);
   CHECK(display_width("需要/可用 GiB") == 13);
   CHECK(display_width("（K25）") == 7);  // fullwidth brackets
@@ -117,7 +117,7 @@ TEST_CASE("CJK text takes two columns a character, and tables align on it") {
         "显卡          8.00\n");
 }
 
-TEST_CASE("wrapping CJK text cuts by columns, not bytes or code points") {
+TEST_CASE("wrapping CJK text cuts by columns not by bytes or code points") {
   Table t{{{"h"}, {"text", false, 0, true}}, {{"a", "一二三四五六七八九十一二三四五六七八九十"}}};
   DisplayGuard g({false, 24});
   const std::string out = render_table(t);
