@@ -5,6 +5,7 @@
 #include "gpusel/base/error.hpp"
 #include "gpusel/base/text.hpp"
 #include "gpusel/json/embedded.hpp"
+#include "gpusel/json/json_source.hpp"
 
 namespace gpusel {
 
@@ -26,21 +27,35 @@ CatalogListAnswer list_gpus(const Catalog& catalog, const GpuFilter& f) {
 
 namespace {
 
+// Where a rule's text is: "/rules/<i>/effects/<key>" for "rule-id.key".
+std::string text_pointer(const nlohmann::json& doc, const std::string& id_key) {
+  const std::size_t dot = id_key.rfind('.');
+  const std::string id = id_key.substr(0, dot), key = id_key.substr(dot + 1);
+  const auto& rules = doc.at("rules");
+  for (std::size_t i = 0; i < rules.size(); ++i)
+    if (rules[i].value("id", "") == id) return "/rules/" + std::to_string(i) + "/effects/" + key;
+  return "";
+}
+
 // A rules file: loaded as --rules loads it (an error names what is wrong), then every text
 // without its zh-CN translation is a warning (the English text is shown instead).
 ValidationReport validate_rules(const std::string& text, const std::string& name) {
   ValidationReport r;
-  auto add = [&](Severity s, const std::string& check, const std::string& msg) {
-    r.diagnostics.push_back({s, name, {}, "", check, msg});
-  };
   try {
-    const RuleSet set = parse_rules(nlohmann::json::parse(text), name);
-    for (const auto& t : untranslated_texts(set))
-      add(Severity::warning, "translation", t + " has no zh-CN text (effects.zh-CN)");
-  } catch (const nlohmann::json::exception& e) {
-    add(Severity::error, "syntax", e.what());
-  } catch (const Error& e) {
-    add(Severity::error, "rules", e.what());
+    const LocatedJson src = parse_located(text, name);
+    try {
+      for (const auto& t : untranslated_texts(parse_rules(src.doc, name))) {
+        const std::string ptr = text_pointer(src.doc, t);
+        r.diagnostics.push_back({Severity::warning, name, src.at(ptr), ptr, "translation",
+                                 t + " has no zh-CN text (effects.zh-CN)"});
+      }
+    } catch (const Error& e) {
+      std::string msg = e.what();  // "<name>: rules[1].when: ...": the file is named already
+      if (msg.rfind(name + ": ", 0) == 0) msg.erase(0, name.size() + 2);
+      r.diagnostics.push_back({Severity::error, name, src.at(""), "", "rules", msg});
+    }
+  } catch (const Error& e) {  // a syntax error, positioned in its message
+    r.diagnostics.push_back({Severity::error, name, {}, "", "syntax", e.what()});
   }
   return r;
 }
