@@ -86,8 +86,8 @@ int usage(const CLI::App& app, const CLI::ParseError& e, int argc, char** argv) 
   const CLI::App* reached = &app;
   std::string msg = unknown_word(app, args, &reached);
   if (msg.empty()) msg = e.what();
-  std::cerr << tr("gpusel: error: ") << safe_text(msg) << trf("; see {} --help", command_name(*reached))
-            << "\n";
+  std::cerr << tr("gpusel: error: ") << safe_text(msg)
+            << trf("; see {} --help", command_name(*reached)) << "\n";
   return static_cast<int>(ExitCode::usage);
 }
 

@@ -84,16 +84,16 @@ int run_check(Context& ctx, const CheckArgs& a) {
   const Result& r = ans.result;
   Output o;
   const std::string verdict = tr(ans.verdict);
-  std::string line = trf(
-      "{}: {} needs {} GiB per GPU of {} GiB usable on {}{} ({})", verdict,
-      workload_line(s.request.workload), gib(r.need.total_bytes), gib(r.usable_bytes),
-      config_label(r.config), r.config.count > 1 ? tr(", sharding ") + to_string(r.config.shard) : "",
-      room_text(r));
+  std::string line =
+      trf("{}: {} needs {} GiB per GPU of {} GiB usable on {}{} ({})", verdict,
+          workload_line(s.request.workload), gib(r.need.total_bytes), gib(r.usable_bytes),
+          config_label(r.config),
+          r.config.count > 1 ? tr(", sharding ") + to_string(r.config.shard) : "", room_text(r));
   if (r.rules.excluded)
     line += tr("; excluded: ") + safe_cell(r.rules.exclude_reason);
   else if (ans.remedy)
-    line += trf("; {} would fit ({} GiB)", ans.remedy->change,
-                gib(ans.remedy->estimate.total_bytes));
+    line +=
+        trf("; {} would fit ({} GiB)", ans.remedy->change, gib(ans.remedy->estimate.total_bytes));
   o.before = line + "\n";
   o.table = {{{"verdict"}, {"config"}, {"need_gib", true}, {"usable_gib", true}},
              {{verdict, config_label(r.config), gib(r.need.total_bytes), gib(r.usable_bytes)}}};

@@ -37,12 +37,11 @@ std::string own_lines(const OwnCost& o, const CostReport& r) {
   // The label padded by display width: a translated label is double-width text.
   auto line = [](const std::string& label, double v, const std::string& how) {
     const std::size_t w = display_width(label);
-    std::string s = fmt::format("  {}{} {:>11.2f}  {}", label, std::string(w < 12 ? 12 - w : 0, ' '),
-                                v, how);
+    std::string s =
+        fmt::format("  {}{} {:>11.2f}  {}", label, std::string(w < 12 ? 12 - w : 0, ' '), v, how);
     return s.erase(s.find_last_not_of(' ') + 1) + "\n";
   };
-  std::string s =
-      trf("Owning {} x {} ({})", o.count, o.gpu->id, safe_cell(o.gpu->name)) + "\n";
+  std::string s = trf("Owning {} x {} ({})", o.count, o.gpu->id, safe_cell(o.gpu->name)) + "\n";
   s += line(tr("cards"), o.cards,
             fmt::format("{} x {:.2f} {}: {}", o.count, o.card_price, cur, o.card_basis));
   s += line(tr("host system"), o.host_total,
@@ -83,10 +82,8 @@ Table options_table(const CostReport& r, bool raw) {
   std::vector<Row> rows;
   if (r.own)
     rows.push_back({r.own->total,
-                    {tr("buy"),
-                     fmt::format("{} x {}", r.own->count, r.own->gpu->id),
-                     std::to_string(r.own->count), cell(r.own->power_per_hour, 3),
-                     tr("power only"),
+                    {tr("buy"), fmt::format("{} x {}", r.own->count, r.own->gpu->id),
+                     std::to_string(r.own->count), cell(r.own->power_per_hour, 3), tr("power only"),
                      cell(r.hours, 0), cell(r.own->total, 2), "-", cell(r.own->total, 2)}});
   for (const auto& q : r.rent)
     rows.push_back({q.total,
@@ -212,8 +209,7 @@ int run_cost(Context& ctx, CostArgs& a) {
                  "use; amounts in {}{}",
                  q.own_count, q.own_gpu, r.query.rent_count, r.query.rent_gpu, q.hours_per_day,
                  q.months, r.hours, q.currency, origin_note(currency)) +
-             "\n\n" +
-             (r.own ? own_lines(*r.own, r) : "");
+             "\n\n" + (r.own ? own_lines(*r.own, r) : "");
   if (!r.rent.empty() || r.own) o.table = options_table(r, false);
   if (!r.rent.empty() || r.own) o.csv = options_table(r, true);
   o.highlights = {{tr("Verdict:"), Tone::good}};

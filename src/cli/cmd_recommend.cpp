@@ -52,9 +52,9 @@ nlohmann::json rejected_json(const Ranking& r) {
 
 // A rental in words: the offer, its hourly price and, with --hours/--tokens, the job.
 std::string rental_text(const RentalOption& o, const std::string& cur) {
-  std::string s = trf("rent {} ({}, {} tok/s) at {}/h on-demand", o.offer->id,
-                      config_label(o.eval.config), rate(o.eval.tokens_per_s),
-                      money_exact(o.on_demand_per_hour, cur));
+  std::string s =
+      trf("rent {} ({}, {} tok/s) at {}/h on-demand", o.offer->id, config_label(o.eval.config),
+          rate(o.eval.tokens_per_s), money_exact(o.on_demand_per_hour, cur));
   if (o.on_demand_cost && o.hours)
     s += trf(": {} for the job, {}", money(*o.on_demand_cost, cur), duration(*o.hours));
   return s;

@@ -101,10 +101,10 @@ std::string score_bar(double score) {
 }
 
 std::string workload_line(const Workload& w) {
-  std::string s = trf(
-      "{} ({:.2f}B params{}), {} {}", safe_cell(w.model.name.empty() ? w.model.id : w.model.name),
-      w.model.params / 1e9, w.model_from_preset ? "" : tr(", typical architecture"),
-      to_string(w.mode), precision_label(w));
+  std::string s = trf("{} ({:.2f}B params{}), {} {}",
+                      safe_cell(w.model.name.empty() ? w.model.id : w.model.name),
+                      w.model.params / 1e9, w.model_from_preset ? "" : tr(", typical architecture"),
+                      to_string(w.mode), precision_label(w));
   if (is_training(w.mode))
     s += trf(", {} optimizer, batch {} x {} tokens{}", to_string(w.optimizer), w.batch, w.seq_len,
              w.grad_ckpt ? tr(", gradient checkpointing") : "");
@@ -266,18 +266,16 @@ std::string warnings_text(const std::vector<Result>& rs, std::size_t per_result)
 }
 
 std::string converted_note(const Session& s, bool converted) {
-  return converted
-             ? trf("* = converted at the rates of {} (data/rates.json)", s.rates.as_of)
-             : "";
+  return converted ? trf("* = converted at the rates of {} (data/rates.json)", s.rates.as_of) : "";
 }
 
 std::string header_text(const Session& s, const Estimate& need, const std::string& price_note) {
   const RankRequest& r = s.request;
   std::string out = tr("Workload: ") + workload_line(r.workload) + "\n";
-  out += trf(
-      "Memory on one GPU: {} GiB (band {}-{} GiB); multi-GPU configurations shard it"
-      " (training: FSDP/ZeRO-3, inference: tensor parallel)",
-      gib(need.total_bytes), gib(need.low_bytes), gib(need.high_bytes)) + "\n";
+  out += trf("Memory on one GPU: {} GiB (band {}-{} GiB); multi-GPU configurations shard it"
+             " (training: FSDP/ZeRO-3, inference: tensor parallel)",
+             gib(need.total_bytes), gib(need.low_bytes), gib(need.high_bytes)) +
+         "\n";
   out += tr("Prices in ") + r.price.currency;
   if (r.budget) out += tr(", budget ") + money(*r.budget, r.price.currency);
   out += s.currency_origin + (price_note.empty() ? "" : tr("; ") + price_note) + "\n";
@@ -316,8 +314,8 @@ std::string explain_one(const Result& r, const RankRequest& req) {
              r.scores.ecosystem);
   const Weights& w = req.weights;
   out += trf("  total     = {:.2f} x {:.1f} + {:.2f} x {:.1f} + {:.2f} x {:.1f} = {:.1f}\n",
-             w.compute, r.scores.compute, w.budget, r.scores.budget, w.ecosystem, r.scores.ecosystem,
-             r.scores.total);
+             w.compute, r.scores.compute, w.budget, r.scores.budget, w.ecosystem,
+             r.scores.ecosystem, r.scores.total);
   for (const auto& m : r.rules.warnings)
     out += tr("  warning: ") + safe_cell(m.text) + " [" + m.rule_id + "]\n";
   for (const auto& m : r.rules.notes)

@@ -84,7 +84,8 @@ std::string offer_warnings(const std::vector<RentalOption>& shown) {
     for (std::size_t k = 0; k < ws.size() && k < 2; ++k)
       out +=
           fmt::format("  {}. {}: {} [{}]\n", i + 1, shown[i].offer->id, ws[k].text, ws[k].rule_id);
-    if (ws.size() > 2) out += trf("  {}. ... {} more (--format json lists all)\n", i + 1, ws.size() - 2);
+    if (ws.size() > 2)
+      out += trf("  {}. ... {} more (--format json lists all)\n", i + 1, ws.size() - 2);
   }
   return out.empty() ? "" : tr("Warnings:") + "\n" + out;
 }
@@ -139,12 +140,11 @@ Output rent_output(const Session& s, const RentAnswer& answer, const std::string
                 s.rates.as_of)
           : "";
   Output o;
-  o.before =
-      header_text(s, answer.one_gpu_need, converted) +
-      (hours              ? trf("Rental: {:g} h per job", *hours) + "\n\n"
-       : s.request.tokens ? ""
-                          : tr("No --hours or --tokens: ranked by on-demand cost per 1M tokens") +
-                                "\n\n");
+  o.before = header_text(s, answer.one_gpu_need, converted) +
+             (hours ? trf("Rental: {:g} h per job", *hours) + "\n\n"
+              : s.request.tokens
+                  ? ""
+                  : tr("No --hours or --tokens: ranked by on-demand cost per 1M tokens") + "\n\n");
   o.table = rent_table(answer.shown, cur);
   o.after = "\n" +
             trf("Considered {} offers ({}): {} fit; {} too small, {} excluded by rules, {} "
@@ -207,8 +207,8 @@ void add_compare_rent(Output& o, const Session& s, const RecommendAnswer& answer
     const auto& r = c.rental;
     if (!r)
       t.rows.push_back({rank, config_label(b.config), price,
-                        c.offered ? tr("no offer fits") : tr("no offer for this GPU"), "-", "-", "-",
-                        "-", "-"});
+                        c.offered ? tr("no offer fits") : tr("no offer for this GPU"), "-", "-",
+                        "-", "-", "-"});
     else
       t.rows.push_back({rank, config_label(b.config), price, offer_label(*r),
                         fmt::format("{:.0f}", r->eval.tokens_per_s),

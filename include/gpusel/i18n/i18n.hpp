@@ -25,8 +25,7 @@ std::string lang_tag(Lang lang);  // "en", "zh-CN"
 // The language a POSIX locale asks for messages in: the first non-empty of LC_ALL,
 // LC_MESSAGES and LANG decides; zh_CN, zh_SG and zh_Hans give Simplified Chinese, anything
 // else (C, en_US, ja_JP, Traditional zh_TW/zh_HK) English.
-Lang lang_from_locale(std::string_view lc_all, std::string_view lc_messages,
-                      std::string_view lang);
+Lang lang_from_locale(std::string_view lc_all, std::string_view lc_messages, std::string_view lang);
 
 // The session's language, set once by the CLI before any output (English by default).
 void set_language(Lang lang);

@@ -51,31 +51,29 @@ std::vector<Option> options(const CostReport& r) {
 std::string hours_reason(const BreakEven& b, const CostReport& r) {
   const std::string kind = tr(rent_kind_name(b.kind));
   if (b.beyond_a_day)
-    return trf("owning cannot beat {} within {:g} months, even at 24 h/day", kind,
-                       r.query.months);
+    return trf("owning cannot beat {} within {:g} months, even at 24 h/day", kind, r.query.months);
   if (!b.hours_per_day)
     return trf(
         "renting {} costs less per hour than the power the cards would draw: owning never "
         "catches up",
         kind);
   if (b.beyond_a_day || *b.hours_per_day > 24)
-    return trf("owning cannot beat {} within {:g} months, even at 24 h/day", kind,
-                       r.query.months);
+    return trf("owning cannot beat {} within {:g} months, even at 24 h/day", kind, r.query.months);
   return trf("owning beats {} above {:.1f} h/day over {:g} months (you plan {:g})", kind,
-                     *b.hours_per_day, r.query.months, r.query.hours_per_day);
+             *b.hours_per_day, r.query.months, r.query.hours_per_day);
 }
 
 std::string months_reason(const BreakEven& b, const CostReport& r) {
   const std::string kind = tr(rent_kind_name(b.kind));
   if (!b.months) return trf("at this use owning never beats {}", kind);
   if (*b.months == 0)
-    return trf("at {:g} h/day owning is cheaper than {} from the start",
-                       r.query.hours_per_day, kind);
+    return trf("at {:g} h/day owning is cheaper than {} from the start", r.query.hours_per_day,
+               kind);
   if (*b.months > kLongestMonths)
     return trf("at {:g} h/day owning beats {} only after more than {:.0f} years",
-                       r.query.hours_per_day, kind, kLongestMonths / 12);
+               r.query.hours_per_day, kind, kLongestMonths / 12);
   return trf("at {:g} h/day owning beats {} after {:.1f} months (project: {:g})",
-                     r.query.hours_per_day, kind, *b.months, r.query.months);
+             r.query.hours_per_day, kind, *b.months, r.query.months);
 }
 
 // A cheaper price that no provider publishes (the defaults' spot ratio or commitment
@@ -83,10 +81,10 @@ std::string months_reason(const BreakEven& b, const CostReport& r) {
 void scenario_reason(CostReport& r, const std::vector<Option>& verdict_options) {
   for (const auto& q : r.rent)
     if (!q.published && q.total < verdict_options.front().total) {
-      r.verdict.reasons.push_back(trf(
-          "scenario, not the verdict: {} at a price no provider publishes ({}) would cost {}; "
-          "ask a provider for a quote",
-          verdict_text(rent_choice(q.kind)), q.basis, amount(q.total, r)));
+      r.verdict.reasons.push_back(
+          trf("scenario, not the verdict: {} at a price no provider publishes ({}) would cost {}; "
+              "ask a provider for a quote",
+              verdict_text(rent_choice(q.kind)), q.basis, amount(q.total, r)));
       return;
     }
 }
@@ -95,8 +93,8 @@ void own_reason(CostReport& r) {
   const OwnCost& o = *r.own;
   r.verdict.reasons.push_back(
       trf("buying: {} up front, {} back on resale after {:g} months, {} of power: {} net",
-                  amount(o.purchase, r), amount(o.resale, r), r.query.months,
-                  amount(o.electricity, r), amount(o.total, r)));
+          amount(o.purchase, r), amount(o.resale, r), r.query.months, amount(o.electricity, r),
+          amount(o.total, r)));
 }
 
 }  // namespace
@@ -114,10 +112,10 @@ void decide(CostReport& r) {
   const Option& best = opts[0];
   const Option& next = opts[1];
   r.verdict.choice = best.choice;
-  r.verdict.reasons.push_back(
-      trf("{} is the cheapest: {}; next is {} at {} ({:.0f} % more)", describe(best),
-                  amount(best.total, r), describe(next), amount(next.total, r),
-                  best.total > 0 ? (next.total / best.total - 1) * 100 : 0.0));
+  r.verdict.reasons.push_back(trf("{} is the cheapest: {}; next is {} at {} ({:.0f} % more)",
+                                  describe(best), amount(best.total, r), describe(next),
+                                  amount(next.total, r),
+                                  best.total > 0 ? (next.total / best.total - 1) * 100 : 0.0));
   own_reason(r);
   for (const auto& b : r.break_even) {
     r.verdict.reasons.push_back(hours_reason(b, r));
@@ -126,7 +124,7 @@ void decide(CostReport& r) {
   if (best.quote && best.quote->kind >= RentKind::commit_1y)
     r.verdict.reasons.push_back(
         trf("a commitment bills every hour of its term, used or not: {:.0f} months here",
-                    best.quote->billed_hours / kHoursPerMonth));
+            best.quote->billed_hours / kHoursPerMonth));
   if (best.total > 0 && next.total / best.total - 1 < kCloseCall)
     r.verdict.reasons.push_back(trf(
         "close call (within {:.0f} %) between {} and {}: the defaults' own ranges (resale, power "

@@ -56,9 +56,9 @@ std::string describe(const Reserve& r) {
   char buf[64];
   if (r.fraction < 0)
     return describe(Reserve{data_constant("default_reserve_fraction"), 0, "", ""});
+  if (r.fraction > 0 || r.bytes <= 0) std::snprintf(buf, sizeof buf, "%g%%", r.fraction * 100);
   if (r.fraction > 0 || r.bytes <= 0)
-    std::snprintf(buf, sizeof buf, "%g%%", r.fraction * 100);
-  if (r.fraction > 0 || r.bytes <= 0) return buf + tr(" of VRAM");
+    return buf + tr(" of VRAM");
   else
     std::snprintf(buf, sizeof buf, "%.2f GB", r.bytes / 1e9);
   return buf;

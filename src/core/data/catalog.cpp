@@ -4,8 +4,8 @@
 
 #include "gpusel/base/error.hpp"
 #include "gpusel/base/text.hpp"
-#include "gpusel/json/json_source.hpp"
 #include "gpusel/i18n/i18n.hpp"
+#include "gpusel/json/json_source.hpp"
 #include "json/json_fields.hpp"
 
 namespace gpusel {

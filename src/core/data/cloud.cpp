@@ -5,10 +5,10 @@
 #include <cmath>
 
 #include "gpusel/base/error.hpp"
-#include "gpusel/i18n/i18n.hpp"
 #include "gpusel/base/text.hpp"
 #include "gpusel/data/data_source.hpp"
 #include "gpusel/data/validate.hpp"
+#include "gpusel/i18n/i18n.hpp"
 #include "json/json_fields.hpp"
 
 namespace gpusel {
@@ -56,7 +56,8 @@ CloudDefaults parse_defaults(const json& defs, const std::string& origin) {
   std::optional<Figure> availability;
   if (defs.is_object() && defs.contains("spot_availability"))
     availability = parse_default(defs, "spot_availability", origin);
-  return {parse_default(defs, "spot_ratio", origin), availability,
+  return {parse_default(defs, "spot_ratio", origin),
+          availability,
           parse_default(defs, "commit_1y_discount", origin),
           parse_default(defs, "commit_3y_discount", origin),
           parse_default(defs, "storage_per_gb_month", origin),

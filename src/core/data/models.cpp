@@ -339,9 +339,10 @@ const ModelArch& require_model(const std::vector<ModelArch>& models, std::string
     // The estimator's activation, KV and throughput models are transformer-shaped; a CNN
     // record has no layers or heads for them to read.
     if (m.cnn)
-      throw usage_error("model '" + m.id +
-                        "' is a convolutional network (kind cnn): estimates for CNNs are not "
-                        "modelled yet; data/models.json holds its published size, FLOPs and stages");
+      throw usage_error(
+          "model '" + m.id +
+          "' is a convolutional network (kind cnn): estimates for CNNs are not "
+          "modelled yet; data/models.json holds its published size, FLOPs and stages");
     return m;
   }
   throw usage_error(trf("unknown model '{}'{}; `gpusel models list` shows all ids", id,

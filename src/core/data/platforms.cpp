@@ -88,8 +88,7 @@ Platforms parse_platforms(const json& doc, const std::string& origin) {
   const json& nets = doc.at("networks");
   for (std::size_t i = 0; i < nets.size(); ++i)
     out.networks.push_back({nets[i].at("id").get<std::string>(),
-                            nets[i].at("name").get<std::string>(),
-                            nets[i].value("name_zh-CN", ""),
+                            nets[i].at("name").get<std::string>(), nets[i].value("name_zh-CN", ""),
                             parse_figure(nets[i].at("cost_per_gpu"),
                                          origin + ": networks[" + std::to_string(i) + "]")});
   const json& list = doc.at("platforms");

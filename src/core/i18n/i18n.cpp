@@ -32,8 +32,7 @@ std::string locale_language(std::string_view locale) {
 std::map<std::string, std::string> load_table(Lang lang) {
   const std::string path = "data/i18n/" + lang_tag(lang) + ".json";
   const auto doc = nlohmann::json::parse(embedded_text(path));
-  static const auto schema =
-      nlohmann::json::parse(embedded_text("data/schema/i18n.schema.json"));
+  static const auto schema = nlohmann::json::parse(embedded_text("data/schema/i18n.schema.json"));
   require_schema(schema, doc, "embedded " + path);
   std::map<std::string, std::string> table;
   for (const auto& [msgid, text] : doc.at("messages").items())
@@ -61,7 +60,7 @@ Lang lang_from_locale(std::string_view lc_all, std::string_view lc_messages,
     // Only Simplified Chinese is translated; Traditional locales keep English rather than
     // get a script their readers did not ask for (--lang zh-CN forces it).
     return l == "zh" || l == "zh-cn" || l == "zh-sg" || l.rfind("zh-hans", 0) == 0 ? Lang::zh_cn
-                                                                                 : Lang::en;
+                                                                                   : Lang::en;
   }
   return Lang::en;
 }

@@ -48,11 +48,12 @@ std::optional<FitChange> raise_share(const Workload& w, const Gpu& gpu, const Fi
   std::snprintf(buf, sizeof buf, "%.1f", lim->usable_bytes / 1073741824.0);
   const std::string then = trf("; in gpusel: --reserve {}%", keep);
   const std::string change =
-      lim->recorded
-          ? trf("raise the GPU's share of unified memory to the {} maximum, {} GiB: {}", lim->os,
-                buf, lim->how) + then
-          : trf("raise the GPU memory limit to {} GiB, keeping {} % for {}: {}", buf, keep,
-                lim->os, lim->how) + then;
+      lim->recorded ? trf("raise the GPU's share of unified memory to the {} maximum, {} GiB: {}",
+                          lim->os, buf, lim->how) +
+                          then
+                    : trf("raise the GPU memory limit to {} GiB, keeping {} % for {}: {}", buf,
+                          keep, lim->os, lim->how) +
+                          then;
   return FitChange{change, w, r.requested, true};
 }
 

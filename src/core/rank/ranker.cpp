@@ -6,9 +6,9 @@
 
 #include "gpusel/base/error.hpp"
 #include "gpusel/base/text.hpp"
+#include "gpusel/i18n/i18n.hpp"
 #include "gpusel/json/embedded.hpp"
 #include "gpusel/memory/fit.hpp"
-#include "gpusel/i18n/i18n.hpp"
 #include "ranker_internal.hpp"
 
 namespace gpusel {

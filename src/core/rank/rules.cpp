@@ -77,7 +77,8 @@ void fire(const Rule& r, const Facts& facts, RuleOutcome& out) {
   out.fired.push_back(r.id);
   const Effects& e = r.effects;
   if (!e.warning.empty())
-    out.warnings.push_back({r.id, render_text(localised(e.warning, e.warning_zh), facts), r.source});
+    out.warnings.push_back(
+        {r.id, render_text(localised(e.warning, e.warning_zh), facts), r.source});
   if (!e.note.empty())
     out.notes.push_back({r.id, render_text(localised(e.note, e.note_zh), facts), r.source});
   out.delta += e.score;

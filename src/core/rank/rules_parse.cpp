@@ -2,10 +2,10 @@
 // the JSON path so a user can fix their --rules file without reading our code.
 #include <algorithm>
 #include <array>
-#include <tuple>
 #include <cctype>
 #include <map>
 #include <stdexcept>
+#include <tuple>
 
 #include "gpusel/base/error.hpp"
 #include "gpusel/base/text.hpp"

@@ -106,7 +106,7 @@ TEST_CASE("GitHub annotation values are escaped as the runner reads them") {
 TEST_CASE("CJK text takes two columns a character and tables align on it") {
   CHECK(display_width("显存") == 4);
   CHECK(display_width("需要/可用 GiB") == 13);
-  CHECK(display_width("（K25）") == 7);  // fullwidth brackets
+  CHECK(display_width("（K25）") == 7);         // fullwidth brackets
   CHECK(display_width("█████░░░░░ 50") == 13);  // the score bar stays narrow
   CHECK(display_width("e\xcc\x81") == 1);       // a combining accent takes none
   Table t{{{"配置"}, {"GiB", true}}, {{"1x rtx-4090", "21.60"}, {"显卡", "8.00"}}};

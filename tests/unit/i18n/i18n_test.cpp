@@ -164,11 +164,12 @@ TEST_CASE("rule texts follow the session's language and keep their placeholders"
 TEST_CASE("a rule's zh-CN texts are checked as its English ones") {
   auto rule = [](const std::string& effects) {
     return nlohmann::json::parse(R"({"rules": [{"id": "r", "fact": "f",
-      "when": ["gpu.vram_gb", "<", 24], "effects": )" + effects + "}]}");
+      "when": ["gpu.vram_gb", "<", 24], "effects": )" +
+                                 effects + "}]}");
   };
-  CHECK_THROWS_WITH(parse_rules(rule(R"({"warning": "w", "zh-CN": {"warning": "{gpu.vrm_gb}"}})"),
-                                "t"),
-                    Catch::Contains("unknown fact '{gpu.vrm_gb}'"));
+  CHECK_THROWS_WITH(
+      parse_rules(rule(R"({"warning": "w", "zh-CN": {"warning": "{gpu.vrm_gb}"}})"), "t"),
+      Catch::Contains("unknown fact '{gpu.vrm_gb}'"));
   CHECK_THROWS_WITH(parse_rules(rule(R"({"warning": "w", "zh-CN": {"note": "提示"}})"), "t"),
                     Catch::Contains("translates a text the rule does not have"));
   CHECK_THROWS_WITH(parse_rules(rule(R"({"zh-CN": {"warning": "警告"}})"), "t"),
