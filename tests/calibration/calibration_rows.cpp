@@ -162,9 +162,13 @@ std::string set_lengths(const Row& r, Workload& w) {
 void set_training(const Row& r, Workload& w) {
   const std::string settings = r.at("other_settings") + " " + r.at("location");
   const std::string opt = r.at("optimizer");
+  const bool paged = has(opt, "paged");
   w.optimizer = has(opt, "adafactor") ? gpusel::Optimizer::adafactor
-                : has(opt, "8bit")    ? gpusel::Optimizer::adamw_8bit
-                                      : gpusel::Optimizer::adamw;
+                : has(opt, "sgd")     ? gpusel::Optimizer::sgd
+                : has(opt, "8bit")
+                    ? (paged ? gpusel::Optimizer::paged_adamw_8bit : gpusel::Optimizer::adamw_8bit)
+                : paged ? gpusel::Optimizer::paged_adamw
+                        : gpusel::Optimizer::adamw;
   w.batch = r.at("micro_batch").empty() ? 1 : std::stoi(r.at("micro_batch"));
   w.grad_ckpt = r.at("grad_ckpt") == "on";
   std::smatch m;
@@ -173,8 +177,6 @@ void set_training(const Row& r, Workload& w) {
                        ? gpusel::LoraTargets::all_linear
                        : gpusel::LoraTargets::qv;  // litgpt's and PEFT's default
   w.train_embeddings = has(r.at("other_settings"), "(emb)");
-  // litgpt computes the loss with chunked cross-entropy; HF and Qwen do not.
-  w.loss = has(r.at("source"), "litgpt") ? gpusel::Loss::chunked : gpusel::Loss::full;
 }
 
 void set_parallel(const Row& r, Workload& w) {
@@ -202,8 +204,10 @@ void set_attention(const Row& r, Workload& w) {
 
 std::string set_measurement(const Row& r, Case& c) {
   const std::string metric = r.at("metric"), status = r.at("status"), per = r.at("per");
-  if (has(metric, "allocated"))
+  if (has(metric, "allocated") || has(metric, "active"))  // torchtune logs peak_memory_active
     c.metric = Metric::allocated;
+  else if (has(metric, "reserved"))
+    c.metric = Metric::reserved;
   else if (has(metric, "nvidia-smi"))
     c.metric = Metric::total;
   else if (has(metric, "not stated") || has(metric, "fit"))
@@ -264,6 +268,10 @@ Conversion convert(const Row& row, const std::vector<gpusel::ModelArch>& presets
   w.model_from_preset = true;
   set_precision(row, w);
   if (auto why = set_lengths(row, w); !why.empty()) return {std::nullopt, why};
+  c.framework = framework_of(row);
+  // The framework's loss and recipe defaults; the row's stated settings override below.
+  gpusel::apply_framework(w, gpusel::framework_profile(c.framework), false, true);
+  apply_source_versions(row, w);
   set_training(row, w);
   set_parallel(row, w);
   set_attention(row, w);

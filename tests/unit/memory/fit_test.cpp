@@ -1,5 +1,5 @@
-#include "gpusel/memory/param_count.hpp"
 #include "gpusel/memory/fit.hpp"
+#include "gpusel/memory/param_count.hpp"
 
 #include <catch2/catch.hpp>
 

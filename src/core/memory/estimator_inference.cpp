@@ -1,0 +1,90 @@
+// Inference: the KV cache and the prefill workspace, split as tensor parallelism splits
+// heads or as a layer split (HF device_map) splits layers.
+#include <algorithm>
+
+#include "estimator_parts.hpp"
+
+namespace gpusel::detail {
+
+namespace {
+
+struct Widths {
+  double h, q, kv, i;
+};
+
+Widths widths(const ModelArch& m) {
+  const double hd = m.head_dim;
+  if (m.mla)
+    return {double(m.hidden), m.heads * (hd + m.mla->qk_rope_head_dim),
+            m.heads * (hd + m.mla->qk_rope_head_dim), mlp_width(m)};
+  return {double(m.hidden), m.heads * hd, m.kv_heads * hd, mlp_width(m)};
+}
+
+void add_kv(const Setup& s, std::vector<Component>& out) {
+  const ModelArch& m = s.w.model;
+  if (m.kind != "decoder") return;
+  const double tokens = double(s.w.batch) * s.w.seq_len;
+  double per_token = 0;
+  std::string f;
+  if (m.mla) {
+    per_token = m.layers * double(m.mla->kv_lora_rank + m.mla->qk_rope_head_dim) * s.cb;
+    f = num(tokens) + " tokens x " + std::to_string(m.layers) + " layers x (" +
+        std::to_string(m.mla->kv_lora_rank) + " + " + std::to_string(m.mla->qk_rope_head_dim) +
+        ") latent x " + num(s.cb) + " B";
+  } else {
+    per_token = 2.0 * m.layers * m.kv_heads * m.head_dim * s.cb;
+    f = "2 x " + std::to_string(m.layers) + " layers x " + std::to_string(m.kv_heads) +
+        " kv heads x " + std::to_string(m.head_dim) + " x " + num(tokens) + " tokens x " +
+        num(s.cb) + " B";
+  }
+  double share = 1;
+  if (s.shard == Shard::tp && s.n > 1) {
+    share = 1.0 / std::min(s.n, std::max(1, m.kv_heads));
+    f += " / " + num(1 / share) + " (KV heads split)";
+  } else if (s.layer_split()) {
+    share = s.layer_share();
+    f += " x " + num(share) + " (layers on the busiest GPU)";
+  }
+  // Eager attention grows the cache by concatenation: old and new blocks coexist.
+  const double copies = s.w.flash_attn ? 1 : data_constant("eager_kv_copies");
+  if (copies > 1) f += " x " + num(copies) + " (eager: concatenated cache)";
+  out.push_back({"kv_cache", tokens * per_token * copies * share, f});
+}
+
+// One block's live tensors over the whole prompt, the largest of attention and MLP. Tensor
+// parallelism splits them by heads and MLP columns; a layer split does not: the stage that
+// runs a layer holds its whole workspace.
+void add_prefill(const Setup& s, std::vector<Component>& out) {
+  const Workload& w = s.w;
+  const Widths d = widths(w.model);
+  const double p = w.prompt_len > 0 ? w.prompt_len : tokens_of(w);
+  const double tokens = double(w.batch) * p;
+  const double tp = s.shard == Shard::tp && s.n > 1 ? s.n : 1;
+  const double attn = 2 * d.h + (2 * d.q + 2 * d.kv) / tp;
+  const double mlp = 2 * d.h + 3 * d.i / tp;
+  double bytes = tokens * s.cb * std::max(attn, mlp);
+  std::string f = num(tokens) + " prompt tokens x " + num(s.cb) + " B x max(attention " +
+                  num(attn) + ", MLP " + num(mlp) + ")";
+  if (s.layer_split()) f += " (layer split: the busy stage holds the whole prompt's workspace)";
+  if (!w.flash_attn) {
+    const double scores = double(w.batch) * w.model.heads / tp * p * p *
+                          (data_constant("softmax_saved_bytes") + s.cb);
+    bytes += scores;
+    f += " + eager scores " + num(w.batch) + " x " + std::to_string(w.model.heads) + " heads x " +
+         num(p) + "^2 x " + num(data_constant("softmax_saved_bytes") + s.cb) + " B";
+  }
+  if (w.model.kind == "decoder" && w.model.vocab > 0) {  // logits of the last position only
+    bytes += double(w.batch) * double(w.model.vocab) * (s.cb + 4);
+    f += " + last-token logits";
+  }
+  out.push_back({"prefill_workspace", bytes, f});
+}
+
+}  // namespace
+
+void add_inference_components(const Setup& s, std::vector<Component>& out) {
+  add_kv(s, out);
+  add_prefill(s, out);
+}
+
+}  // namespace gpusel::detail
