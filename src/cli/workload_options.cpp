@@ -39,6 +39,9 @@ void add_training_options(CLI::App* cmd, WorkloadArgs& a) {
                   choices(optimizer_names()) + " (default: the framework's recipe, adamw; " +
                       "paged-* keep their states in CUDA managed memory)");
   cmd->add_option("--batch", a.batch, "micro-batch per GPU (default 1)");
+  cmd->add_option("--grad-accum", a.grad_accum,
+                  "micro-batches per optimizer step (default 1; FSDP under accelerate keeps "
+                  "unsharded gradients while accumulating)");
   cmd->add_option_function<int>(
       "--seq-len",
       [&a](const int& v) {
@@ -160,6 +163,7 @@ Workload resolve_workload(const WorkloadArgs& a) {
                   a.overrides);
   if (!a.optimizer.empty()) w.optimizer = parse_optimizer(a.optimizer);
   w.batch = a.batch;
+  w.grad_accum = a.grad_accum;
   const int cap = w.model.max_context > 0 ? w.model.max_context : 2048;
   w.seq_len = a.seq_len_given ? a.seq_len : std::min(2048, cap);
   w.image_size = a.image_size;

@@ -13,7 +13,7 @@ struct WorkloadArgs {
   std::string model, params, models_path;
   std::string mode = "inference", precision, optimizer, shard;      // optimizer: the framework's
   std::string offload = "none", loss, lora_targets = "all-linear";  // loss: the framework's
-  int batch = 1, seq_len = 0, prompt_len = 0, lora_rank = 16, gpus = 1, trainable_layers = 2;
+  int batch = 1, grad_accum = 1, seq_len = 0, prompt_len = 0, lora_rank = 16, gpus = 1, trainable_layers = 2;
   bool seq_len_given = false;
   bool grad_ckpt = true, flash_attn = true, amp = false, double_quant = true;
   bool train_embeddings = false, allow_long_context = false;

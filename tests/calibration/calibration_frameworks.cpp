@@ -40,9 +40,14 @@ void apply_source_versions(const Row& r, gpusel::Workload& w) {
   // litgpt pinned bitsandbytes 0.41.0 / 0.42.0 until 2024-12-28 (pyproject.toml at 4a9b7e62,
   // 2b195c7f; >=0.45.2 since d2ed13c3): its tables were measured while 4-bit layers still
   // kept their inputs (bitsandbytes PR #1270, 0.43.2).
-  if (f.id == "litgpt")
+  if (f.id == "litgpt") {
     set_by_source(f.four_bit_keeps_input, true,
                   "litgpt tables measured with bitsandbytes 0.41/0.42 (pinned until 2024-12-28)");
+    // The 2023 resource tables ran lit-gpt's FSDP1 FSDPStrategy(auto_wrap_policy={Block})
+    // (lit_gpt finetune/lora.py @0cc02afa): each Block unit mixes frozen and LoRA weights.
+    if (has(r.at("location"), "resource-tables"))
+      set_by_source(f.fsdp_frozen_grads, true, "lit-gpt 2023: FSDP1 Block units");
+  }
   // The 2023 bitsandbytes blog ran bitsandbytes 0.39.
   if (has(src, "huggingface/blog"))
     set_by_source(f.four_bit_keeps_input, true, "bitsandbytes 0.39 (2023-05 blog)");
@@ -52,6 +57,29 @@ void apply_source_versions(const Row& r, gpusel::Workload& w) {
     f.lora_dropout = {0.05, "QwenLM/Qwen finetune.py LoraArguments.lora_dropout", "2023-11-30"};
     if (!has(quant, "gptq")) f.adapter_dtype = {"base", "PEFT < 0.12 (2023)", "2023-11-30"};
   }
+  // A row that states its LoRA dropout (from its recipe file) overrides the framework's.
+  std::smatch m;
+  const std::string settings = r.at("other_settings");
+  if (std::regex_search(settings, m, std::regex(R"(lora_dropout ([0-9.]+))")))
+    f.lora_dropout = {std::stod(m[1]), "the row's recipe", ""};
+  // Techniques a row names (torchtune's optimisation ladder, recipe flags).
+  const std::string text = settings + " " + r.at("location");
+  const auto named = [&](const char* re) {
+    return std::regex_search(text, std::regex(re, std::regex::icase));
+  };
+  if (named(R"(\bcompile(=true|d)?\b)") && !named(R"(compile=false|no compile)"))
+    f.compile = {true, "the row: compile", ""};
+  if (named(R"(optimizer_in_bwd=true|fuse[ds]? optimizer|optimizer (step )?in backward)"))
+    f.optimizer_in_backward = {"always", "the row: optimizer in backward", ""};
+  if (named(R"(optimizer_in_bwd=false)")) f.optimizer_in_backward = {"never", "the row", ""};
+  if (named(R"(activation offload)")) {
+    f.activation_offload = {true, "the row: activation offloading", ""};
+    if (f.offload_gpu_checkpoints.value == 0) f.offload_gpu_checkpoints.value = 5;
+  }
+  if (named(R"(chunked (cross.entropy|ce|loss)|LinearCrossEntropy|CEWithChunked)"))
+    w.loss = gpusel::Loss::chunked;
+  if (named(R"(cpu offload|fsdp_cpu_offload)") && gpusel::is_training(w.mode))
+    w.offload = gpusel::Offload::params;
   // PEFT's k-bit preparation skips the fp32 cast for GPTQ models (peft utils/other.py:198);
   // GPTQ's matmul keeps no input for a frozen weight.
   if (has(quant, "gptq")) {

@@ -170,6 +170,8 @@ void set_training(const Row& r, Workload& w) {
                 : paged ? gpusel::Optimizer::paged_adamw
                         : gpusel::Optimizer::adamw;
   w.batch = r.at("micro_batch").empty() ? 1 : std::stoi(r.at("micro_batch"));
+  w.grad_accum = r.at("grad_accum").empty() ? 1 : std::stoi(r.at("grad_accum"));
+
   w.grad_ckpt = r.at("grad_ckpt") == "on";
   std::smatch m;
   w.lora_rank = std::regex_search(settings, m, std::regex(R"(r=(\d+))")) ? std::stoi(m[1]) : 8;

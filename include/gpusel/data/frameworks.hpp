@@ -21,6 +21,7 @@ struct Cited {
 struct LossImpl {
   double kept = 0;             // alive for every logit until backward
   double transient = 0;        // alive for one chunk at a time
+  double compiled_kept = -1;   // kept when compiled (< 0: as `kept`)
   int chunks = 1;              // chunks the transient work is split into
   int chunk_tokens = 0;        // tokens per chunk instead of a count (0: `chunks`)
   std::string fused = "none";  // none | liger | unsloth: loss and gradient computed in forward
@@ -46,7 +47,7 @@ struct FrameworkProfile {
   Cited<std::string> optimizer_in_backward;  // never | full-single-gpu | always
   Cited<bool> activation_offload;
   Cited<int> offload_gpu_checkpoints;
-  Cited<bool> fsdp_checkpointing;
+  Cited<bool> fsdp_checkpointing, fsdp_no_sync_accumulation, fsdp_frozen_grads;
   Cited<std::string> fsdp_root_unit;  // always | lora-only | never
   Cited<bool> compile;
   Cited<std::string> loss;  // full | chunked: which of the two below is the default

@@ -31,6 +31,7 @@ struct Workload {
   bool amp = false;          // full/freeze: fp32 master weights, 16-bit compute
   Optimizer optimizer = Optimizer::adamw;
   int batch = 1;           // micro-batch per GPU
+  int grad_accum = 1;      // micro-batches per optimizer step (FSDP no_sync keeps full gradients)
   int seq_len = 2048;      // training: tokens per sample; inference: prompt + generated
   int prompt_len = 0;      // inference: tokens prefilled at once; 0 = all of seq_len
   bool grad_ckpt = true;   // recipes for LLM fine-tuning turn it on

@@ -50,6 +50,8 @@ LossImpl parse_loss(const json& losses, const char* key, const std::string& at) 
   LossImpl l;
   l.kept = detail::required<double>(rec, "kept_bytes_per_logit", here);
   l.transient = detail::required<double>(rec, "transient_bytes_per_logit", here);
+  l.compiled_kept =
+      detail::present<double>(rec, "compiled_kept_bytes_per_logit", here).value_or(-1);
   l.chunks = detail::required<int>(rec, "chunks", here);
   l.chunk_tokens = detail::required<int>(rec, "chunk_tokens", here);
   l.fused = detail::required<std::string>(rec, "fused", here);
@@ -76,6 +78,8 @@ void parse_behaviours(FrameworkProfile& f, const json& b, const std::string& at)
   f.offload_gpu_checkpoints = cited<int>(b, "offload_gpu_checkpoints", at);
   f.fsdp_checkpointing = cited<bool>(b, "fsdp_checkpointing", at);
   f.fsdp_root_unit = cited<std::string>(b, "fsdp_root_unit", at);
+  f.fsdp_no_sync_accumulation = cited<bool>(b, "fsdp_no_sync_accumulation", at);
+  f.fsdp_frozen_grads = cited<bool>(b, "fsdp_frozen_grads", at);
   f.compile = cited<bool>(b, "compile", at);
   f.loss = cited<std::string>(b, "loss", at);
   f.default_shard = cited<std::string>(b, "default_shard", at);

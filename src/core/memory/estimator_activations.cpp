@@ -81,7 +81,10 @@ double layer_bytes(const Setup& s, double seq, bool trained_block) {
   const bool quant_keeps = (s.four_bit && s.f.four_bit_keeps_input.value) ||
                            (s.eight_bit && s.f.eight_bit_keeps_input.value);
   const bool keeps = trained_block || quant_keeps;
-  const double norm = fused ? 2 : s.f.norm_saved_bytes.value;
+  // Compiled, the fp32 upcast inside a norm is recomputed (min-cut partitioner): the norm
+  // keeps its 16-bit input; so do Unsloth's fused norms.
+  const bool compiled = s.f.compile.value;
+  const double norm = fused || compiled ? cb : s.f.norm_saved_bytes.value;
   double b = 2 * norm * d.h;
   if (trained_block) b += 2 * s.rb * d.h;  // the norms' own weight gradients
   const bool fqkv = s.f.fused_qkv.value;
@@ -103,7 +106,9 @@ double layer_bytes(const Setup& s, double seq, bool trained_block) {
     b += s.rb * d.h + 2 * s.mb * d.i / tp;  // LoRA_MLP keeps X, e, g (fast_lora.py:110)
   } else {
     b += group_bytes(s, {d.h, s.rb, mlp_mods, l.mlp_in ? mlp_mods : 0.0, keeps});
-    b += s.mb * (gated ? 3 : 1) * d.i / tp;  // activation input (+ gate/up kept by the product)
+    // The activation's input (+ gate and up kept by the product); compiled, the activation's
+    // output is recomputed from the gate in backward.
+    b += s.mb * (gated ? (compiled ? 2 : 3) : 1) * d.i / tp;
     b += group_bytes(s, {d.i / tp, s.mb, 1, double(l.mlp_out), keeps});
   }
   if (encoder) b += 2 * d.h;  // hidden dropout masks
@@ -141,12 +146,16 @@ void add_activations(const Setup& s, std::vector<Component>& out) {
   double gpu = 0, host = 0;
   std::string f;
   if (s.ckpt) {
+    // The first block is recomputed after the loss's backward has freed its buffers: the
+    // step's peak holds the checkpoints and the larger of the loss and one block.
+    const double loss = loss_bytes(s) / std::max(1.0, tokens);
+    const double block = std::max(0.0, per_layer - loss);
     const int kept = offload ? on_gpu : layers;
-    gpu = kept * ckpt_in + per_layer + head;
+    gpu = kept * ckpt_in + block + head;
     host = offload ? (layers - kept) * ckpt_in : 0;
     f = num(tokens) + " tokens x (" + std::to_string(kept) + " checkpointed inputs x " +
-        num(ckpt_in) + " B + 1 recomputed block x " + num(per_layer) + " B + " + num(head) +
-        " B head)";
+        num(ckpt_in) + " B + 1 recomputed block x " + num(per_layer) + " B less the " + num(loss) +
+        " B the loss freed + " + num(head) + " B head)";
     if (offload) f += "; " + std::to_string(layers - kept) + " checkpoints offloaded to CPU";
   } else if (offload) {
     gpu = per_layer + head;  // offloaded as they are saved; about a block in flight

@@ -35,14 +35,15 @@ double unsloth_bytes(const Setup& s, double tokens, double vocab, std::string& f
 
 }  // namespace
 
-void add_loss_component(const Setup& s, std::vector<Component>& out) {
+namespace {
+
+double loss_bytes(const Setup& s, std::string& f) {
   const Workload& w = s.w;
-  if (w.model.kind != "decoder" || w.model.vocab <= 0) return;
+  if (w.model.kind != "decoder" || w.model.vocab <= 0) return 0;
   const double tokens = double(w.batch) * w.seq_len;
   const double tp = s.shard == Shard::tp ? s.n : 1;
   const double vocab = double(w.model.vocab) / tp;
   const LossImpl& l = w.loss == Loss::full ? s.f.loss_full : s.f.loss_chunked;
-  std::string f;
   double bytes = 0;
   if (l.fused == "liger") {
     bytes = liger_bytes(s, tokens, vocab, f);
@@ -53,13 +54,29 @@ void add_loss_component(const Setup& s, std::vector<Component>& out) {
   } else {
     const double chunks =
         l.chunk_tokens > 0 ? std::ceil(tokens / l.chunk_tokens) : std::max(1, l.chunks);
-    const double per = l.kept + l.transient / chunks;
+    const bool compiled = s.f.compile.value && l.compiled_kept >= 0;
+    const double kept = compiled ? l.compiled_kept : l.kept;
+    const double per = kept + l.transient / chunks;
     bytes = tokens * vocab * per;
-    f = num(tokens) + " tokens x " + num(vocab) + " vocab x (" + num(l.kept) + " B kept + " +
-        num(l.transient) + " B / " + num(chunks) + " chunk" + (chunks > 1 ? "s" : "") +
-        ") per logit";
+    f = num(tokens) + " tokens x " + num(vocab) + " vocab x (" + num(kept) + " B kept" +
+        (compiled ? " compiled" : "") + " + " + num(l.transient) + " B / " + num(chunks) +
+        " chunk" + (chunks > 1 ? "s" : "") + ") per logit";
   }
-  out.push_back({"logits", bytes, f + " [" + s.f.id + " " + to_string(w.loss) + " loss]"});
+  f += " [" + s.f.id + " " + to_string(w.loss) + " loss]";
+  return bytes;
+}
+
+}  // namespace
+
+double loss_bytes(const Setup& s) {
+  std::string f;
+  return loss_bytes(s, f);
+}
+
+void add_loss_component(const Setup& s, std::vector<Component>& out) {
+  std::string f;
+  const double bytes = loss_bytes(s, f);
+  if (bytes > 0) out.push_back({"logits", bytes, f});
 }
 
 }  // namespace gpusel::detail

@@ -55,6 +55,7 @@ void add_state_components(const Setup& s, std::vector<Component>& out);
 void add_sharding_components(const Setup& s, std::vector<Component>& out);
 void add_activation_components(const Setup& s, std::vector<Component>& out);
 void add_loss_component(const Setup& s, std::vector<Component>& out);
+double loss_bytes(const Setup& s);  // what the loss holds at its peak (0: no LM loss)
 void add_inference_components(const Setup& s, std::vector<Component>& out);
 void add_vision_components(const Setup& s, std::vector<Component>& out);
 void add_step_component(const Setup& s, std::vector<Component>& out);

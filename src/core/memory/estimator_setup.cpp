@@ -96,7 +96,17 @@ double lora_params_in_large_tensors(const ModelArch& m, int rank, LoraTargets t,
 
 namespace {
 
+// Parameters of one block. A bare count's remainder is spread over its linear layers, but a
+// block (what FSDP gathers, what freeze trains) is the shape's own: it never shrinks when a
+// larger count adds a layer.
 double per_layer(const ModelArch& m, const ArchParams& p) {
+  if (m.remainder_linear) {
+    ModelArch shape = m;
+    shape.params = 0, shape.active_params.reset();
+    const ArchParams q = arch_params(shape);
+    // The final norm is not a block's.
+    return std::max(0.0, (q.total - q.embedding - q.lm_head - m.hidden) / std::max(1, m.layers));
+  }
   return std::max(0.0, (p.total - p.embedding - p.lm_head) / std::max(1, m.layers));
 }
 
@@ -210,8 +220,9 @@ Setup make_setup(const Workload& w, std::vector<std::string>& assumptions) {
   const bool fsdp_ckpt = s.shard == Shard::fsdp && s.n > 1 && w.framework.fsdp_checkpointing.value;
   s.ckpt = is_training(w.mode) && (w.grad_ckpt || fsdp_ckpt);
   const std::string& bwd = w.framework.optimizer_in_backward.value;
-  s.opt_in_bwd = is_training(w.mode) && s.shard == Shard::none &&
-                 (bwd == "always" || (bwd == "full-single-gpu" && w.mode == Mode::full));
+  s.opt_in_bwd = is_training(w.mode) &&
+                 (bwd == "always" || (bwd == "full-single-gpu" && w.mode == Mode::full &&
+                                      s.shard == Shard::none && s.n == 1));
   return s;
 }
 

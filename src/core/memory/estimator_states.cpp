@@ -98,6 +98,23 @@ double largest_trainable(const Setup& s) {
   return std::max({linear, s.p.embedding, s.p.lm_head});
 }
 
+// FSDP1 units mixing frozen and trainable parameters hold gradients for all of them (FSDP
+// docs: "equivalent to not freezing those parameters"); accumulating under no_sync keeps
+// them unsharded ("the full model gradients instead of gradient shards") until the step.
+void fsdp_gradients(const Setup& s, double b, double& bytes, std::string& f) {
+  const bool frozen_too = s.f.fsdp_frozen_grads.value && s.adapters;
+  const double params = frozen_too ? s.p.total : s.trainable;
+  const double per = frozen_too ? std::max(b, s.lin_b >= 2 ? s.lin_b : 2.0) : b;
+  const bool unsharded = s.f.fsdp_no_sync_accumulation.value && s.w.grad_accum > 1;
+  bytes = params * per / (unsharded ? 1 : s.n);
+  f = num(params) +
+      (frozen_too ? " params (FSDP1 units mixing frozen and trainable ones)" : " trainable") +
+      " x " + num(per) + " B" +
+      (unsharded
+           ? ", unsharded: " + std::to_string(s.w.grad_accum) + " accumulation steps under no_sync"
+           : per_gpus(s.n));
+}
+
 void add_gradients(const Setup& s, std::vector<Component>& out) {
   if (s.trainable <= 0) return;
   const double b = grad_bytes(s);
@@ -107,10 +124,13 @@ void add_gradients(const Setup& s, std::vector<Component>& out) {
   std::string f = num(s.trainable - copy) + " trainable x " + num(b) + " B";
   if (copy > 0) f += " + " + num(copy) + " embedding/head x " + num(s.emb_b) + " B";
   std::string where = "gpu";
+  const bool fsdp = s.shard == Shard::fsdp && s.n > 1;
   if (s.opt_in_bwd) {
     bytes = largest_trainable(s) * b;
     f = num(largest_trainable(s)) + " (largest trainable tensor) x " + num(b) +
         " B: the optimizer steps in backward and frees each gradient";
+  } else if (fsdp && (s.f.fsdp_frozen_grads.value || s.w.grad_accum > 1)) {
+    fsdp_gradients(s, b, bytes, f);
   } else if (s.shards_grads() || s.shard == Shard::tp) {
     bytes /= s.n, f += per_gpus(s.n);
   } else if (s.shard == Shard::ddp) {
@@ -130,9 +150,12 @@ void add_gradients(const Setup& s, std::vector<Component>& out) {
 double optimizer_bytes_per_param(const Setup& s, double b, std::string& how) {
   switch (s.w.optimizer) {
     case Optimizer::adamw:
-    case Optimizer::paged_adamw:
       how = "AdamW 2 states x " + num(b) + " B";
       return data_constant("adam_states") * b;
+    case Optimizer::paged_adamw:
+      // bitsandbytes' 32-bit optimizers keep fp32 states whatever the parameter's dtype.
+      how = "paged AdamW 32-bit: 2 fp32 states";
+      return data_constant("adam_states") * 4;
     case Optimizer::adamw_8bit:
     case Optimizer::paged_adamw_8bit:
       how = "8-bit AdamW";
@@ -181,8 +204,9 @@ void add_optimizer(const Setup& s, std::vector<Component>& out) {
   }
   if (paged(s)) {
     const double in_pages = std::min(s.trainable, paged_params(s)) * per / divide;
-    out.push_back({"optimizer_states", bytes - in_pages,
-                   "states of tensors under 1e5 elements stay ordinary CUDA tensors"});
+    if (bytes - in_pages > 0)
+      out.push_back({"optimizer_states", bytes - in_pages,
+                     "states of tensors under 1e5 elements stay ordinary CUDA tensors"});
     out.push_back({"paged_optimizer_states", in_pages,
                    f + ", tensors of 1e5+ elements in CUDA managed memory (bitsandbytes paged "
                        "optimizer): on the GPU while there is room, evicted to host under "

@@ -268,6 +268,7 @@ void apply_framework(Workload& w, const FrameworkProfile& f, bool loss_given, bo
 
 void validate(const Workload& w) {
   require_positive(w.batch, "--batch");
+  require_positive(w.grad_accum, "--grad-accum");
   require_positive(w.seq_len, "--seq-len");
   require_positive(w.gpus, "--gpus");
   if (w.prompt_len < 0 || w.prompt_len > w.seq_len)
