@@ -72,10 +72,10 @@ void describe(const Setup& s, std::vector<std::string>& a) {
     a.push_back("micro-batch " + std::to_string(w.batch) + " per GPU, sequence " +
                 std::to_string(w.seq_len) + " tokens" +
                 (w.prompt_len > 0 ? ", prompt " + std::to_string(w.prompt_len) : ""));
-  describe_framework(s, a);
+  if (!m.cnn) describe_framework(s, a);
   if (is_training(w.mode)) {
     a.push_back("optimizer " + to_string(w.optimizer) + ", loss " + to_string(w.loss) + " (" +
-                (w.loss == Loss::full ? s.f.loss_full.source : s.f.loss_chunked.source) + ")");
+                s.f.id + "'s: data/frameworks.json losses." + to_string(w.loss) + ")");
     if (s.adapters)
       a.push_back("LoRA rank " + std::to_string(w.lora_rank) + " on " + to_string(w.lora_targets) +
                   (m.moe ? " of every expert" : "") +

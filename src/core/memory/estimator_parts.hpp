@@ -45,7 +45,9 @@ struct Setup {
   bool offloads_optimizer() const { return w.offload != Offload::none && shards_states(); }
   bool offloads_params() const { return w.offload == Offload::params && shards_params(); }
   // Layer split (HF device_map) inference: each GPU holds a contiguous share of the layers.
-  bool layer_split() const { return !is_training(w.mode) && n > 1 && shard != Shard::tp; }
+  bool layer_split() const {
+    return !is_training(w.mode) && n > 1 && shard == Shard::none && !w.model.cnn;
+  }
   double layer_share() const;  // fraction of the layers on the busiest GPU of a layer split
 };
 

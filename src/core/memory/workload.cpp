@@ -203,6 +203,10 @@ Workload on_gpus(const Workload& given, int count) {
     if (is_training(w.mode) && w.offload == Offload::params) w.shard = Shard::zero3;
     return w;
   }
+  if (w.model.cnn) {  // convolutional networks run data-parallel
+    w.shard = Shard::ddp;
+    return w;
+  }
   const bool heads_divide =
       w.model.heads <= 0 || w.model.remainder_linear || w.model.heads % count == 0;
   w.shard = is_training(w.mode)
@@ -276,8 +280,22 @@ void validate(const Workload& w) {
                       ")");
   if (w.mode == Mode::lora || w.mode == Mode::qlora) require_positive(w.lora_rank, "--lora-rank");
   if (w.mode == Mode::freeze) require_positive(w.freeze_trainable_layers, "--trainable-layers");
-  if (w.model.layers < 1 || w.model.hidden < 1)
+  if (w.model.cnn) {
+    // Convolutional networks train whole (torchvision, ultralytics): no adapters, no layers
+    // to freeze or split by heads.
+    if (w.mode != Mode::full && w.mode != Mode::inference)
+      throw usage_error("model '" + w.model.id + "' is a convolutional network: --mode full " +
+                        "or inference");
+    if (w.shard == Shard::tp || w.shard == Shard::zero3 || w.shard == Shard::fsdp)
+      throw usage_error("--shard " + to_string(w.shard) + " is not modelled for a " +
+                        "convolutional network: it trains data-parallel (ddp)");
+  } else if (w.model.layers < 1 || w.model.hidden < 1) {
     throw usage_error("model '" + w.model.id + "' has no usable architecture");
+  }
+  const bool vision = w.model.cnn || w.model.kind == "vision-encoder";
+  if (w.image_size < 0 || (w.image_size > 0 && !vision))
+    throw usage_error("--image-size applies to vision models (CNNs, ViT), from 1 pixel up");
+  if (w.image_size > 16384) throw usage_error("--image-size above 16384 pixels is not modelled");
   validate_precision(w);
   validate_sharding(w);
   validate_context(w);
