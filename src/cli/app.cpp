@@ -35,6 +35,7 @@ void build(CLI::App& app, Context& ctx) {
   add_recommend_command(app, ctx);
   add_check_compare_commands(app, ctx);
   add_cost_command(app, ctx);
+  add_cloud_commands(app, ctx);
 }
 
 int parse(CLI::App& app, int argc, char** argv) {

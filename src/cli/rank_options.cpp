@@ -56,6 +56,9 @@ void add_evaluation_options(CLI::App* cmd, RankArgs& a) {
                   "score weights, e.g. compute=0.5,budget=0.3,ecosystem=0.2")
       ->capture_default_str();
   cmd->add_option("--reserve", a.reserve, "VRAM kept free per card: 10% (default), 0.15, 2GB");
+  cmd->add_option("--os", a.os,
+                  "macos|linux|windows: whose GPU share of unified memory applies (default: "
+                  "macOS on Apple, Linux on other unified-memory parts)");
   cmd->add_option("--tokens", a.tokens, "tokens to process (e.g. 2B): adds time to finish");
   cmd->add_option("--dataset-tokens", a.dataset_tokens, "dataset size in tokens (with --epochs)");
   cmd->add_option("--epochs", a.epochs, "passes over --dataset-tokens (default 1)");
@@ -64,6 +67,8 @@ void add_evaluation_options(CLI::App* cmd, RankArgs& a) {
   cmd->add_flag("--new-only", a.new_only, "never charge used-market prices");
   cmd->add_flag("--include-used", a.include_used,
                 "charge used-market prices where the catalog has them");
+  cmd->add_flag("--cards-only", a.cards_only,
+                "price the cards alone (you own the host): no desktop, server or network added");
   cmd->add_flag("--domestic", a.domestic, "domestic (China-made) hardware is mandatory (K34)");
   cmd->add_option("--format", a.format, "table, json or csv")->capture_default_str();
   cmd->add_flag("--explain", a.explain, "show each score's formula with its numbers");
@@ -112,8 +117,10 @@ Session resolve_session(const RankArgs& a) {
   r.weights = parse_weights(a.weights);
   r.max_gpus = a.max_gpus;
   if (!a.reserve.empty()) r.reserve = parse_reserve(a.reserve);
+  if (!a.os.empty()) r.reserve.os = parse_os(a.os);
   r.tokens = work_tokens(a);
   r.domestic = a.domestic;
+  r.cards_only = a.cards_only;
   s.rules = load_rules("", a.rules_files);
   return s;
 }

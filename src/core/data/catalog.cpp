@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include "gpusel/base/error.hpp"
-#include "gpusel/json/json_source.hpp"
 #include "gpusel/base/text.hpp"
+#include "gpusel/json/json_source.hpp"
 #include "json/json_fields.hpp"
 
 namespace gpusel {
@@ -70,6 +70,24 @@ void parse_text(Gpu& g, const json& rec, const std::string& at) {
   g.notes = optional_field<std::string>(rec, "notes", "", at);
 }
 
+MemoryShare parse_share(const json& j, const std::string& at) {
+  if (!j.is_object()) throw data_error(at + ": a unified_memory_share entry must be an object");
+  MemoryShare m;
+  m.os = required<std::string>(j, "os", at);
+  m.setting = required<std::string>(j, "setting", at);
+  m.fraction = present<double>(j, "fraction", at);
+  m.gb = present<double>(j, "gb", at);
+  if (m.fraction.has_value() == m.gb.has_value())
+    throw data_error(at + ": a unified_memory_share entry needs one of 'fraction' and 'gb'");
+  if ((m.fraction && !(*m.fraction > 0 && *m.fraction <= 1)) || (m.gb && !(*m.gb > 0)))
+    throw data_error(at + ": unified_memory_share must be a fraction in (0, 1] or positive GB");
+  m.how = optional_field<std::string>(j, "how", "", at);
+  m.source = optional_field<std::string>(j, "source", "", at);
+  m.as_of = optional_field<std::string>(j, "as_of", "", at);
+  m.note = optional_field<std::string>(j, "note", "", at);
+  return m;
+}
+
 Gpu parse_gpu(const json& rec, const std::string& at) {
   if (!rec.is_object()) throw data_error(at + ": a GPU record must be an object");
   Gpu g;
@@ -78,6 +96,9 @@ Gpu parse_gpu(const json& rec, const std::string& at) {
   g.launch_year = optional_field<int>(rec, "launch_year", 0, at);
   g.ecc = optional_field<bool>(rec, "ecc", false, at);
   g.unified_memory = optional_field<bool>(rec, "unified_memory", false, at);
+  if (rec.contains("unified_memory_share"))
+    for (const auto& j : required<json>(rec, "unified_memory_share", at))
+      g.unified_memory_share.push_back(parse_share(j, at + ".unified_memory_share"));
   g.interconnect = parse_interconnect(rec, at);
   if (rec.contains("pcie") && rec["pcie"].is_object()) {
     g.pcie_gen = optional_field<int>(rec["pcie"], "gen", 0, at + ".pcie");

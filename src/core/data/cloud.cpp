@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "gpusel/data/data_source.hpp"
 #include "gpusel/base/error.hpp"
 #include "gpusel/base/text.hpp"
+#include "gpusel/data/data_source.hpp"
 #include "gpusel/data/validate.hpp"
 #include "json/json_fields.hpp"
 
@@ -52,7 +52,10 @@ Figure parse_default(const json& defs, const char* key, const std::string& origi
 }
 
 CloudDefaults parse_defaults(const json& defs, const std::string& origin) {
-  return {parse_default(defs, "spot_ratio", origin),
+  std::optional<Figure> availability;
+  if (defs.is_object() && defs.contains("spot_availability"))
+    availability = parse_default(defs, "spot_availability", origin);
+  return {parse_default(defs, "spot_ratio", origin), availability,
           parse_default(defs, "commit_1y_discount", origin),
           parse_default(defs, "commit_3y_discount", origin),
           parse_default(defs, "storage_per_gb_month", origin),
@@ -92,6 +95,14 @@ Offer parse_offer(const json& rec, const std::string& at) {
 }
 
 }  // namespace
+
+Figure parse_figure(const nlohmann::json& j, const std::string& at) {
+  Figure f{j.at("value").get<double>(),       j.at("range")[0].get<double>(),
+           j.at("range")[1].get<double>(),    j.at("unit").get<std::string>(),
+           j.at("source").get<std::string>(), j.at("as_of").get<std::string>()};
+  check_figure_range(f, at);
+  return f;
+}
 
 void check_figure_range(const Figure& f, const std::string& at) {
   if (!(f.low <= f.value && f.value <= f.high))

@@ -22,7 +22,8 @@ struct Kind {
 };
 constexpr Kind kKinds[] = {{"gpus", "data/schema/gpus.schema.json"},
                            {"offers", "data/schema/cloud.schema.json"},
-                           {"models", "data/schema/models.schema.json"}};
+                           {"models", "data/schema/models.schema.json"},
+                           {"platforms", "data/schema/platforms.schema.json"}};
 
 const Kind* kind_of(const json& doc) {
   if (!doc.is_object()) return nullptr;
@@ -51,6 +52,7 @@ void check_semantics(const json& doc, const Kind& kind, const ValidateOptions& o
   if (doc[list].is_array()) detail::check_unique_ids(doc[list], "/" + list, f);
   if (list == "gpus") detail::check_gpu_semantics(doc, as_of, f);
   if (list == "offers") detail::check_cloud_semantics(doc, as_of, o.gpus, f);
+  if (list == "platforms") detail::check_platform_semantics(doc, as_of, f);
 }
 
 std::chrono::sys_days to_days(const std::string& d) {
@@ -122,8 +124,8 @@ ValidationReport validate_document(std::string_view text, const std::string& fil
   const Kind* kind = kind_of(src.doc);
   if (!kind) {
     f.error("", "schema",
-            "not a gpusel data file (expected a \"gpus\", \"offers\" or "
-            "\"models\" list at the top level)");
+            "not a gpusel data file (expected a \"gpus\", \"offers\", \"models\" or "
+            "\"platforms\" list at the top level)");
     return report;
   }
   check_against_schema(src.doc, *kind, f);

@@ -33,6 +33,7 @@ std::string effective_as_of(const nlohmann::json& doc, const ValidateOptions& op
 void check_gpu_semantics(const nlohmann::json& doc, const std::string& as_of, Findings& f);
 void check_cloud_semantics(const nlohmann::json& doc, const std::string& as_of, const Catalog* gpus,
                            Findings& f);
+void check_platform_semantics(const nlohmann::json& doc, const std::string& as_of, Findings& f);
 void check_unique_ids(const nlohmann::json& list, const std::string& list_ptr, Findings& f);
 
 }  // namespace gpusel::detail

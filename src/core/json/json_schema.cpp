@@ -324,4 +324,15 @@ std::vector<SchemaIssue> check_schema(const json& schema, const json& doc) {
   return issues;
 }
 
+void require_schema(const nlohmann::json& schema, const nlohmann::json& doc,
+                    const std::string& origin) {
+  const auto issues = check_schema(schema, doc);
+  if (issues.empty()) return;
+  const auto& first = issues.front();
+  std::string more =
+      issues.size() > 1 ? " (and " + std::to_string(issues.size() - 1) + " more problem(s))" : "";
+  throw data_error(origin + ": " + (first.pointer.empty() ? "/" : first.pointer) + ": " +
+                   first.message + more);
+}
+
 }  // namespace gpusel

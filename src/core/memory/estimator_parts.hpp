@@ -67,6 +67,10 @@ void describe(const Setup& s, std::vector<std::string>& a);
 double grad_bytes(const Setup& s);
 double state_bytes(const Setup& s);
 
+// The inference KV cache by attention kind (kv_cache.cpp) and what it assumed.
+void add_kv_cache(const Setup& s, std::vector<Component>& out);
+std::string kv_assumption(const Workload& w, double compute_bytes);
+
 // Number formatting for formulas: "6.74e9", "1.25 GB".
 std::string num(double v);
 std::string gb(double bytes);

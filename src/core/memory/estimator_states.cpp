@@ -11,6 +11,15 @@ namespace {
 
 std::string per_gpus(int n) { return " / " + std::to_string(n) + " GPUs"; }
 
+// A llama.cpp GGUF file: its bits per weight cover every tensor (llama-quantize quantizes
+// the embeddings and output too) and the block scales, so there is no separate state.
+double gguf_weights(const Setup& s, std::string& f) {
+  const Workload& w = s.w;
+  f = num(s.p.total) + " params x " + num(w.weight_bits) + " bit / 8 (GGUF " + w.weight_format +
+      ", block scales included)";
+  return s.p.total * w.weight_bits / 8;
+}
+
 void add_weights(const Setup& s, std::vector<Component>& out) {
   const Workload& w = s.w;
   const double emb = s.p.embedding + s.p.lm_head;
@@ -24,8 +33,11 @@ void add_weights(const Setup& s, std::vector<Component>& out) {
   if (w.amp && s.trains_base && !fsdp_amp)
     f = num(s.p.total) + " params x 2 B (16-bit working copy; fp32 master below)";
   if (fsdp_amp) f += " (fp32 parameters, FSDP mixed precision gathers them in bf16)";
+  if (w.weight_bits > 0) bytes = gguf_weights(s, f);
   std::string where = "gpu";
-  if (s.layer_split()) {
+  if (s.layer_split() && w.weight_bits > 0) {
+    bytes *= s.layer_share(), f += " x " + num(s.layer_share()) + " (layers on the busiest GPU)";
+  } else if (s.layer_split()) {
     // HF device_map: the busiest GPU holds its share of the layers and one of the
     // embedding / LM head.
     const double blocks = s.p.linear * lin_b + s.rest_params * norm_b;
@@ -52,7 +64,7 @@ void add_weights(const Setup& s, std::vector<Component>& out) {
 }
 
 void add_quant_state(const Setup& s, std::vector<Component>& out) {
-  if (!s.quantized) return;
+  if (!s.quantized || s.w.weight_bits > 0) return;
   const Workload& w = s.w;
   double per_param = 0;
   std::string f;

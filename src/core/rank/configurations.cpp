@@ -6,8 +6,8 @@
 namespace gpusel {
 namespace {
 
-// Consumer boards take two cards (KNOWLEDGE K18); a Mac is one SoC; server and
-// workstation platforms take up to eight.
+// Consumer boards take two cards (KNOWLEDGE K18); a unified-memory SoC is one per machine; server
+// and workstation platforms take up to eight.
 int platform_limit(const Gpu& g) {
   if (g.unified_memory || g.form_factor == "soc") return 1;
   if (g.segment == "consumer") return 2;

@@ -82,7 +82,6 @@ void fire(const Rule& r, const Facts& facts, RuleOutcome& out) {
 }  // namespace
 
 ScoreDelta& ScoreDelta::operator+=(const ScoreDelta& o) {
-  compute += o.compute;
   budget += o.budget;
   ecosystem += o.ecosystem;
   return *this;

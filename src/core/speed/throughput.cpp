@@ -11,6 +11,7 @@
 
 #include "gpusel/base/error.hpp"
 #include "gpusel/data/models.hpp"
+#include "gpusel/memory/kv_cache.hpp"
 #include "throughput_model.hpp"
 
 namespace gpusel {
@@ -66,8 +67,6 @@ Shape shape_of(const Workload& w) {
   s.matmul = std::max(0.0, a.active - a.embedding - a.lm_head) + s.head;
   s.total = a.total;
   s.trainable = trainable_params(w, a);
-  s.kv_values = m.mla ? double(m.layers) * (m.mla->kv_lora_rank + m.mla->qk_rope_head_dim)
-                      : 2.0 * m.layers * m.kv_heads * head_dim(m);
   return s;
 }
 
@@ -186,16 +185,35 @@ void estimate_training(const Workload& w, const Gpu& g, int count, bool linked, 
 // --- inference -------------------------------------------------------------------------
 
 double weight_bytes(const Workload& w, const Shape& s, const K& k) {
+  // A GGUF file's bits per weight already cover every tensor, the output included.
+  if (w.weight_bits > 0) return s.matmul * w.weight_bits / 8;
   double bpv = bytes_per_value(w.precision);
   if (w.precision == Precision::int4) bpv = k.int4_bits_per_weight / 8;
   if (w.precision == Precision::int8) bpv = k.int8_bits_per_weight / 8;
   return (s.matmul - s.head) * bpv + s.head * std::max(2.0, bpv);  // LM head stays 16-bit
 }
 
+// The mean context a decode step attends to; each layer kind caps it its own way
+// (kv_cache_size: windows for sliding/chunked layers, none for full ones).
 double decode_context(const Workload& w) {
-  double ctx = w.prompt_len > 0 ? w.prompt_len + (w.seq_len - w.prompt_len) / 2.0 : w.seq_len;
-  if (w.model.sliding_window) ctx = std::min(ctx, double(*w.model.sliding_window));
-  return ctx;
+  return w.prompt_len > 0 ? w.prompt_len + (w.seq_len - w.prompt_len) / 2.0 : w.seq_len;
+}
+
+// KV cache bytes one decode step reads over all `split` cards: the per-card cache times the
+// cards (an MLA latent replicated by tensor parallelism is read on every card).
+double kv_step_bytes(const Workload& w, const K& k, int split) {
+  const double value = kv_value_bytes(w, k.kv_cache_bytes_per_value);  // --kv-dtype, else 16-bit
+  const KvCacheSize kv = kv_cache_size(w.model, decode_context(w), value,
+                                       k.kv_cache_bytes_per_value, {split, split > 1});
+  return w.batch * kv.bytes * split;
+}
+
+// Attention FLOPs per token read the context each layer keeps: full layers all of it,
+// windowed layers their window, linear layers none (their state update is in the matmuls).
+double attended_context(const Workload& w, double ctx) {
+  const LayerMix mix = layer_mix(w.model);
+  const double window = std::min(ctx, double(w.model.sliding_window.value_or(0)));
+  return (mix.full * ctx + (mix.sliding + mix.chunked) * window) / std::max(1, w.model.layers);
 }
 
 struct Ctx {
@@ -215,10 +233,9 @@ struct Rate {
 
 // One decode step of `batch` sequences over `split` tensor-parallel cards.
 Rate decode_rate(const Ctx& c, int split) {
-  const double ctx = decode_context(c.w);
+  const double ctx = attended_context(c.w, decode_context(c.w));
   const double bw = c.g.bandwidth_gbs * 1e9 * c.k.decode_bandwidth_efficiency;
-  const double bytes =
-      weight_bytes(c.w, c.s, c.k) + c.w.batch * c.s.kv_values * ctx * c.k.kv_cache_bytes_per_value;
+  const double bytes = weight_bytes(c.w, c.s, c.k) + kv_step_bytes(c.w, c.k, split);
   double t_mem = bytes / (split * bw) + c.s.layers * c.k.decode_layer_overhead_s;
   if (split > 1)  // two all-reduces per layer (attention out, MLP out), latency-bound
     t_mem +=
@@ -264,10 +281,13 @@ void estimate_inference(const Workload& w, const Gpu& g, int count, bool linked,
   if (c.p.linear <= 0) no_compute_figure(g, t), t.bound = "memory-bandwidth";
   t.assumptions.push_back(
       "decode: " + num(weight_bytes(w, s, k) / 1e9) + " GB of weights + KV cache at " +
-      num(decode_context(w)) + " tokens per step over " + num(g.bandwidth_gbs) + " GB/s x " +
+      num(decode_context(w)) + " tokens (" + num(kv_step_bytes(w, k, split) / 1e9) +
+      " GB, by attention kind) per step over " + num(g.bandwidth_gbs) + " GB/s x " +
       num(k.decode_bandwidth_efficiency) + " [decode_bandwidth_efficiency] + " +
       num(k.decode_layer_overhead_s * 1e6) + " us per layer [decode_layer_overhead_us]" +
-      (w.precision == Precision::int4
+      (!w.weight_format.empty() ? ", GGUF " + w.weight_format + " at " + num(w.weight_bits) +
+                                      " bits/weight [data/quantizations.json]"
+       : w.precision == Precision::int4
            ? ", int4 at " + num(k.int4_bits_per_weight) + " bits/weight [int4_bits_per_weight]"
            : ""));
   if (count > 1)

@@ -16,7 +16,6 @@ struct Shape {
   double total = 0;      // all parameters (MoE: every expert), for gradients and gathers
   double trainable = 0;  // parameters with gradients in this mode
   double attn_dim = 0;   // heads x head_dim
-  double kv_values = 0;  // values the KV cache holds per token, all layers
   int layers = 0;
   double hidden = 0;
 };

@@ -165,7 +165,7 @@ TEST_CASE("K27: a single consumer card of 450 W or more carries the power note")
   CHECK(has_message(it->rules.notes, "k27-high-power-consumer-card"));
 }
 
-TEST_CASE("K31: a card charged at its used price carries the used-card warning") {
+TEST_CASE("K31: a consumer card charged at its used price carries the used-card warning") {
   for (bool new_only : {false, true}) {
     CAPTURE(new_only);
     RankRequest q = request(bare_7b_lora(), 15000);
@@ -174,7 +174,8 @@ TEST_CASE("K31: a card charged at its used price carries the used-card warning")
     for (const auto& res : run(q).results) {
       CAPTURE(res.config.gpu->id, res.config.count);
       REQUIRE(res.unit_price);
-      CHECK(has_message(res.rules.warnings, "k31-used-card") == res.unit_price->used);
+      const bool consumer_used = res.unit_price->used && res.config.gpu->segment == "consumer";
+      CHECK(has_message(res.rules.warnings, "k31-used-card") == consumer_used);
       used += res.unit_price->used;
     }
     if (new_only)
@@ -182,14 +183,22 @@ TEST_CASE("K31: a card charged at its used price carries the used-card warning")
     else
       CHECK(used > 0);
   }
-  // The RTX 3090 sells used only now: 850 USD used, and its 1499 USD MSRP with --new-only.
+  // The RTX 3090 sells used only now: its used price, and its MSRP with --new-only; the
+  // configuration adds the desktop it needs.
   const Gpu& g = require_gpu(catalog(), "rtx-3090");
   RankRequest q = request(bare_7b_lora(), 15000);
   const Result used = evaluate(make_config(g, 1, q.workload), rules(), rates(), q);
-  CHECK(used.price == 850);
+  REQUIRE(used.unit_price);
+  CHECK(used.unit_price->used);
+  CHECK(used.unit_price->from->kind == "used");
+  CHECK(used.cards_price == used.unit_price->amount);
+  CHECK(used.price == Approx(used.cards_price + used.platform_price));
+  CHECK(used.platform_quote.platform->id == "desktop");
   CHECK(has_message(used.rules.warnings, "k31-used-card"));
   q.price.new_only = true;
   const Result fresh = evaluate(make_config(g, 1, q.workload), rules(), rates(), q);
-  CHECK(fresh.price == 1499);
+  REQUIRE(fresh.unit_price);
+  CHECK(fresh.unit_price->from->kind == "msrp");
+  CHECK(fresh.cards_price == 1499);
   CHECK_FALSE(has_message(fresh.rules.warnings, "k31-used-card"));
 }
