@@ -18,7 +18,7 @@ struct CheckArgs {
   int count = kNotGiven;  // then --gpus, else 1
 };
 
-constexpr int kMaxCards = 4096;
+constexpr int kMaxCards = kMaxGpus;  // clusters of nodes (rank_options.hpp)
 
 int checked_count(int n, const std::string& what) {
   if (n < 1 || n > kMaxCards)

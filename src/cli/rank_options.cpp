@@ -83,7 +83,9 @@ void add_search_options(CLI::App* cmd, RankArgs& a) {
   cmd->add_option("--exclude", a.exclude, "leave out these GPU ids (repeatable)");
   cmd->add_flag("--require-interconnect", a.require_interconnect,
                 "multi-card configurations must share NVLink/Infinity Fabric/...");
-  cmd->add_option("--max-gpus", a.max_gpus, "largest configuration to consider (default 8)");
+  cmd->add_option("--max-gpus", a.max_gpus,
+                  "largest configuration to consider (default 8; up to 4096: beyond 8, nodes of "
+                  "8 joined by a cluster network)");
 }
 
 std::optional<double> work_tokens(const RankArgs& a) {
@@ -96,8 +98,8 @@ std::optional<double> work_tokens(const RankArgs& a) {
 }
 
 Session resolve_session(const RankArgs& a) {
-  if (a.max_gpus < 1 || a.max_gpus > 64)
-    throw usage_error(fmt::format("--max-gpus {} must be between 1 and 64", a.max_gpus));
+  if (a.max_gpus < 1 || a.max_gpus > kMaxGpus)
+    throw usage_error(fmt::format("--max-gpus {} must be between 1 and {}", a.max_gpus, kMaxGpus));
   if (a.min_vram < 0) throw usage_error("--min-vram must not be negative");
   if (a.new_only && a.include_used)
     throw usage_error("--new-only and --include-used exclude each other");

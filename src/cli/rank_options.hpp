@@ -10,6 +10,9 @@
 
 namespace gpusel::cli {
 
+// The largest configuration --max-gpus and --count accept: clusters of nodes (issue 9).
+constexpr int kMaxGpus = 4096;
+
 struct RankArgs {
   WorkloadArgs workload;
   std::string budget, currency, weights = "compute=0.4,budget=0.4,ecosystem=0.2", reserve;

@@ -79,8 +79,10 @@ std::string money_exact(double amount, const std::string& currency) {
 
 std::string config_label(const Config& c) {
   std::string s = fmt::format("{}x {}", c.count, c.gpu->id);
-  if (c.count > 1) s += c.linked ? " (" + c.gpu->interconnect.kind + ")" : " (PCIe)";
-  return s;
+  if (c.count == 1) return s;
+  const int nodes = (c.count + node_size(*c.gpu) - 1) / node_size(*c.gpu);
+  return s + " (" + (c.linked ? c.gpu->interconnect.kind : std::string("PCIe")) +
+         (nodes > 1 ? fmt::format(", {} nodes", nodes) : "") + ")";
 }
 
 std::string duration(double hours) {
@@ -151,7 +153,9 @@ nlohmann::json result_json(const Result& r, int rank) {
             {"decode_tokens_per_s", t.decode_tokens_per_s},
             {"bound", t.bound},
             {"mfu", t.mfu},
-            {"scaling", t.scaling}}},
+            {"scaling", t.scaling},
+            {"engine", t.engine.empty() ? nlohmann::json() : nlohmann::json(t.engine)},
+            {"assumptions", t.assumptions}}},
           {"hours", r.hours ? nlohmann::json(*r.hours) : nlohmann::json()},
           {"scores",
            {{"compute", r.scores.compute},
@@ -249,6 +253,7 @@ std::string explain_one(const Result& r, const RankRequest& req) {
   out +=
       fmt::format("\n  throughput {} tok/s ({}-bound, MFU {:.2f}, scaling {:.2f})\n",
                   rate(r.tokens_per_s), r.throughput.bound, r.throughput.mfu, r.throughput.scaling);
+  for (const auto& a : r.throughput.assumptions) out += "    " + a + "\n";
   out += fmt::format("  compute   = 100 + {:.0f} x log10({} / best {}) = {:.1f}\n", slope,
                      rate(r.tokens_per_s), rate(best_speed), r.scores.compute);
   const double value = r.price > 0 ? r.tokens_per_s / r.price : 0;

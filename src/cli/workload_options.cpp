@@ -11,6 +11,7 @@
 #include "gpusel/data/hf_config.hpp"
 #include "gpusel/json/json_source.hpp"
 #include "gpusel/memory/param_count.hpp"
+#include "gpusel/speed/throughput.hpp"
 
 namespace gpusel::cli {
 namespace {
@@ -83,8 +84,12 @@ void add_parallel_options(CLI::App* cmd, WorkloadArgs& a) {
   cmd->add_option("--gpus", a.gpus, "GPUs the workload runs on (default 1)");
   cmd->add_option("--shard", a.shard,
                   choices(shard_names()) +
-                      " (default: none on one GPU; training fsdp, inference tp on several)");
+                      " (none: layers split, one card at a time; default: none on one GPU, "
+                      "training fsdp, inference tp on several)");
   cmd->add_option("--offload", a.offload, choices(offload_names()) + " (default none)");
+  cmd->add_option("--engine", a.engine,
+                  "inference engine: " + choices(engine_names()) +
+                      " (default llama.cpp at batch 1, vllm for batched serving)");
 }
 
 // What the training framework does (issue 11): a profile from data/frameworks.json, and each
@@ -192,6 +197,8 @@ Workload resolve_workload(const WorkloadArgs& a) {
   w.shard_given = !a.shard.empty();
   w.allow_long_context = a.allow_long_context;
   w.offload = parse_offload(a.offload);
+  require_engine(a.engine);
+  w.engine = a.engine;
   validate(w);
   return on_gpus(w, w.gpus);
 }

@@ -58,6 +58,7 @@ struct Workload {
   std::string weight_format;
   double weight_bits = 0;  // 0: bytes_per_value(precision)
   KvDtype kv_dtype = KvDtype::compute;
+  std::string engine;  // inference engine (--engine, speed/ knows them); empty: by batch
 };
 
 bool is_training(Mode m);

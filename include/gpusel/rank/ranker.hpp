@@ -105,7 +105,8 @@ struct Ranking {
 bool passes_filters(const Gpu& gpu, const Filters& filters);
 
 // The configurations a card can realistically be run in: consumer boards two cards at
-// most (K18), a unified-memory SoC one, link groups up to their size; counts 1, 2, 4, 8 to max_gpus.
+// most (K18), a unified-memory SoC one, link groups up to their size; counts 1, 2, 4, 8 to
+// max_gpus, and beyond 8 (16, 32, ... up to 4096) nodes joined by the card's cluster network.
 // Inference across N cards (tensor parallel) needs N to divide the attention heads.
 std::vector<Config> configurations(const Gpu& gpu, int max_gpus, const Workload& w);
 

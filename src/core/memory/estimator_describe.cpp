@@ -10,8 +10,10 @@ std::string yes(bool b) { return b ? "yes" : "no"; }
 std::string weights_text(const Workload& w) {
   std::string s = "mode " + to_string(w.mode) + ", weights " +
                   (w.mode == Mode::qlora && !is_quantized(w.precision) ? std::string("nf4")
-                                                                       : to_string(w.precision));
-  if (w.mode == Mode::qlora || w.precision == Precision::int4)
+                                                                       : precision_label(w));
+  if (!w.weight_format.empty())
+    s += " (llama.cpp GGUF, " + num(w.weight_bits) + " bits per weight)";
+  else if (w.mode == Mode::qlora || w.precision == Precision::int4)
     s += w.double_quant ? " with double quantization" : " without double quant";
   if (w.mode == Mode::full && w.precision == Precision::fp8)
     return s +
@@ -88,7 +90,7 @@ void describe(const Setup& s, std::vector<std::string>& a) {
           "paged optimizer states are CUDA managed memory: outside the GPU total (they "
           "move to host RAM when VRAM runs short); listed as paged_optimizer_states");
   } else if (!m.cnn) {
-    a.push_back("KV cache in the compute dtype; no sliding-window truncation");
+    a.push_back(kv_assumption(w, s.cb));
   }
   if (!m.cnn)
     a.push_back(std::string("attention: ") + (w.flash_attn ? "flash/SDPA" : "eager (scores kept)"));

@@ -20,37 +20,6 @@ Widths widths(const ModelArch& m) {
   return {double(m.hidden), m.heads * hd, m.kv_heads * hd, mlp_width(m)};
 }
 
-void add_kv(const Setup& s, std::vector<Component>& out) {
-  const ModelArch& m = s.w.model;
-  if (m.kind != "decoder") return;
-  const double tokens = double(s.w.batch) * s.w.seq_len;
-  double per_token = 0;
-  std::string f;
-  if (m.mla) {
-    per_token = m.layers * double(m.mla->kv_lora_rank + m.mla->qk_rope_head_dim) * s.cb;
-    f = num(tokens) + " tokens x " + std::to_string(m.layers) + " layers x (" +
-        std::to_string(m.mla->kv_lora_rank) + " + " + std::to_string(m.mla->qk_rope_head_dim) +
-        ") latent x " + num(s.cb) + " B";
-  } else {
-    per_token = 2.0 * m.layers * m.kv_heads * m.head_dim * s.cb;
-    f = "2 x " + std::to_string(m.layers) + " layers x " + std::to_string(m.kv_heads) +
-        " kv heads x " + std::to_string(m.head_dim) + " x " + num(tokens) + " tokens x " +
-        num(s.cb) + " B";
-  }
-  double share = 1;
-  if (s.shard == Shard::tp && s.n > 1) {
-    share = 1.0 / std::min(s.n, std::max(1, m.kv_heads));
-    f += " / " + num(1 / share) + " (KV heads split)";
-  } else if (s.layer_split()) {
-    share = s.layer_share();
-    f += " x " + num(share) + " (layers on the busiest GPU)";
-  }
-  // Eager attention grows the cache by concatenation: old and new blocks coexist.
-  const double copies = s.w.flash_attn ? 1 : data_constant("eager_kv_copies");
-  if (copies > 1) f += " x " + num(copies) + " (eager: concatenated cache)";
-  out.push_back({"kv_cache", tokens * per_token * copies * share, f});
-}
-
 // One block's live tensors over the whole prompt, the largest of attention and MLP. Tensor
 // parallelism splits them by heads and MLP columns; a layer split does not: the stage that
 // runs a layer holds its whole workspace.
@@ -83,7 +52,12 @@ void add_prefill(const Setup& s, std::vector<Component>& out) {
 }  // namespace
 
 void add_inference_components(const Setup& s, std::vector<Component>& out) {
-  add_kv(s, out);
+  add_kv_cache(s, out);
+  // A layer split (HF device_map) puts ceil(layers / GPUs) layers on the busiest GPU.
+  if (s.layer_split() && !out.empty() && out.back().name == "kv_cache") {
+    out.back().bytes *= s.layer_share() * s.n;
+    out.back().formula += " x " + num(s.layer_share() * s.n) + " (layers on the busiest GPU)";
+  }
   add_prefill(s, out);
 }
 

@@ -5,6 +5,7 @@
 #include "gpusel/data/quantization.hpp"
 #include "gpusel/memory/kv_cache.hpp"
 #include "gpusel/speed/throughput.hpp"
+#include "throughput_fixtures.hpp"
 
 using namespace gpusel;
 
@@ -19,11 +20,12 @@ Gpu card() {
   return g;
 }
 
+// Every factor 1: memory type unknown (1), engine kernels 1, no dequantization factor, no
+// per-layer overhead.
 ThroughputConstants plain() {
-  ThroughputConstants k;
-  k.prefill_utilisation = 0.5, k.balance_reference = 150, k.balance_exponent = 0;
-  k.utilisation_cap = 1, k.decode_bandwidth_efficiency = 1, k.decode_layer_overhead_s = 0;
+  ThroughputConstants k = tput_fixtures::plain();
   k.int4_bits_per_weight = 4.5, k.int8_bits_per_weight = 8.5, k.kv_cache_bytes_per_value = 2;
+  for (auto& [name, e] : k.engines) e.kernel_gddr = e.kernel_hbm = e.kernel_unified = 1;
   return k;
 }
 
