@@ -46,4 +46,14 @@ Estimate estimate(const Workload& w);
 // divides the attention heads, as vLLM, TensorRT-LLM and Megatron require.
 bool tensor_parallel_splits(const Workload& w, int count);
 
+// The engine that runs an inference prompt and its token budget per step (chunked prefill):
+// vLLM's max_num_batched_tokens, llama.cpp's n_ubatch (data/constants.json
+// prefill_chunk_tokens_*); tokens 0 when the engine runs the whole prompt at once. The engine
+// is --engine, else the speed stage's default (llama.cpp at batch 1, vLLM batched).
+struct PrefillChunk {
+  std::string engine;
+  double tokens = 0;
+};
+PrefillChunk prefill_chunk(const Workload& w);
+
 }  // namespace gpusel

@@ -91,6 +91,11 @@ void describe(const Setup& s, std::vector<std::string>& a) {
           "move to host RAM when VRAM runs short); listed as paged_optimizer_states");
   } else if (!m.cnn) {
     a.push_back(kv_assumption(w, s.cb));
+    const PrefillChunk c = prefill_chunk(w);
+    if (w.flash_attn && c.tokens > 0)
+      a.push_back("prefill chunked by " + c.engine + ": at most " + num(c.tokens) +
+                  " tokens per step (data/constants.json prefill_chunk_tokens); --engine sets "
+                  "the engine");
   }
   if (!m.cnn)
     a.push_back(std::string("attention: ") + (w.flash_attn ? "flash/SDPA" : "eager (scores kept)"));
