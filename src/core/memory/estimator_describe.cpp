@@ -16,10 +16,13 @@ std::string weights_text(const Workload& w) {
   else if (w.mode == Mode::qlora || w.precision == Precision::int4)
     s += w.double_quant ? " with double quantization" : " without double quant";
   if (w.mode == Mode::full && w.precision == Precision::fp8)
-    return s +
-           ": FP8 matmuls over bf16 weights (torchao float8 saves the high-precision "
-           "input and weight for backward, float8_linear.py:45; weights, gradients and "
-           "states stay bf16)";
+    return s + ": torchao float8 training: FP8 matmuls over " +
+           (w.amp ? "fp32 weights under bf16 autocast (gradients and AdamW states fp32, the "
+                    "parameters are the master copy)"
+                  : "bf16 weights (gradients and AdamW states bf16)") +
+           "; the fp8 casts of weight and input live for one matmul and the high-precision "
+           "input and weight are what backward keeps (pytorch/ao@36027d82 "
+           "torchao/float8/float8_linear.py:45, 255-270)";
   if (w.amp)
     return s + ", AMP (fp32 weights, 16-bit compute" +
            (w.mode == Mode::full || w.mode == Mode::freeze ? ", fp32 master weights)" : ")");

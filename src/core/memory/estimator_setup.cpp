@@ -135,12 +135,14 @@ Shard effective_shard(const Workload& w) {
 }
 
 // Bytes per stored linear weight: NF4 4 bits (its constants are quantization_state), int8
-// 1, fp8 full training keeps bf16 weights (torchao float8 casts per matmul), AMP keeps a
-// 16-bit working copy beside its fp32 master (ZeRO s3.1, HF "model training anatomy").
+// 1, fp8 full training keeps the model's own weights (torchao float8 passes the
+// high-precision weight to its matmul and casts it per call, float8_linear.py:255-270: bf16,
+// or fp32 under --amp with no 16-bit working copy), AMP keeps a 16-bit working copy beside
+// its fp32 master (ZeRO s3.1, HF "model training anatomy").
 double linear_bytes(const Workload& w) {
   if (w.mode == Mode::qlora && !is_quantized(w.precision))
     return data_constant("nf4_bits_per_param") / 8;
-  if (w.mode == Mode::full && w.precision == Precision::fp8) return 2;
+  if (w.mode == Mode::full && w.precision == Precision::fp8) return w.amp ? 4 : 2;
   if (w.amp && (w.mode == Mode::full || w.mode == Mode::freeze)) return 2;
   if (w.amp) return 4;  // lora over an fp32 base
   return bytes_per_value(w.precision);
@@ -160,7 +162,8 @@ void set_dtypes(Setup& s) {
   // TRL, axolotl and PEFT skip the fp32 preparation for sharded QLoRA (FSDP, ZeRO).
   const bool kbit = s.adapters && s.quantized && !s.shards_states();
   s.emb_b = w.amp && !s.adapters ? 2 : bytes_per_value(w.precision);
-  if (s.quantized || w.precision == Precision::fp8) s.emb_b = 2;
+  if (s.quantized || (w.precision == Precision::fp8 && !w.amp)) s.emb_b = 2;
+  if (w.precision == Precision::fp8 && w.amp) s.emb_b = 4;  // the fp32 model's own
   s.norm_b = s.emb_b;
   if (kbit && f.kbit_upcast_embeddings.value) s.emb_b = 4;
   if (kbit && f.kbit_upcast_norms.value) s.norm_b = 4;

@@ -30,8 +30,10 @@ void add_weights(const Setup& s, std::vector<Component>& out) {
   std::string f = num(s.p.linear) + " linear x " + num(lin_b) + " B + " + num(emb) +
                   " embedding/head x " + num(emb_b) + " B + " + num(s.rest_params) +
                   " norms/biases x " + num(norm_b) + " B";
-  if (w.amp && s.trains_base && !fsdp_amp)
+  const bool fp8 = w.precision == Precision::fp8;
+  if (w.amp && s.trains_base && !fsdp_amp && !fp8)
     f = num(s.p.total) + " params x 2 B (16-bit working copy; fp32 master below)";
+  if (w.amp && fp8 && !fsdp_amp) f += " (fp32 parameters: float8 casts them per matmul)";
   if (fsdp_amp) f += " (fp32 parameters, FSDP mixed precision gathers them in bf16)";
   if (w.weight_bits > 0) bytes = gguf_weights(s, f);
   std::string where = "gpu";
@@ -235,7 +237,9 @@ void add_master(const Setup& s, std::vector<Component>& out) {
   // DeepSpeed keeps an fp32 master partition of every trainable parameter (adapters too,
   // once the engine cast them to bf16); torch AMP and FSDP keep fp32 parameters themselves.
   const bool deepspeed = s.zero();
-  const bool torch_amp = w.amp && s.trains_base && s.shard != Shard::fsdp;
+  // torchao float8 under autocast reads the fp32 parameters themselves: no separate master.
+  const bool torch_amp =
+      w.amp && s.trains_base && s.shard != Shard::fsdp && w.precision != Precision::fp8;
   if (!deepspeed && !torch_amp) return;
   const double b = data_constant("master_weight_bytes");
   double bytes = s.trainable * b;

@@ -81,6 +81,22 @@ TEST_CASE("memory never falls as a bare count grows, in every mode, family and f
   }
 }
 
+TEST_CASE("fp8 full training never falls as a bare count grows, bf16 or fp32 parameters") {
+  for (bool amp : {false, true}) {
+    Estimate prev;
+    bool first = true;
+    for (double p = 4e8; p < 2.5e11; p *= 1.031) {
+      INFO(p << " amp " << amp);
+      Workload w = bare(p, Mode::full, "llama3");
+      w.precision = Precision::fp8, w.amp = amp;
+      const Estimate e = estimate(w);
+      check_components(e);
+      if (!first) check_no_component_falls(prev, e, true);
+      prev = e, first = false;
+    }
+  }
+}
+
 TEST_CASE("the issue's drops are gone: 19.7B vs 19.8B QLoRA, 0.5B vs 0.6B at 32k context") {
   CHECK(estimate(bare(19.7e9, Mode::qlora)).total_bytes <
         estimate(bare(19.8e9, Mode::qlora)).total_bytes);
