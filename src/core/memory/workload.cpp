@@ -199,7 +199,7 @@ void validate_precision(const Workload& w) {
                       " means 16-bit compute over an fp32 base: add --precision fp32 (a " +
                       to_string(w.precision) + " base already computes in 16 bits; the " +
                       "adapters' dtype is --adapter-dtype)");
-  // fp8 --amp: torchao float8 over an fp32 model under autocast (the torchtitan recipe).
+  // fp8 --amp: torchao float8 over an fp32 model under autocast.
   if (w.amp &&
       (w.mode == Mode::inference || (w.precision == Precision::fp8 && w.mode != Mode::full)))
     throw usage_error("--amp applies to training with fp32 weights (full, freeze, lora)");
