@@ -21,6 +21,8 @@ std::string roff(const std::string& text) {
       out += "\\e";
     else if (c == '-')
       out += "\\-";
+    else if (c == '|')
+      out += "|\\:";  // a break point: long value lists (the GGUF types) fill a line otherwise
     else if (c < 0x80)
       out += static_cast<char>(c);
     else if ((c & 0xC0) == 0xC0) {
@@ -90,7 +92,7 @@ would run as a formula start with an apostrophe.
 
 std::string man_page(const CLI::App& root) {
   std::string s =
-      fmt::format(".TH GPUSEL 1 \"\" \"gpusel {}\" \"User Commands\"\n", GPUSEL_VERSION);
+      fmt::format(".TH GPUSEL 1 \"\" \"gpusel {}\" \"User Commands\"\n.ad l\n", GPUSEL_VERSION);
   s += ".SH NAME\ngpusel \\- " +
        roff(root.get_description().substr(root.get_description().find(':') + 2)) + "\n";
   s += ".SH SYNOPSIS\n.B gpusel\n[\\fIGLOBAL OPTIONS\\fR] \\fICOMMAND\\fR [\\fIOPTIONS\\fR]\n";

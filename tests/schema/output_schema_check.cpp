@@ -47,7 +47,7 @@ std::string schema_for(const std::vector<std::string>& args) {
       if (!name.empty()) in_command = false;
       continue;
     }
-    if (in_command && (name.empty() || name == "catalog" || name == "models"))
+    if (in_command && (name.empty() || name == "catalog" || name == "models" || name == "cloud"))
       name += (name.empty() ? "" : "-") + a;
     else
       in_command = false;
