@@ -39,7 +39,7 @@ TEST_CASE("load: Little's law ties rate, iteration time and the running batch", 
   CHECK(p.tokens_per_s == Approx(p.rate * 200));
 }
 
-TEST_CASE("load: percentiles are ordered; an idle replica's TTFT is its own prefill", "[serve]") {
+TEST_CASE("load: percentiles are ordered, an idle replica's TTFT is its own prefill", "[serve]") {
   const Replica& r = chat_8b();
   const LoadPoint idle = idle_point(r);
   CHECK(idle.ttft.p50 <= idle.ttft.p90);
@@ -58,7 +58,7 @@ TEST_CASE("load: prompts of varying length wait longer at the same load (M/G/1)"
   CHECK(at_rate(b, rate).ttft.p99 > at_rate(a, rate).ttft.p99);
 }
 
-TEST_CASE("load: the highest rate within targets meets them; tighter targets carry less",
+TEST_CASE("load: the highest rate within targets meets them, tighter targets carry less",
           "[serve]") {
   const Replica& r = chat_8b();
   Targets loose;

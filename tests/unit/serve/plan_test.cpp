@@ -58,7 +58,7 @@ TEST_CASE("plan: more load never needs fewer replicas", "[serve]") {
   }
 }
 
-TEST_CASE("plan: bought cost = cards + platform amortised + power; rented covers every replica",
+TEST_CASE("plan: bought cost = cards + platform amortised + power, rented covers every replica",
           "[serve]") {
   const ServeRequest r = request("llama-3.1-8b", 20, Precision::bf16);
   const ServeOption o = one("h100-sxm", 1, r);

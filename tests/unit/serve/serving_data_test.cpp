@@ -23,7 +23,7 @@ TEST_CASE("serving data: the engines and their sourced defaults", "[serve]") {
   CHECK(d.amortisation_years == 3);
 }
 
-TEST_CASE("serving data: engines by name, alias and case; unknown names are usage errors",
+TEST_CASE("serving data: engines by name, alias and case, unknown names are usage errors",
           "[serve]") {
   const ServingData& d = default_serving_data();
   CHECK(d.engine("TRTLLM").name == "tensorrt-llm");
