@@ -1,15 +1,22 @@
 #include "cli/app.hpp"
 
+#include <csignal>
 #include <cstdlib>
 #include <iostream>
 
+#include "cli/cli_tree.hpp"
 #include "cli/cmd_cost.hpp"
 #include "cli/cmd_estimate.hpp"
 #include "cli/cmd_host.hpp"
+#include "cli/cmd_meta.hpp"
 #include "cli/cmd_recommend.hpp"
+#include "cli/cmd_serve.hpp"
 #include "cli/context.hpp"
+#include "cli/help_text.hpp"
+#include "cli/terminal.hpp"
 #include "gpusel/base/error.hpp"
 #include "gpusel/base/text.hpp"
+#include "gpusel/i18n/i18n.hpp"
 
 namespace gpusel::cli {
 namespace {
@@ -25,21 +32,69 @@ void add_global_options(CLI::App& app, Context& ctx) {
       ->envname("GPUSEL_CLOUD");
   app.add_option("--cloud-add", ctx.cloud_paths.cloud_add,
                  "cloud offers JSON overlaid on the offers; same id replaces (repeatable)");
+  app.add_option("--color", ctx.color,
+                 "auto|always|never: colour verdicts, headroom and warnings (default auto: "
+                 "on a terminal unless NO_COLOR is set; never in a pipe)");
+  app.add_flag("--wide", ctx.wide,
+               "every table column at full width, whatever the terminal's width or COLUMNS");
+  app.add_option("--lang", ctx.lang,
+                 "en|zh-CN: the language of tables and messages (default: LC_ALL, "
+                 "LC_MESSAGES or LANG; zh_CN gives Simplified Chinese, anything else English)");
+}
+
+std::string env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "";
+}
+
+// The --format value of the command that ran ("" when it has none).
+std::string chosen_format(const CLI::App& app) {
+  for (const CLI::App* sub : app.get_subcommands()) {
+    if (const CLI::Option* o = sub->get_option_no_throw("--format"); o && o->count() > 0)
+      return o->results().front();
+    if (std::string f = chosen_format(*sub); !f.empty()) return f;
+  }
+  return "";
+}
+
+// --lang, else the locale (POSIX order). Machine formats are always English: JSON, CSV and
+// CI annotations are read by programs that match on their texts.
+Lang choose_language(const CLI::App& app, const std::string& flag) {
+  const std::optional<Lang> asked = flag.empty() ? std::nullopt : parse_lang(flag);
+  if (!flag.empty() && !asked) throw usage_error("--lang " + flag + ": must be en or zh-CN");
+  const std::string format = chosen_format(app);
+  if (format == "json" || format == "csv" || format == "github") return Lang::en;
+  return asked ? *asked : lang_from_locale(env("LC_ALL"), env("LC_MESSAGES"), env("LANG"));
 }
 
 void build(CLI::App& app, Context& ctx) {
-  app.set_version_flag("--version", std::string("gpusel ") + GPUSEL_VERSION);
+  app.set_version_flag("-V,--version", std::string("gpusel ") + GPUSEL_VERSION);
   app.require_subcommand(1);
   app.fallthrough();
   add_global_options(app, ctx);
-  add_catalog_commands(app, ctx);
-  add_estimate_commands(app, ctx);
   add_recommend_command(app, ctx);
   add_check_compare_commands(app, ctx);
+  add_estimate_commands(app, ctx);
   add_cost_command(app, ctx);
+  add_serve_command(app, ctx);
+  add_catalog_commands(app, ctx);
   add_cloud_commands(app, ctx);
   add_plot_command(app, ctx);
   add_host_commands(app, ctx);
+  add_meta_commands(app, ctx);
+  add_help_footers(app);
+}
+
+// CLI11's message, or ours when a word is not a command or option at all (with the nearest
+// real ones), and the help of the command the arguments reached.
+int usage(const CLI::App& app, const CLI::ParseError& e, int argc, char** argv) {
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  const CLI::App* reached = &app;
+  std::string msg = unknown_word(app, args, &reached);
+  if (msg.empty()) msg = e.what();
+  std::cerr << tr("gpusel: error: ") << safe_text(msg)
+            << trf("; see {} --help", command_name(*reached)) << "\n";
+  return static_cast<int>(ExitCode::usage);
 }
 
 int parse(CLI::App& app, int argc, char** argv) {
@@ -52,8 +107,7 @@ int parse(CLI::App& app, int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << "gpusel: error: " << terminal_safe(e.what()) << " (see gpusel --help)\n";
-    return static_cast<int>(ExitCode::usage);
+    return usage(app, e, argc, argv);
   }
   return -1;
 }
@@ -61,20 +115,28 @@ int parse(CLI::App& app, int argc, char** argv) {
 }  // namespace
 
 int run(int argc, char** argv) {
+  // `gpusel ... | head` ends quietly when head stops reading (status 141, no message), even
+  // when the parent (a Python subprocess, say) left SIGPIPE ignored.
+  std::signal(SIGPIPE, SIG_DFL);
   Context ctx;
   ctx.out = &std::cout;
+  // The locale's language from the start, so that usage errors speak it too; --lang and the
+  // output format settle it after parsing.
+  set_language(lang_from_locale(env("LC_ALL"), env("LC_MESSAGES"), env("LANG")));
   CLI::App app{"gpusel: which GPU, bought or rented, runs this model, how fast, for how much"};
   app.name("gpusel");
   try {
     build(app, ctx);
     if (int rc = parse(app, argc, argv); rc >= 0) return rc;
+    set_display(detect_display(ctx.color, ctx.wide));
+    set_language(choose_language(app, ctx.lang));
     return ctx.action ? ctx.action() : 0;
   } catch (const Error& e) {
     std::cout.flush();
-    std::cerr << "gpusel: error: " << terminal_safe(e.what()) << "\n";
+    std::cerr << tr("gpusel: error: ") << safe_text(e.what()) << "\n";
     return static_cast<int>(e.code());
   } catch (const std::exception& e) {
-    std::cerr << "gpusel: error: internal: " << terminal_safe(e.what()) << "\n";
+    std::cerr << tr("gpusel: error: ") << "internal: " << safe_text(e.what()) << "\n";
     return static_cast<int>(ExitCode::data);
   }
 }

@@ -2,13 +2,14 @@
 #include "cli/cmd_cost.hpp"
 
 #include <fmt/format.h>
-#include <cstdlib>
 
+#include "cli/currency.hpp"
 #include "cli/render.hpp"
 #include "gpusel/base/error.hpp"
 #include "gpusel/base/text.hpp"
 #include "gpusel/cost/cost.hpp"
 #include "gpusel/data/validate.hpp"
+#include "gpusel/i18n/i18n.hpp"
 #include "gpusel/json/embedded.hpp"
 
 namespace gpusel::cli {
@@ -18,11 +19,6 @@ struct CostArgs {
   CostQuery q;
   std::string format = "table", currency, card_price, host_cost, ownership, as_of;
 };
-
-std::string env(const char* name) {
-  const char* v = std::getenv(name);
-  return v ? v : "";
-}
 
 // "1500", "1500 USD", "¥12000": an amount in the session currency unless it names another.
 double amount_in(const std::string& text, const std::string& currency, const Rates& rates) {
@@ -36,26 +32,27 @@ Rates embedded_rates() {
                      origin);
 }
 
-std::string num(double v, int decimals) { return fixed(v, decimals); }
-
 std::string own_lines(const OwnCost& o, const CostReport& r) {
   const auto& cur = r.query.currency;
+  // The label padded by display width: a translated label is double-width text.
   auto line = [](const std::string& label, double v, const std::string& how) {
-    std::string s = fmt::format("  {:<12} {:>11.2f}  {}", label, v, how);
+    const std::size_t w = display_width(label);
+    std::string s =
+        fmt::format("  {}{} {:>11.2f}  {}", label, std::string(w < 12 ? 12 - w : 0, ' '), v, how);
     return s.erase(s.find_last_not_of(' ') + 1) + "\n";
   };
-  std::string s = fmt::format("Owning {} x {} ({})\n", o.count, o.gpu->id, o.gpu->name);
-  s += line("cards", o.cards,
+  std::string s = trf("Owning {} x {} ({})", o.count, o.gpu->id, safe_cell(o.gpu->name)) + "\n";
+  s += line(tr("cards"), o.cards,
             fmt::format("{} x {:.2f} {}: {}", o.count, o.card_price, cur, o.card_basis));
-  s += line("host system", o.host_total,
+  s += line(tr("host system"), o.host_total,
             fmt::format("{} x {:.2f} {}: {}", o.hosts, o.host_price, cur, o.host_basis));
-  s += line("resale", -o.resale,
-            fmt::format("{:.1f} % of {:.2f} after {:g} months ({})", o.residual * 100, o.purchase,
-                        r.query.months, o.resale_basis));
-  s += line("power", o.electricity,
-            fmt::format("{:.2f} kW x {:.0f} h = {:.0f} kWh at {:.4f} {}/kWh ({})", o.power_kw,
-                        r.hours, o.kwh, o.kwh_price, cur, o.kwh_basis));
-  s += line("net cost", o.total, "");
+  s += line(tr("resale"), -o.resale,
+            trf("{:.1f} % of {:.2f} after {:g} months ({})", o.residual * 100, o.purchase,
+                r.query.months, o.resale_basis));
+  s += line(tr("power"), o.electricity,
+            trf("{:.2f} kW x {:.0f} h = {:.0f} kWh at {:.4f} {}/kWh ({})", o.power_kw, r.hours,
+                o.kwh, o.kwh_price, cur, o.kwh_basis));
+  s += line(tr("net cost"), o.total, "");
   return s + "\n";
 }
 
@@ -64,33 +61,44 @@ struct Row {
   std::vector<std::string> cells;
 };
 
-Table options_table(const CostReport& r) {
-  Table t{{{"option"},
-           {"offer"},
-           {"gpus", true},
-           {"rate/h", true},
-           {"price"},
-           {"billed h", true},
-           {"compute", true},
-           {"extras", true},
-           {"total", true}},
+// The table people read (2 decimals), or with `raw` the one a spreadsheet reads: every
+// number unrounded and the currency in its own column.
+Table options_table(const CostReport& r, bool raw) {
+  auto cell = [raw](double v, int decimals) { return raw ? raw_number(v) : fixed(v, decimals); };
+  Table t{{{N_("option")},
+           {N_("offer")},
+           {N_("gpus"), true},
+           {N_("rate/h"), true},
+           {N_("price"), false, 1},
+           {N_("billed h"), true},
+           {N_("compute"), true, 2},
+           {N_("extras"), true, 3},
+           {N_("total"), true}},
           {}};
+  if (raw)
+    for (auto& [c, name] : std::vector<std::pair<std::size_t, const char*>>{
+             {3, "rate_per_hour"}, {4, "basis"}, {5, "billed_hours"}})
+      t.columns[c].header = name;
   std::vector<Row> rows;
   if (r.own)
     rows.push_back({r.own->total,
-                    {"buy", fmt::format("{} x {}", r.own->count, r.own->gpu->id),
-                     std::to_string(r.own->count), num(r.own->power_per_hour, 3), "power only",
-                     num(r.hours, 0), num(r.own->total, 2), "-", num(r.own->total, 2)}});
+                    {tr("buy"), fmt::format("{} x {}", r.own->count, r.own->gpu->id),
+                     std::to_string(r.own->count), cell(r.own->power_per_hour, 3), tr("power only"),
+                     cell(r.hours, 0), cell(r.own->total, 2), "-", cell(r.own->total, 2)}});
   for (const auto& q : r.rent)
-    rows.push_back(
-        {q.total,
-         {verdict_text(rent_choice(q.kind)),
-          fmt::format("{} x {} ({})", q.instances, q.offer->id, q.offer->as_of),
-          std::to_string(q.instances * q.offer->gpus_per_instance), num(q.rate_per_hour, 3),
-          q.basis, num(q.billed_hours, 0), num(q.compute, 2), num(q.extras, 2), num(q.total, 2)}});
+    rows.push_back({q.total,
+                    {verdict_text(rent_choice(q.kind)),
+                     fmt::format("{} x {} ({})", q.instances, q.offer->id, q.offer->as_of),
+                     std::to_string(q.instances * q.offer->gpus_per_instance),
+                     cell(q.rate_per_hour, 3), q.basis, cell(q.billed_hours, 0), cell(q.compute, 2),
+                     cell(q.extras, 2), cell(q.total, 2)}});
   std::stable_sort(rows.begin(), rows.end(),
                    [](const Row& a, const Row& b) { return a.total < b.total; });
   for (auto& row : rows) t.rows.push_back(std::move(row.cells));
+  if (raw) {
+    t.columns.push_back({"currency"});
+    for (auto& row : t.rows) row.push_back(r.query.currency);
+  }
   return t;
 }
 
@@ -101,12 +109,12 @@ std::string bullets(const std::vector<std::string>& items) {
 }
 
 std::string after_text(const CostReport& r) {
-  std::string s = "\nVerdict: " +
-                  (r.verdict.choice.empty() ? std::string("none (nothing to compare)")
+  std::string s = "\n" + tr("Verdict: ") +
+                  (r.verdict.choice.empty() ? tr("none (nothing to compare)")
                                             : verdict_text(r.verdict.choice)) +
                   "\n" + bullets(r.verdict.reasons);
-  s += "Notes:\n" + bullets(r.notes);
-  if (!r.conversions.empty()) s += "Converted:\n" + bullets(r.conversions);
+  s += tr("Notes:") + "\n" + bullets(r.notes);
+  if (!r.conversions.empty()) s += tr("Converted:") + "\n" + bullets(r.conversions);
   return s;
 }
 
@@ -185,9 +193,8 @@ nlohmann::json report_json(const CostReport& r) {
 int run_cost(Context& ctx, CostArgs& a) {
   const Format f = parse_format(a.format);
   CostQuery& q = a.q;
-  q.currency = a.currency.empty() ? default_currency(env("GPUSEL_CURRENCY"), env("LC_ALL"),
-                                                     env("LC_MONETARY"), env("LANG"))
-                                  : normalise_currency(a.currency);
+  const CurrencyChoice currency = choose_currency(a.currency, "");
+  q.currency = currency.code;
   if (!a.as_of.empty() && !is_date(a.as_of))
     throw usage_error("--as-of '" + a.as_of + "' is not a date (YYYY-MM-DD)");
   q.today = a.as_of.empty() ? today_iso() : a.as_of;
@@ -198,13 +205,14 @@ int run_cost(Context& ctx, CostArgs& a) {
   const auto kwh = load_kwh_prices();
   const CostReport r = compare_costs(q, {ctx.catalog(), ctx.cloud(), own, kwh, rates});
   Output o;
-  o.before = fmt::format(
-                 "{} x {} bought, or {} x {} rented: {:g} h/day for {:g} months = {:.0f} "
-                 "h of use; amounts in {}\n\n",
+  o.before = trf("{} x {} bought, or {} x {} rented: {:g} h/day for {:g} months = {:.0f} h of "
+                 "use; amounts in {}{}",
                  q.own_count, q.own_gpu, r.query.rent_count, r.query.rent_gpu, q.hours_per_day,
-                 q.months, r.hours, q.currency) +
-             (r.own ? own_lines(*r.own, r) : "");
-  if (!r.rent.empty() || r.own) o.table = options_table(r);
+                 q.months, r.hours, q.currency, origin_note(currency)) +
+             "\n\n" + (r.own ? own_lines(*r.own, r) : "");
+  if (!r.rent.empty() || r.own) o.table = options_table(r, false);
+  if (!r.rent.empty() || r.own) o.csv = options_table(r, true);
+  o.highlights = {{tr("Verdict:"), Tone::good}};
   o.after = after_text(r);
   o.json = report_json(r);
   emit(*ctx.out, o, f);
@@ -229,7 +237,7 @@ void add_options(CLI::App& cmd, CostArgs& a) {
   cmd.add_option("--egress-price", a.q.egress_price, "per GB (default: data/cloud.json)");
   cmd.add_option("--ownership", a.ownership, "owning-cost defaults replacing data/ownership.json");
   cmd.add_option("--as-of", a.as_of, "date offer prices are aged against (default today)");
-  cmd.add_option("--format", a.format, "table, json or csv")->capture_default_str();
+  cmd.add_option("--format", a.format, format_help());
 }
 
 }  // namespace

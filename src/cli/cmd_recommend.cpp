@@ -8,6 +8,7 @@
 #include "gpusel/answer/answers.hpp"
 #include "gpusel/base/error.hpp"
 #include "gpusel/base/output_file.hpp"
+#include "gpusel/i18n/i18n.hpp"
 
 namespace gpusel::cli {
 namespace {
@@ -27,17 +28,21 @@ void write_out(Context& ctx, const Output& o, Format f, const std::string& path)
 
 std::string rejected_text(const Ranking& r, bool timed) {
   const Rejections& x = r.rejected;
-  std::string s = fmt::format(
-      "Considered {} configurations: {} pass{}; rejected {} too small, {} over budget, {} without "
-      "a price, {} by rules, {} by filters.\n",
-      r.candidates, r.fitting, r.fitting == 1 ? "es" : "", x.too_small, x.over_budget, x.no_price,
-      x.excluded_by_rule, x.filtered);
+  std::string s =
+      trf(r.fitting == 1 ? N_("Considered {} configurations: {} passes; rejected {} too small, {} "
+                              "over budget, {} without a price, {} by rules, {} by filters.")
+                         : N_("Considered {} configurations: {} pass; rejected {} too small, {} "
+                              "over budget, {} without a price, {} by rules, {} by filters."),
+          r.candidates, r.fitting, x.too_small, x.over_budget, x.no_price, x.excluded_by_rule,
+          x.filtered) +
+      "\n";
   if (static_cast<int>(r.results.size()) < r.fitting)
-    s += fmt::format("Of those that pass, {} are ranked: per card, {}.\n", r.results.size(),
-                     timed ? "the best-scoring count and the fewest cards that fit"
-                           : "the fewest cards that fit (more only add speed: give --tokens to "
-                             "weigh them against a deadline)");
-  for (const auto& [rule, n] : x.by_rule) s += fmt::format("  excluded by {}: {}\n", rule, n);
+    s += trf("Of those that pass, {} are ranked: per card, {}.", r.results.size(),
+             timed ? tr("the best-scoring count and the fewest cards that fit")
+                   : tr("the fewest cards that fit (more only add speed: give --tokens to weigh "
+                        "them against a deadline)")) +
+         "\n";
+  for (const auto& [rule, n] : x.by_rule) s += trf("  excluded by {}: {}\n", rule, n);
   return s;
 }
 
@@ -56,11 +61,11 @@ nlohmann::json rejected_json(const Ranking& r) {
 
 // A rental in words: the offer, its hourly price and, with --hours/--tokens, the job.
 std::string rental_text(const RentalOption& o, const std::string& cur) {
-  std::string s = fmt::format("rent {} ({}, {} tok/s) at {}/h on-demand", o.offer->id,
-                              config_label(o.eval.config), rate(o.eval.tokens_per_s),
-                              money_exact(o.on_demand_per_hour, cur));
+  std::string s =
+      trf("rent {} ({}, {} tok/s) at {}/h on-demand", o.offer->id, config_label(o.eval.config),
+          rate(o.eval.tokens_per_s), money_exact(o.on_demand_per_hour, cur));
   if (o.on_demand_cost && o.hours)
-    s += fmt::format(": {} for the job, {}", money(*o.on_demand_cost, cur), duration(*o.hours));
+    s += trf(": {} for the job, {}", money(*o.on_demand_cost, cur), duration(*o.hours));
   return s;
 }
 
@@ -68,19 +73,19 @@ std::string rental_text(const RentalOption& o, const std::string& cur) {
 std::string remedy_text(const Remedy& r, const std::string& cur) {
   switch (r.kind) {
     case Remedy::Kind::change:
-      return fmt::format("{}: then {} fits ({} of {} GiB per GPU, {} tok/s{}) for {}", r.change,
-                         config_label(r.purchase->config), gib(r.purchase->need.total_bytes),
-                         gib(r.purchase->usable_bytes), rate(r.purchase->tokens_per_s),
-                         r.purchase->hours ? ", " + duration(*r.purchase->hours) : "",
-                         money(r.purchase->price, cur));
+      return trf("{}: then {} fits ({} of {} GiB per GPU, {} tok/s{}) for {}", r.change,
+                 config_label(r.purchase->config), gib(r.purchase->need.total_bytes),
+                 gib(r.purchase->usable_bytes), rate(r.purchase->tokens_per_s),
+                 r.purchase->hours ? ", " + duration(*r.purchase->hours) : "",
+                 money(r.purchase->price, cur));
     case Remedy::Kind::rent:
       return rental_text(*r.rental, cur);
     case Remedy::Kind::over_budget:
       break;
   }
-  return fmt::format("{}{} fits for {} (over the budget by {})",
-                     r.change.empty() ? "" : r.change + ": then ", config_label(r.purchase->config),
-                     money(r.purchase->price, cur), money(r.over_by, cur));
+  return trf("{}{} fits for {} (over the budget by {})",
+             r.change.empty() ? "" : r.change + tr(": then "), config_label(r.purchase->config),
+             money(r.purchase->price, cur), money(r.over_by, cur));
 }
 
 // What was considered and rejected, and when nothing fits, what would.
@@ -88,9 +93,11 @@ std::string summary_text(const Session& s, const RecommendAnswer& ans,
                          const std::vector<std::string>& fixes) {
   std::string out = rejected_text(ans.ranking, s.request.tokens.has_value());
   if (!ans.ranking.results.empty()) return out;
-  out += fixes.empty() ? "\nNothing fits, and no lighter workload, rental or larger "
-                         "budget within the filters would.\n"
-                       : "\nNothing fits. What would, in the order to try:\n";
+  out += "\n" +
+         (fixes.empty() ? tr("Nothing fits, and no lighter workload, rental or larger budget "
+                             "within the filters would.")
+                        : tr("Nothing fits. What would, in the order to try:")) +
+         "\n";
   for (const auto& f : fixes) out += "  - " + f + "\n";
   return out;
 }
@@ -123,11 +130,16 @@ Output build_output(const Session& s, const RecommendAnswer& ans, const Recommen
             {"suggestions", fixes}};
   int rank = 0;
   for (const auto& r : ans.top) o.json["results"].push_back(result_json(r, ++rank));
+  o.csv = json_rows(o.json["results"], result_csv_columns());
+  o.highlights = {{tr("Warnings:"), Tone::warn}, {tr("Nothing fits."), Tone::bad}};
   return o;
 }
 
+const std::vector<Format> kRecommendFormats{Format::table, Format::json, Format::csv,
+                                            Format::html};
+
 int run_recommend(Context& ctx, const RecommendArgs& a) {
-  const Format f = parse_format(a.rank.format);
+  const Format f = parse_format(a.rank.format, kRecommendFormats);
   if (a.top < 1) throw usage_error(fmt::format("--top {} must be at least 1", a.top));
   check_rent_args(a.rent, a.rank);
   const Session s = resolve_session(a.rank);
@@ -160,6 +172,9 @@ void add_recommend_command(CLI::App& app, Context& ctx) {
       app.add_subcommand("recommend", "Rank GPUs and multi-GPU configurations for a workload");
   add_evaluation_options(cmd, a->rank);
   add_search_options(cmd, a->rank);
+  // recommend alone also writes a whole HTML page (report/html).
+  if (auto* format = cmd->get_option_no_throw("--format"))
+    format->description(format_help(kRecommendFormats));
   cmd->add_option("--top", a->top, "how many configurations to show (default 10)");
   cmd->add_option("-o,--output", a->output,
                   "write the output to this file, in one piece (default -: standard output)");

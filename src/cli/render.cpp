@@ -1,11 +1,11 @@
 #include "cli/render.hpp"
 
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cmath>
 #include <cstdlib>
-#include <regex>
 
 #include "gpusel/base/error.hpp"
 #include "gpusel/base/text.hpp"
@@ -13,65 +13,148 @@
 namespace gpusel::cli {
 namespace {
 
-// Display width, counting each UTF-8 code point once (units like "µ" or "¥").
-std::size_t width(const std::string& s) {
-  return static_cast<std::size_t>(
-      std::count_if(s.begin(), s.end(), [](char c) { return (c & 0xC0) != 0x80; }));
+const char* format_name(Format f) {
+  switch (f) {
+    case Format::table:
+      return "table";
+    case Format::json:
+      return "json";
+    case Format::csv:
+      return "csv";
+    case Format::html:
+      return "html";
+    case Format::github:
+      return "github";
+  }
+  return "";
 }
 
-std::string pad(const std::string& s, std::size_t w, bool right) {
-  std::string fill(w > width(s) ? w - width(s) : 0, ' ');
-  return right ? fill + s : s + fill;
+bool starts_with(const std::string& s, std::string_view prefix) {
+  return s.compare(0, prefix.size(), prefix) == 0;
 }
 
-// What a person reads and a program parses differ: a CSV cell drops the score bars and
-// colour of the terminal table, and "3,200 USD" becomes "3200 USD".
-std::string plain(const std::string& cell) {
-  static const std::regex bar("^(\x1b\\[[0-9;]*m|\u2588|\u2591)+ ?"), ansi("\x1b\\[[0-9;]*m");
-  static const std::regex grouped("^[0-9]{1,3}(,[0-9]{3})+(\\.[0-9]+)?( .*)?$");
-  std::string s = std::regex_replace(std::regex_replace(cell, bar, ""), ansi, "");
-  if (!std::regex_match(s, grouped)) return s;
+// A display cell for a program: without the score bar ("███░░ 75" -> "75") and without
+// thousands separators in a leading number ("3,200 USD" -> "3200 USD"). Read by hand, no
+// regex: cells carry text from user files.
+std::string plain(std::string s) {
+  for (bool more = true; more;) {
+    more = false;
+    for (std::string_view bar : {"\u2588", "\u2591"})
+      if (starts_with(s, bar)) s.erase(0, bar.size()), more = true;
+  }
+  if (!s.empty() && s.front() == ' ') s.erase(0, 1);
   const std::size_t end = std::min(s.find(' '), s.size());
-  s.erase(std::remove(s.begin(), s.begin() + static_cast<std::ptrdiff_t>(end), ','),
-          s.begin() + static_cast<std::ptrdiff_t>(end));
+  bool grouped = end > 0 && s.find(',') < end;
+  for (std::size_t i = 0; i < end && grouped; ++i)
+    grouped = std::isdigit(static_cast<unsigned char>(s[i])) || s[i] == ',' || s[i] == '.';
+  if (grouped)
+    s.erase(std::remove(s.begin(), s.begin() + static_cast<std::ptrdiff_t>(end), ','),
+            s.begin() + static_cast<std::ptrdiff_t>(end));
   return s;
 }
 
+bool is_number(const std::string& s) {
+  if (s.empty() || s.size() > 64 || std::isspace(static_cast<unsigned char>(s.front())))
+    return false;
+  char* end = nullptr;
+  const double v = std::strtod(s.c_str(), &end);
+  return end == s.c_str() + s.size() && std::isfinite(v);
+}
+
+// OWASP CSV injection: a cell a spreadsheet would evaluate (= + - @, tab, CR first) gets a
+// leading ' so it stays text; numbers such as -5 and a lone "-" are left alone. Then RFC 4180
+// quoting.
 std::string csv_cell(const std::string& raw) {
-  const std::string s = plain(raw);
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string s = safe_cell(raw);
+  if (s.size() > 1 && std::string_view("=+-@\t\r").find(s.front()) != std::string_view::npos &&
+      !is_number(s))
+    s.insert(0, "'");
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
   std::string q = "\"";
   for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
   return q + "\"";
 }
 
-}  // namespace
-
-Format parse_format(const std::string& name) {
-  if (name == "table") return Format::table;
-  if (name == "json") return Format::json;
-  if (name == "csv") return Format::csv;
-  if (name == "html") return Format::html;
-  throw usage_error("unknown format '" + name + "' (use table, json or csv)");
+std::string highlighted(std::string text, const std::vector<Highlight>& hs) {
+  if (!display().colour) return text;
+  for (const auto& h : hs) {
+    const std::string what = safe_text(h.text);
+    if (what.empty()) continue;
+    const std::string coloured = paint(what, h.tone);
+    for (std::size_t at = text.find(what); at != std::string::npos;
+         at = text.find(what, at + coloured.size()))
+      text.replace(at, what.size(), coloured);
+  }
+  return text;
 }
 
-std::string render_table(const Table& t) {
-  std::vector<std::size_t> w(t.columns.size());
-  for (std::size_t c = 0; c < t.columns.size(); ++c) {
-    w[c] = width(t.columns[c].header);
-    for (const auto& row : t.rows) w[c] = std::max(w[c], width(row.at(c)));
+// GitHub Actions (and other CI runners) read a log line starting with "::" as a workflow
+// command. gpusel's own text never starts a line so; a line from data that does gets its
+// first colon escaped. The last guard behind escaping newlines where data enters text.
+std::string no_workflow_commands(std::string text) {
+  for (std::size_t at = 0; at < text.size(); at = text.find('\n', at) + 1) {
+    const std::size_t first = text.find_first_not_of(" \t", at);
+    if (first != std::string::npos && text.compare(first, 2, "::") == 0)
+      text.replace(first, 1, "\\x3a");
+    if (text.find('\n', at) == std::string::npos) break;
   }
-  auto line = [&](auto cell) {
-    std::string s;
-    for (std::size_t c = 0; c < t.columns.size(); ++c)
-      s += (c ? "  " : "") + pad(cell(c), w[c], t.columns[c].right);
-    while (!s.empty() && s.back() == ' ') s.pop_back();
-    return s + "\n";
-  };
-  std::string out = line([&](std::size_t c) { return t.columns[c].header; });
-  out += line([&](std::size_t c) { return std::string(w[c], '-'); });
-  for (const auto& row : t.rows) out += line([&](std::size_t c) { return row[c]; });
-  return out;
+  return text;
+}
+
+std::string csv_value(const nlohmann::json& v, double scale) {
+  if (v.is_null()) return "";
+  if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
+  if (v.is_number()) {
+    const double x = v.get<double>() * scale;
+    return scale == 1 ? raw_number(x) : fmt::format("{:.12g}", x);
+  }
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_array()) return std::to_string(v.size());
+  return v.dump();
+}
+
+}  // namespace
+
+namespace {
+
+// "table (or text), json or csv": the names a command takes, for error messages.
+std::string format_names(const std::vector<Format>& allowed) {
+  std::string s;
+  for (std::size_t i = 0; i < allowed.size(); ++i) {
+    s += i == 0 ? "" : i + 1 == allowed.size() ? " or " : ", ";
+    s += format_name(allowed[i]);
+    if (allowed[i] == Format::table) s += " (or text)";
+  }
+  return s;
+}
+
+}  // namespace
+
+Format parse_format(const std::string& name, const std::vector<Format>& allowed) {
+  Format f;
+  if (name == "table" || name == "text")
+    f = Format::table;
+  else if (name == "json")
+    f = Format::json;
+  else if (name == "csv")
+    f = Format::csv;
+  else if (name == "github")
+    f = Format::github;
+  else if (name == "html")
+    f = Format::html;
+  else
+    throw usage_error("unknown format '" + safe_cell(name) + "' (use " + format_names(allowed) +
+                      ")");
+  if (std::find(allowed.begin(), allowed.end(), f) == allowed.end())
+    throw usage_error("--format " + name + " is not available here (use " + format_names(allowed) +
+                      ")");
+  return f;
+}
+
+std::string format_help(const std::vector<Format>& allowed) {
+  std::string s;
+  for (Format f : allowed) s += (s.empty() ? "" : "|") + std::string(format_name(f));
+  return s + " (default table; text = table)";
 }
 
 std::string render_csv(const Table& t) {
@@ -86,30 +169,52 @@ std::string render_csv(const Table& t) {
   return out;
 }
 
-std::string render(const Output& o, Format f) {
-  if (f == Format::json) return o.json.dump(2) + "\n";
-  // Table and CSV are read in terminals: names from data or a device's tool must not carry
-  // control sequences there (JSON escapes them itself, HTML is escaped by report/html).
-  if (f == Format::csv) return terminal_safe(render_csv(o.table));
-  if (f == Format::html) {
-    if (o.html.empty()) throw usage_error("--format html is for recommend only");
-    return o.html;
+Table json_rows(const nlohmann::json& rows, const std::vector<CsvColumn>& columns) {
+  Table t;
+  for (const auto& c : columns) t.columns.push_back({c.header});
+  if (!rows.is_array()) return t;
+  for (const auto& e : rows) {
+    std::vector<std::string> row;
+    for (const auto& c : columns) {
+      const nlohmann::json::json_pointer p(c.pointer);
+      row.push_back(e.contains(p) ? csv_value(e.at(p), c.scale) : "");
+    }
+    t.rows.push_back(std::move(row));
   }
-  return terminal_safe(o.before + (o.table.columns.empty() ? "" : render_table(o.table)) + o.after);
+  return t;
+}
+
+std::string raw_number(double v) {
+  if (!std::isfinite(v)) return "";
+  if (v == std::floor(v) && std::fabs(v) < 1e15) return fmt::format("{:.0f}", v);
+  return fmt::format("{}", v);
 }
 
 void emit(std::ostream& out, const Output& o, Format f) {
-  out << render(o, f);
+  std::string text;
+  if (f == Format::json) {
+    text = o.json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  } else if (f == Format::csv && !o.csv.columns.empty()) {
+    text = render_csv(o.csv);
+  } else if (f == Format::csv) {
+    Table t = o.table;
+    for (auto& row : t.rows)
+      for (auto& cell : row) cell = plain(cell);
+    text = render_csv(t);
+  } else if (f == Format::html) {
+    text = o.html;  // report/html escaped every text from data or the user
+  } else {
+    text = no_workflow_commands(safe_text(o.before) +
+                                (o.table.columns.empty() ? "" : render_table(o.table)) +
+                                safe_text(o.after));
+    text = highlighted(text, o.highlights);
+  }
+  out << text;
   out.flush();
 }
 
 std::string fixed(double v, int decimals) { return fmt::format("{:.{}f}", v, decimals); }
 
 std::string gib(double bytes) { return fixed(bytes / (1024.0 * 1024.0 * 1024.0), 2); }
-
-bool colour_enabled() {
-  const char* no = std::getenv("NO_COLOR");
-  return isatty(STDOUT_FILENO) && !(no && *no);
-}
 
 }  // namespace gpusel::cli

@@ -86,6 +86,13 @@ const std::vector<Spec> kSpecs{
      0,
      "refit when calibration rows change",
      "tests/calibration/throughput_report --fit"},
+    {"data/serving.json",
+     "serving-engine defaults",
+     {{"engines", "*", "kv_block_tokens"}},
+     0,
+     "engine defaults: check at each engine release",
+     "vLLM config/cache.py and arg_utils.py, SGLang server_args.py, TensorRT-LLM KvCacheConfig, "
+     "llama.cpp tools/server README"},
     {"data/rules.json", "expert rules", {}, 0, "-", "each rule's cited source"},
     {"data/scoring.json", "scoring constants", {}, 0, "-", "the reasons and sources it cites"}};
 
@@ -168,7 +175,8 @@ CatalogStatusAnswer catalog_status(const std::string& as_of,
     const std::string p(e.path);
     const bool known =
         std::any_of(all.begin(), all.end(), [&](const Spec& s) { return s.file == p; });
-    if (!known && p.rfind("data/schema/", 0) != 0)
+    // Schemas and message tables state no facts that age.
+    if (!known && p.rfind("data/schema/", 0) != 0 && p.rfind("data/i18n/", 0) != 0)
       all.push_back({e.path.data(), "(no freshness rule yet)", {}, 0, "-", "-"});
   }
   for (const Spec& s : all) {

@@ -8,6 +8,7 @@
 #include "gpusel/base/text.hpp"
 #include "gpusel/data/data_source.hpp"
 #include "gpusel/data/validate.hpp"
+#include "gpusel/i18n/i18n.hpp"
 #include "json/json_fields.hpp"
 
 namespace gpusel {
@@ -55,7 +56,8 @@ CloudDefaults parse_defaults(const json& defs, const std::string& origin) {
   std::optional<Figure> availability;
   if (defs.is_object() && defs.contains("spot_availability"))
     availability = parse_default(defs, "spot_availability", origin);
-  return {parse_default(defs, "spot_ratio", origin), availability,
+  return {parse_default(defs, "spot_ratio", origin),
+          availability,
           parse_default(defs, "commit_1y_discount", origin),
           parse_default(defs, "commit_3y_discount", origin),
           parse_default(defs, "storage_per_gb_month", origin),
@@ -110,18 +112,19 @@ void check_figure_range(const Figure& f, const std::string& at) {
                      fmt::format("{}, {}", f.low, f.high) + "]");
 }
 
+// Ids (JSON, CSV); marked because sentences for people translate them (tr at the use).
 const char* rent_kind_name(RentKind k) {
   switch (k) {
     case RentKind::on_demand:
-      return "on-demand";
+      return N_("on-demand");
     case RentKind::spot:
-      return "spot";
+      return N_("spot");
     case RentKind::monthly:
-      return "monthly";
+      return N_("monthly");
     case RentKind::commit_1y:
-      return "commit-1y";
+      return N_("commit-1y");
     case RentKind::commit_3y:
-      return "commit-3y";
+      return N_("commit-3y");
   }
   return "?";
 }
@@ -200,13 +203,13 @@ std::optional<EffectivePrice> effective_price(const Offer& o, RentKind kind,
                                               const CloudDefaults& d) {
   auto spot = [&](double ratio) {
     return EffectivePrice{o.on_demand_per_hour * ratio, false,
-                          fmt::format("default: {:.2f} x on-demand", ratio)};
+                          trf("default: {:.2f} x on-demand", ratio)};
   };
   auto commit = [&](double discount) {
     return EffectivePrice{o.on_demand_per_hour * (1 - discount), false,
-                          fmt::format("default: {:.0f} % off on-demand", discount * 100)};
+                          trf("default: {:.0f} % off on-demand", discount * 100)};
   };
-  auto published = [](double v) { return EffectivePrice{v, true, "published"}; };
+  auto published = [](double v) { return EffectivePrice{v, true, tr("published")}; };
   switch (kind) {
     case RentKind::on_demand:
       return published(o.on_demand_per_hour);

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "gpusel/base/error.hpp"
+#include "gpusel/i18n/i18n.hpp"
 #include "gpusel/json/embedded.hpp"
 #include "gpusel/json/json_schema.hpp"
 #include "gpusel/json/json_source.hpp"
@@ -27,6 +28,7 @@ Platform parse_platform(const json& j, const std::string& at) {
   Platform p;
   p.id = j.at("id").get<std::string>();
   p.name = j.at("name").get<std::string>();
+  p.name_zh = j.value("name_zh-CN", "");
   p.network = j.value("network", "");
   const json& m = j.at("match");
   p.match = {strings(m, "gpu_ids"),     strings(m, "segments"), strings(m, "form_factors"),
@@ -57,6 +59,11 @@ PsuStep psu_for(const Platforms& p, double card_watts) {
   return p.psu_steps.back();  // beyond the largest step: the largest (the label says so)
 }
 
+// A name in the session's language: the zh-CN one where the file gives it.
+const std::string& localised(const std::string& en, const std::string& zh) {
+  return language() == Lang::zh_cn && !zh.empty() ? zh : en;
+}
+
 }  // namespace
 
 const Network* Platforms::network(const std::string& id) const {
@@ -81,7 +88,7 @@ Platforms parse_platforms(const json& doc, const std::string& origin) {
   const json& nets = doc.at("networks");
   for (std::size_t i = 0; i < nets.size(); ++i)
     out.networks.push_back({nets[i].at("id").get<std::string>(),
-                            nets[i].at("name").get<std::string>(),
+                            nets[i].at("name").get<std::string>(), nets[i].value("name_zh-CN", ""),
                             parse_figure(nets[i].at("cost_per_gpu"),
                                          origin + ": networks[" + std::to_string(i) + "]")});
   const json& list = doc.at("platforms");
@@ -111,7 +118,8 @@ PlatformQuote quote_platform(const Platforms& p, const Gpu& gpu, int count, bool
     q.platform = &pl;
     q.hosts = hosts;
     q.hosts_usd = pl.cost.value * hosts;
-    q.label = hosts > 1 ? fmt::format("{}x {}", hosts, pl.name) : pl.name;
+    const std::string& name = localised(pl.name, pl.name_zh);
+    q.label = hosts > 1 ? fmt::format("{}x {}", hosts, name) : name;
     if (pl.psu) {
       const PsuStep s = psu_for(p, gpu.tdp_w * std::min(count, pl.gpus_per_host));
       q.psu_watts = s.watts;
@@ -121,7 +129,7 @@ PlatformQuote quote_platform(const Platforms& p, const Gpu& gpu, int count, bool
     if (hosts > 1) {
       q.network = p.network(pl.network);
       q.network_usd = q.network->cost_per_gpu.value * count;
-      q.label += " + " + q.network->name;
+      q.label += " + " + localised(q.network->name, q.network->name_zh);
     }
     q.total_usd = q.hosts_usd + q.network_usd;
     return q;

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "gpusel/i18n/i18n.hpp"
+
 namespace gpusel {
 namespace {
 
@@ -66,20 +68,40 @@ Truth combine(const Condition& c, const Facts& facts, bool is_all) {
   return is_all;
 }
 
+// The text in the session's language: the zh-CN one where the rule has it.
+const std::string& localised(const std::string& en, const std::string& zh) {
+  return language() == Lang::zh_cn && !zh.empty() ? zh : en;
+}
+
 void fire(const Rule& r, const Facts& facts, RuleOutcome& out) {
   out.fired.push_back(r.id);
   const Effects& e = r.effects;
-  if (!e.warning.empty()) out.warnings.push_back({r.id, render_text(e.warning, facts), r.source});
-  if (!e.note.empty()) out.notes.push_back({r.id, render_text(e.note, facts), r.source});
+  if (!e.warning.empty())
+    out.warnings.push_back(
+        {r.id, render_text(localised(e.warning, e.warning_zh), facts), r.source});
+  if (!e.note.empty())
+    out.notes.push_back({r.id, render_text(localised(e.note, e.note_zh), facts), r.source});
   out.delta += e.score;
   if (e.exclude && !out.excluded) {
     out.excluded = true;
-    out.exclude_reason = render_text(*e.exclude, facts);
+    out.exclude_reason = render_text(localised(*e.exclude, e.exclude_zh), facts);
     out.exclude_rule = r.id;
   }
 }
 
 }  // namespace
+
+std::vector<std::string> untranslated_texts(const RuleSet& set) {
+  std::vector<std::string> out;
+  for (const auto& r : set.rules) {
+    if (r.disabled) continue;
+    const Effects& e = r.effects;
+    if (!e.warning.empty() && e.warning_zh.empty()) out.push_back(r.id + ".warning");
+    if (!e.note.empty() && e.note_zh.empty()) out.push_back(r.id + ".note");
+    if (e.exclude && e.exclude_zh.empty()) out.push_back(r.id + ".exclude");
+  }
+  return out;
+}
 
 ScoreDelta& ScoreDelta::operator+=(const ScoreDelta& o) {
   budget += o.budget;

@@ -160,7 +160,7 @@ TEST_CASE("an overlay replaces offers by id, appends new ones and keeps the defa
   CHECK(base.defaults.spot_ratio.value == Approx(0.4));
 }
 
-TEST_CASE("a file given with --cloud must carry defaults; an overlay need not") {
+TEST_CASE("a file given with --cloud must carry defaults, an overlay need not") {
   const std::string path = fixture("cloud/overlay.json");
   CHECK_THROWS_WITH(load_cloud({path, {}}), Catch::Contains("defaults"));
   const Cloud c = load_cloud({fixture("cloud/small.json"), {path}});
