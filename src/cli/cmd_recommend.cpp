@@ -23,7 +23,7 @@ struct RecommendArgs {
 // stdout, or the -o file written atomically (temporary file, then rename).
 void write_out(Context& ctx, const Output& o, Format f, const std::string& path) {
   if (path == "-") return emit(*ctx.out, o, f);
-  write_file_atomic(path, render(o, f));
+  write_file_atomic(path, render(o, f, false));
 }
 
 std::string rejected_text(const Ranking& r, bool timed) {

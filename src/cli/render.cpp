@@ -190,7 +190,7 @@ std::string raw_number(double v) {
   return fmt::format("{}", v);
 }
 
-void emit(std::ostream& out, const Output& o, Format f) {
+std::string render(const Output& o, Format f, bool to_terminal) {
   std::string text;
   if (f == Format::json) {
     text = o.json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
@@ -207,9 +207,13 @@ void emit(std::ostream& out, const Output& o, Format f) {
     text = no_workflow_commands(safe_text(o.before) +
                                 (o.table.columns.empty() ? "" : render_table(o.table)) +
                                 safe_text(o.after));
-    text = highlighted(text, o.highlights);
+    if (to_terminal) text = highlighted(text, o.highlights);
   }
-  out << text;
+  return text;
+}
+
+void emit(std::ostream& out, const Output& o, Format f) {
+  out << render(o, f, true);
   out.flush();
 }
 

@@ -60,7 +60,8 @@ std::string render_table(const Table& t);
 // RFC 4180; cells that a spreadsheet would run as a formula start with ' (OWASP).
 std::string render_csv(const Table& t);
 // The output in format `f`, as written; Error(usage) for html when the command has no page.
-std::string render(const Output& o, Format f);
+// The text of `o` in format `f`; colour only `to_terminal` (never in an -o file).
+std::string render(const Output& o, Format f, bool to_terminal);
 void emit(std::ostream& out, const Output& o, Format f);
 
 // A CSV column read from each element of a JSON array: `pointer` inside the element,

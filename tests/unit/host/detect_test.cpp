@@ -74,7 +74,7 @@ TEST_CASE("nvidia-smi text that is not the CSV (an error, no devices) gives no d
   CHECK(parse_nvidia_smi_csv("").empty());
 }
 
-TEST_CASE("rocm-smi's JSON: series name, memory in bytes; warnings before it are skipped") {
+TEST_CASE("rocm-smi's JSON: series name, memory in bytes, warnings before it are skipped") {
   auto ds = parse_rocm_smi_json("WARNING: AMD GPU device(s) is/are in a low-power state\n" +
                                 capture("rocm-smi-rx7900xt.json"));
   REQUIRE(ds.size() == 1);
@@ -111,7 +111,7 @@ TEST_CASE("npu-smi info: one device per chip, HBM used/total, the tool's version
   CHECK(a3[2].used_bytes == Approx(3415 * kMiB));
 }
 
-TEST_CASE("Ascend names: 910B4-1 by its alias; Ascend910 chips of 64 GiB are not the 128 GB 910C") {
+TEST_CASE("Ascend names: 910B4-1 by its alias, Ascend910 chips of 64 GiB are not the 128 GB 910C") {
   auto ds = parse_npu_smi_info(capture("npu-smi-910b4-1.txt"));
   match_device(ds[0], catalog(), load_device_aliases());
   CHECK(id_of(ds[0]) == "ascend-910b");
@@ -121,7 +121,7 @@ TEST_CASE("Ascend names: 910B4-1 by its alias; Ascend910 chips of 64 GiB are not
   CHECK_THAT(a3[0].match, Catch::StartsWith("not in the catalog"));
 }
 
-TEST_CASE("xpu-smi discovery: a device per id; unknown parts reported as unknown") {
+TEST_CASE("xpu-smi discovery: a device per id, unknown parts reported as unknown") {
   auto b60 = parse_xpu_smi_discovery(capture("xpu-smi-arc-pro-b60.txt"));
   REQUIRE(b60.size() == 1);
   CHECK(b60[0].bus_id == "0000:17:00.0");

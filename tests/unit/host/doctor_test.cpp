@@ -99,7 +99,7 @@ TEST_CASE("a CPU-only wheel on an NVIDIA machine fails with the CUDA index as fi
   CHECK(a.failed());
 }
 
-TEST_CASE("a wheel built for a newer CUDA major than the driver runs fails; a newer minor warns") {
+TEST_CASE("a wheel built for a newer CUDA major than the driver runs fails, a newer minor warns") {
   auto old = a800(torch_json("2.3.1+cu121", "12.1", false, 0));
   old["nvidia-smi-header"] =
       ran("| NVIDIA-SMI 470.82.01  Driver Version: 470.82.01  CUDA Version: 11.4 |\n");
@@ -152,7 +152,7 @@ TEST_CASE("several GPUs without NCCL in PyTorch fail the NCCL check (K15)") {
   CHECK_THAT(check(a, "nccl").fix, Catch::Contains("nvcr.io/nvidia/pytorch"));
 }
 
-TEST_CASE("a CUDA wheel on an AMD GPU fails; ROCm's own check passes") {
+TEST_CASE("a CUDA wheel on an AMD GPU fails, ROCm's own check passes") {
   const DoctorAnswer a = machine({{"rocm-smi", ran(capture("rocm-smi-rx7900xt.json"))},
                                   {"python3", ran(torch_json("2.3.1+cu121", "12.1", false, 0))}});
   CHECK(check(a, "rocm").status == CheckStatus::pass);
@@ -163,7 +163,7 @@ TEST_CASE("a CUDA wheel on an AMD GPU fails; ROCm's own check passes") {
              Catch::Contains("ROCm build") && !Catch::Contains("nvidia-smi"));
 }
 
-TEST_CASE("Ascend without torch_npu warns; with it and an NPU it passes (K23)") {
+TEST_CASE("Ascend without torch_npu warns, with it and an NPU it passes (K23)") {
   const auto npu = ran(capture("npu-smi-910b4-1.txt"));
   const DoctorAnswer a =
       machine({{"npu-smi", npu}, {"python3", ran(torch_json("2.1.0", "", false, 0, false))}});

@@ -128,7 +128,7 @@ TEST_CASE("a configuration filtered out is not plotted") {
   for (const auto& x : p.points) CHECK(catalog().find(x.gpu)->vendor == "amd");
 }
 
-TEST_CASE("spec charts: cards by the metric, largest first; unknown metric is a usage error") {
+TEST_CASE("spec charts: cards by the metric, largest first, unknown metric is a usage error") {
   Filters f;
   f.vendors = {"nvidia"};
   const SpecChart c = spec_chart(catalog(), f, Metric::vram, {"USD"}, rates());
@@ -213,7 +213,7 @@ TEST_CASE("the page: sections in order, tables with their cells, sources linked"
   CHECK(html.find("src=") == std::string::npos);
 }
 
-TEST_CASE("the page links only http(s) sources; any other scheme stays text") {
+TEST_CASE("the page links only http(s) sources, any other scheme stays text") {
   HtmlReport r;
   r.title = "Which GPU";
   r.warnings = {{"1. x", "<b>t</b>", "user-rule", "javascript:alert(1)"},
