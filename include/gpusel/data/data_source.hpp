@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "gpusel/data/catalog.hpp"
+#include "gpusel/data/models.hpp"
 
 namespace gpusel {
 
@@ -15,6 +16,10 @@ struct DataPaths {
 // The default catalog (embedded), or `paths.catalog`, with every overlay merged in.
 // Unreadable or invalid files throw Error(data) naming the file.
 Catalog load_catalog(const DataPaths& paths);
+
+// The model presets: the embedded data/models.json, or `path` checked as `catalog validate`
+// checks it and refused with Error(data) "file:line:col: ..." at its first error.
+std::vector<ModelArch> load_models(const std::string& path);
 
 // Text of `path` when set, else of the embedded file `embedded_name`.
 std::string load_text(const std::string& path, const std::string& embedded_name);

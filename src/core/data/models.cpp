@@ -1,10 +1,12 @@
 #include "gpusel/data/models.hpp"
 
 #include <algorithm>
+#include <unordered_set>
 
 #include "gpusel/base/error.hpp"
 #include "gpusel/base/text.hpp"
 #include "json/json_fields.hpp"
+#include "records_internal.hpp"
 
 namespace gpusel {
 namespace {
@@ -114,6 +116,8 @@ MoeSpec parse_moe(const json& j, const std::string& at) {
   s.expert_intermediate = positive(j, "expert_intermediate", at + ".moe");
   s.dense_layers = maybe<int>(j, "dense_layers", at).value_or(0);
   if (s.active > s.experts) throw data_error(at + ".moe: active exceeds experts");
+  if (s.shared_experts < 0 || s.dense_layers < 0)
+    throw data_error(at + ".moe: shared_experts and dense_layers must not be negative");
   return s;
 }
 
@@ -131,11 +135,15 @@ void parse_shape(ModelArch& m, const json& rec, const std::string& at) {
   m.qkv_bias = maybe<bool>(rec, "qkv_bias", at).value_or(false);
   m.max_context = positive(rec, "max_context", at);
   m.sliding_window = maybe<int>(rec, "sliding_window", at);
+  if (m.sliding_window && *m.sliding_window < 1)
+    throw data_error(at + ": sliding_window must be >= 1");
   if (m.kv_heads > m.heads) throw data_error(at + ": kv_heads exceeds heads");
   if (m.vocab < 0) throw data_error(at + ": vocab must not be negative");
 }
 
-ModelArch parse_model(const json& rec, const std::string& at) {
+}  // namespace
+
+ModelArch detail::parse_model_record(const json& rec, const std::string& at) {
   if (!rec.is_object()) throw data_error(at + ": a model record must be an object");
   ModelArch m;
   m.id = field<std::string>(rec, "id", at);
@@ -146,31 +154,32 @@ ModelArch parse_model(const json& rec, const std::string& at) {
   if (!(m.params > 0)) throw data_error(at + ": params must be positive");
   m.active_params = maybe<double>(rec, "active_params", at);
   parse_shape(m, rec, at);
-  if (rec.contains("moe") && !rec["moe"].is_null()) m.moe = parse_moe(rec["moe"], at);
+  if (auto moe = maybe<json>(rec, "moe", at)) m.moe = parse_moe(*moe, at);
+  if (m.moe && m.moe->dense_layers > m.layers)
+    throw data_error(at + ".moe: dense_layers exceeds layers");
   if (auto mla = maybe<json>(rec, "mla", at))
-    m.mla = MlaSpec{field<int>(*mla, "kv_lora_rank", at + ".mla"),
-                    field<int>(*mla, "qk_rope_head_dim", at + ".mla")};
+    m.mla = MlaSpec{positive(*mla, "kv_lora_rank", at + ".mla"),
+                    positive(*mla, "qk_rope_head_dim", at + ".mla")};
   m.image_tokens = maybe<int>(rec, "image_tokens", at);
+  if (m.image_tokens && *m.image_tokens < 1) throw data_error(at + ": image_tokens must be >= 1");
   m.source = field<std::string>(rec, "source", at);
   m.as_of = field<std::string>(rec, "as_of", at);
   m.notes = maybe<std::string>(rec, "notes", at).value_or("");
   return m;
 }
 
-}  // namespace
-
 std::vector<ModelArch> parse_models(const json& doc, const std::string& origin) {
   if (!doc.is_object() || !doc.contains("models") || !doc["models"].is_array())
     throw data_error(origin + ": expected an object with a \"models\" array");
   std::vector<ModelArch> out;
+  std::unordered_set<std::string> ids;
   for (std::size_t i = 0; i < doc["models"].size(); ++i) {
     const json& rec = doc["models"][i];
     std::string at = origin + ": models[" + std::to_string(i) + "]";
     if (rec.is_object() && rec.contains("id") && rec["id"].is_string())
-      at += " (" + rec["id"].get<std::string>() + ")";
-    out.push_back(parse_model(rec, at));
-    for (std::size_t j = 0; j + 1 < out.size(); ++j)
-      if (out[j].id == out.back().id) throw data_error(at + ": duplicate id");
+      at += " (" + quote_input(rec["id"].get<std::string>()) + ")";
+    out.push_back(detail::parse_model_record(rec, at));
+    if (!ids.insert(out.back().id).second) throw data_error(at + ": duplicate id");
   }
   return out;
 }
@@ -181,7 +190,7 @@ const ModelArch& require_model(const std::vector<ModelArch>& models, std::string
     if (m.id == id) return m;
     ids.push_back(m.id);
   }
-  throw usage_error("unknown model '" + std::string(id) + "'" + did_you_mean(id, ids) +
+  throw usage_error("unknown model '" + quote_input(id) + "'" + did_you_mean(id, ids) +
                     "; `gpusel models list` shows all ids");
 }
 
