@@ -19,6 +19,8 @@ namespace {
 
 using nlohmann::json;
 
+constexpr std::size_t kMaxPointerShown = 200;
+
 const Schema& schema_for(const DocKind& kind) {
   static std::map<std::string, std::unique_ptr<Schema>> schemas;  // read once per process
   auto& s = schemas[kind.schema];
@@ -167,7 +169,14 @@ void locate(std::string_view text, ValidationReport& report) {
   LocatedJson src;
   src.text = text;
   const auto positions = src.at_all(pointers);
-  for (std::size_t i = 0; i < positions.size(); ++i) report.diagnostics[i].pos = positions[i];
+  for (std::size_t i = 0; i < positions.size(); ++i) {
+    auto& d = report.diagnostics[i];
+    d.pos = positions[i];
+    // Keys come from the file: cut long ones and show control characters as \xNN, so that
+    // no report line can be flooded or carry a terminal or CI escape sequence.
+    d.pointer = quote_input(d.pointer, kMaxPointerShown);
+    d.message = quote_input(d.message, std::string::npos);
+  }
   // Source order, so a reader can walk the file top to bottom.
   std::stable_sort(report.diagnostics.begin(), report.diagnostics.end(),
                    [](const Diagnostic& a, const Diagnostic& b) {

@@ -329,16 +329,29 @@ class Checker {
     if (kw.one_of) check_alternatives(*kw.one_of, v, ptr, true);
   }
 
+  // Whether `s` (through its $refs) accepts the type of `v`: an alternative for another type
+  // is a poor "closest" even when it has fewer findings.
+  bool type_fits(const json& s, const json& v, int hops = 0) const {
+    if (s.is_boolean()) return s.get<bool>();
+    const Keywords& kw = keywords(s);
+    if (kw.type && !(kw.type_mask & types_of(v))) return false;
+    return !kw.ref || hops > 16 || type_fits(*kw.ref, v, hops + 1);
+  }
+
   void check_alternatives(const json& subs, const json& v, const std::string& ptr, bool one) {
     std::size_t matched = 0;
     std::vector<SchemaIssue> closest;
+    bool closest_fits = false;
     for (auto& sub : subs) {
       auto found = trial(sub, v, ptr);
+      const bool fits = type_fits(sub, v);
       if (found.empty()) {
         ++matched;
         if (!one) return;
-      } else if (closest.empty() || found.size() < closest.size()) {
+      } else if (closest.empty() || (fits && !closest_fits) ||
+                 (fits == closest_fits && found.size() < closest.size())) {
         closest = std::move(found);
+        closest_fits = fits;
       }
     }
     if (matched != 1) report_alternatives(subs.size(), matched, closest, ptr);
