@@ -86,6 +86,9 @@ Cloud load_cloud(const CloudPaths& paths);
 // checked as `catalog validate` checks it (its GPU ids against `catalog` when given) and
 // refused with Error(data) "file:line:col: ..." at its first error.
 Cloud load_cloud_file(const std::string& path, bool overlay, const Catalog* catalog = nullptr);
+// The same from text already read; `trusted`: the embedded file, read without the schema.
+Cloud cloud_from_text(std::string_view text, const std::string& origin, bool overlay,
+                      const Catalog* catalog, bool trusted = false);
 
 enum class RentKind { on_demand, spot, monthly, commit_1y, commit_3y };
 const char* rent_kind_name(RentKind k);  // "on-demand", "spot", "monthly", "commit-1y", ...

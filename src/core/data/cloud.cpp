@@ -200,12 +200,17 @@ void check_offer_gpus(const Cloud& cloud, const Catalog& catalog) {
   }
 }
 
+Cloud load_cloud_file(const std::string& path, bool overlay, const Catalog* catalog) {
+  const std::string origin = path.empty() ? "embedded data/cloud.json" : path;
+  return cloud_from_text(load_text(path, "data/cloud.json"), origin, overlay, catalog,
+                         path.empty());
+}
+
 // The embedded offers are checked in CI and read without the schema; a user's file goes
 // through every check `catalog validate` runs (GPU ids against `catalog` when given) and is
 // refused at its first error, located.
-Cloud load_cloud_file(const std::string& path, bool overlay, const Catalog* catalog) {
-  const std::string origin = path.empty() ? "embedded data/cloud.json" : path;
-  const std::string text = load_text(path, "data/cloud.json");
+Cloud cloud_from_text(std::string_view text, const std::string& origin, bool overlay,
+                      const Catalog* catalog, bool trusted) {
   Cloud c;
   c.origin = origin;
   detail::DocumentSink sink;
@@ -215,7 +220,7 @@ Cloud load_cloud_file(const std::string& path, bool overlay, const Catalog* cata
   };
   detail::PassOptions pass;
   pass.expected = &detail::offers_kind();
-  pass.trusted = path.empty();
+  pass.trusted = trusted;
   pass.overlay = overlay;
   pass.errors_only = true;
   const ValidateOptions opt{today_iso(), catalog};

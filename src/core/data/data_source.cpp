@@ -13,7 +13,13 @@ namespace {
 // is refused at its first error, located.
 Catalog catalog_from(const std::string& path) {
   const std::string origin = path.empty() ? "embedded data/gpus.json" : path;
-  const auto text = std::make_shared<const std::string>(load_text(path, "data/gpus.json"));
+  return catalog_from_text(load_text(path, "data/gpus.json"), origin, path.empty());
+}
+
+}  // namespace
+
+Catalog catalog_from_text(std::string content, const std::string& origin, bool trusted) {
+  const auto text = std::make_shared<const std::string>(std::move(content));
   Catalog cat;
   cat.origin = origin;
   detail::DocumentSink sink;
@@ -28,15 +34,13 @@ Catalog catalog_from(const std::string& path) {
   };
   detail::PassOptions pass;
   pass.expected = &detail::gpus_kind();
-  pass.trusted = path.empty();
+  pass.trusted = trusted;
   pass.errors_only = true;
   const ValidateOptions opt{today_iso(), nullptr};
   detail::throw_first_error(detail::check_document(*text, origin, opt, pass, &sink), origin);
   cat.reindex();
   return cat;
 }
-
-}  // namespace
 
 std::string load_text(const std::string& path, const std::string& embedded_name) {
   if (path.empty()) return std::string(embedded_text(embedded_name));
@@ -45,14 +49,18 @@ std::string load_text(const std::string& path, const std::string& embedded_name)
 
 std::vector<ModelArch> load_models(const std::string& path) {
   const std::string origin = path.empty() ? "data/models.json" : path;
-  const std::string text = load_text(path, "data/models.json");
+  return models_from_text(load_text(path, "data/models.json"), origin, path.empty());
+}
+
+std::vector<ModelArch> models_from_text(std::string_view text, const std::string& origin,
+                                        bool trusted) {
   std::vector<ModelArch> out;
   detail::DocumentSink sink;
   sink.record = [&out](std::size_t, const nlohmann::json& rec, const std::string& at,
                        detail::Span) { out.push_back(detail::parse_model_record(rec, at)); };
   detail::PassOptions pass;
   pass.expected = &detail::models_kind();
-  pass.trusted = path.empty();
+  pass.trusted = trusted;
   pass.errors_only = true;
   const ValidateOptions opt{today_iso(), nullptr};
   detail::throw_first_error(detail::check_document(text, origin, opt, pass, &sink), origin);

@@ -30,12 +30,6 @@ const Schema& schema_for(const DocKind& kind) {
 
 void no_top(const json&, const ValidateOptions&, Findings&) {}
 
-const DocKind* kind_named(const std::string& list) {
-  for (const DocKind* k : {&gpus_kind(), &offers_kind(), &models_kind()})
-    if (list == k->list) return k;
-  return nullptr;
-}
-
 // "gpus[3] (rtx-4090)": a record as messages name it.
 std::string record_name(const DocKind& kind, std::size_t i, const json& rec) {
   std::string s = std::string(kind.list) + "[" + std::to_string(i) + "]";
@@ -80,13 +74,15 @@ class Pass {
   const DocKind* kind_ = nullptr;
   std::unordered_map<std::string, std::size_t> ids_;
 
+  // The expected kind, else the first of gpus, offers, models the document has.
   const json_detail::Outline::List* pick_list(const json_detail::Outline& outline) {
-    for (const auto& key : outline.keys) {
-      const DocKind* k = pass_.expected ? pass_.expected : kind_named(key);
-      if (!k || key != k->list) continue;
+    const auto& keys = outline.keys;
+    for (const DocKind* k : {&gpus_kind(), &offers_kind(), &models_kind()}) {
+      if (pass_.expected && pass_.expected != k) continue;
+      if (std::find(keys.begin(), keys.end(), k->list) == keys.end()) continue;
       kind_ = k;
       for (const auto& l : outline.lists)
-        if (l.key == key) return &l;
+        if (l.key == k->list) return &l;
       break;  // the list is there but is not an array
     }
     if (pass_.expected && !kind_)
