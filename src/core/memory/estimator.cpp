@@ -78,11 +78,17 @@ bool tensor_parallel_splits(const Workload& w, int count) {
   return !tensor_parallel || w.model.heads <= 0 || w.model.heads % count == 0;
 }
 
-Estimate estimate(const Workload& w) {
+Estimate estimate(const Workload& w, EstimateDetail level) {
   validate(w);
+  // Formulas and assumptions are text for a reader; the ranker needs only the numbers.
+  struct Words {
+    explicit Words(bool on) : saved(detail::formulas_on) { detail::formulas_on = on; }
+    ~Words() { detail::formulas_on = saved; }
+    bool saved;
+  } words(level == EstimateDetail::full);
   Estimate e;
   const detail::Setup s = detail::make_setup(w, e.assumptions);
-  describe(w, s, e.assumptions);
+  if (level == EstimateDetail::full) describe(w, s, e.assumptions);
   detail::add_state_components(s, e.components);
   if (is_training(w.mode))
     detail::add_activation_components(s, e.components);

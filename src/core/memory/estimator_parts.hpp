@@ -33,8 +33,10 @@ void add_state_components(const Setup& s, std::vector<Component>& out);
 void add_activation_components(const Setup& s, std::vector<Component>& out);
 void add_inference_components(const Setup& s, std::vector<Component>& out);
 
-// Number formatting for formulas: "6.74e9", "1.25 GB".
+// Number formatting for formulas: "6.74e9", "1.25 GB"; "" while formulas are off
+// (estimate(w, EstimateDetail::numbers): the ranker's hundreds of configurations show none).
 std::string num(double v);
+extern thread_local bool formulas_on;
 std::string gb(double bytes);
 
 // LoRA adapter parameters of one block, and which matrices carry adapters.

@@ -91,13 +91,13 @@ Result evaluate(const Config& config, const RuleSet& rules, const Rates& rates,
   r.config = config;
   const Workload w = workload_for(config, req);
   r.config.shard = w.shard;
-  r.need = estimate(w);
+  r.need = estimate(w, EstimateDetail::numbers);
   r.usable_bytes = usable_bytes(*config.gpu, req.reserve);
   r.headroom = (r.usable_bytes - r.need.total_bytes) / r.usable_bytes;
-  r.one_card_fits = config.count == 1
-                        ? r.need.total_bytes <= r.usable_bytes
-                        : estimate(workload_for(make_config(*config.gpu, 1, w), req)).total_bytes <=
-                              r.usable_bytes;
+  r.one_card_fits = config.count == 1 ? r.need.total_bytes <= r.usable_bytes
+                                      : estimate(workload_for(make_config(*config.gpu, 1, w), req),
+                                                 EstimateDetail::numbers)
+                                                .total_bytes <= r.usable_bytes;
   r.unit_price = charge(*config.gpu, req.price, rates);
   r.price = r.unit_price ? r.unit_price->amount * config.count : 0;
   r.throughput = estimate_throughput(w, *config.gpu, config.count, config.linked);
