@@ -66,15 +66,16 @@ Truth combine(const Condition& c, const Facts& facts, bool is_all) {
   return is_all;
 }
 
-void fire(const Rule& r, const Facts& facts, RuleOutcome& out) {
+void fire(const Rule& r, const Facts& facts, RuleOutcome& out, bool render) {
   out.fired.push_back(r.id);
   const Effects& e = r.effects;
-  if (!e.warning.empty()) out.warnings.push_back({r.id, render_text(e.warning, facts), r.source});
-  if (!e.note.empty()) out.notes.push_back({r.id, render_text(e.note, facts), r.source});
+  auto text = [&](const std::string& t) { return render ? render_text(t, facts) : std::string(); };
+  if (!e.warning.empty()) out.warnings.push_back({r.id, text(e.warning), r.source});
+  if (!e.note.empty()) out.notes.push_back({r.id, text(e.note), r.source});
   out.delta += e.score;
   if (e.exclude && !out.excluded) {
     out.excluded = true;
-    out.exclude_reason = render_text(*e.exclude, facts);
+    out.exclude_reason = text(*e.exclude);
     out.exclude_rule = r.id;
   }
 }
@@ -142,11 +143,11 @@ std::optional<bool> evaluate(const Condition& c, const Facts& facts) {
   return std::nullopt;
 }
 
-RuleOutcome apply_rules(const RuleSet& rules, const Facts& facts) {
+RuleOutcome apply_rules(const RuleSet& rules, const Facts& facts, bool render) {
   check_facts(facts);
   RuleOutcome out;
   for (const Rule& r : rules.rules)
-    if (!r.disabled && evaluate(r.when, facts) == true) fire(r, facts, out);
+    if (!r.disabled && evaluate(r.when, facts) == true) fire(r, facts, out, render);
   return out;
 }
 
