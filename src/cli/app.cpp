@@ -7,6 +7,7 @@
 #include "cli/cmd_estimate.hpp"
 #include "cli/cmd_recommend.hpp"
 #include "cli/context.hpp"
+#include "cli/render.hpp"
 #include "gpusel/base/error.hpp"
 
 namespace gpusel::cli {
@@ -35,6 +36,7 @@ void build(CLI::App& app, Context& ctx) {
   add_recommend_command(app, ctx);
   add_check_compare_commands(app, ctx);
   add_cost_command(app, ctx);
+  add_cloud_commands(app, ctx);
 }
 
 int parse(CLI::App& app, int argc, char** argv) {
@@ -47,7 +49,7 @@ int parse(CLI::App& app, int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << "gpusel: error: " << e.what() << " (see gpusel --help)\n";
+    std::cerr << "gpusel: error: " << terminal_safe(e.what()) << " (see gpusel --help)\n";
     return static_cast<int>(ExitCode::usage);
   }
   return -1;
@@ -66,10 +68,10 @@ int run(int argc, char** argv) {
     return ctx.action ? ctx.action() : 0;
   } catch (const Error& e) {
     std::cout.flush();
-    std::cerr << "gpusel: error: " << e.what() << "\n";
+    std::cerr << "gpusel: error: " << terminal_safe(e.what()) << "\n";
     return static_cast<int>(e.code());
   } catch (const std::exception& e) {
-    std::cerr << "gpusel: error: internal: " << e.what() << "\n";
+    std::cerr << "gpusel: error: internal: " << terminal_safe(e.what()) << "\n";
     return static_cast<int>(ExitCode::data);
   }
 }

@@ -110,11 +110,13 @@ void add_show(CLI::App& catalog, Context& ctx) {
 }  // namespace
 
 void add_catalog_commands(CLI::App& app, Context& ctx) {
-  auto* catalog = app.add_subcommand("catalog", "List, show and validate the GPU catalog");
+  auto* catalog =
+      app.add_subcommand("catalog", "List, show and validate the GPU catalog; data freshness");
   catalog->require_subcommand(1);
   add_list(*catalog, ctx);
   add_show(*catalog, ctx);
   add_validate_command(*catalog, ctx);
+  add_status_command(*catalog, ctx);
 }
 
 }  // namespace gpusel::cli

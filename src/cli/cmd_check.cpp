@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 
 #include "cli/cmd_recommend.hpp"
 #include "cli/recommend_view.hpp"
@@ -14,8 +15,44 @@ namespace {
 struct CheckArgs {
   RankArgs rank;
   std::vector<std::string> gpus;
-  int count = 1;
+  int count = kNotGiven;  // then --gpus, else 1
 };
+
+constexpr int kMaxCards = kMaxGpus;  // clusters of nodes (rank_options.hpp)
+
+int checked_count(int n, const std::string& what) {
+  if (n < 1 || n > kMaxCards)
+    throw usage_error(fmt::format("{} {} must be 1..{}", what, n, kMaxCards));
+  return n;
+}
+
+// The leading count of "2x" or "2xrtx-3090" (0 when `text` has none) and where the id starts.
+std::pair<int, std::size_t> leading_count(const std::string& text) {
+  std::size_t digits = 0;
+  while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
+  if (digits == 0 || digits > 4 || digits >= text.size() || text[digits] != 'x') return {0, 0};
+  return {checked_count(std::stoi(text.substr(0, digits)), "count in '" + text + "':"), digits + 1};
+}
+
+// "rtx-a6000", "2x rtx-3090" (two arguments) or "2xrtx-3090": the cards and how many of each
+// (`count` where none is written).
+std::vector<CardCount> parse_cards(const Catalog& cat, const std::vector<std::string>& args,
+                                   int count) {
+  std::vector<CardCount> out;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const auto [n, start] = leading_count(args[i]);
+    if (n == 0) {
+      out.push_back({&require_gpu(cat, args[i]), count});
+    } else if (start < args[i].size()) {
+      out.push_back({&require_gpu(cat, args[i].substr(start)), n});
+    } else if (i + 1 < args.size()) {
+      out.push_back({&require_gpu(cat, args[++i]), n});
+    } else {
+      throw usage_error("'" + args[i] + "' names no GPU: write 2x rtx-3090");
+    }
+  }
+  return out;
+}
 
 // "12% headroom", or by how much it is short.
 std::string room_text(const Result& r) {
@@ -24,18 +61,17 @@ std::string room_text(const Result& r) {
 }
 
 int run_check(Context& ctx, const CheckArgs& a) {
-  if (a.count < 1 || a.count > 64)
-    throw usage_error(fmt::format("--count {} must be 1..64", a.count));
+  const int count = checked_count(card_count(a.count, a.rank.workload), "--count");
   const Session s = resolve_session(a.rank);
   const Gpu& gpu = require_gpu(ctx.catalog(), a.gpus.front());
-  const CheckAnswer ans =
-      check({ctx.catalog(), nullptr, s.rules, s.rates}, s.request, gpu, a.count);
+  const CheckAnswer ans = check({ctx.catalog(), {}, s.rules, s.rates}, s.request, gpu, count);
   const Result& r = ans.result;
   Output o;
-  std::string line =
-      fmt::format("{}: {} needs {} GiB per GPU of {} GiB usable on {} ({})", ans.verdict,
-                  workload_line(s.request.workload), gib(r.need.total_bytes), gib(r.usable_bytes),
-                  config_label(r.config), room_text(r));
+  std::string line = fmt::format(
+      "{}: {} needs {} GiB per GPU of {} GiB usable on {}{} ({})", ans.verdict,
+      workload_line(s.request.workload), gib(r.need.total_bytes), gib(r.usable_bytes),
+      config_label(r.config), r.config.count > 1 ? ", sharding " + to_string(r.config.shard) : "",
+      room_text(r));
   if (r.rules.excluded)
     line += "; excluded: " + r.rules.exclude_reason;
   else if (ans.remedy)
@@ -59,12 +95,11 @@ int run_check(Context& ctx, const CheckArgs& a) {
 
 int run_compare(Context& ctx, const CheckArgs& a) {
   const Format f = parse_format(a.rank.format);
-  if (a.gpus.size() < 2) throw usage_error("compare needs at least two GPU ids");
   const Session s = resolve_session(a.rank);
-  std::vector<const Gpu*> gpus;
-  for (const auto& id : a.gpus) gpus.push_back(&require_gpu(ctx.catalog(), id));
-  const CompareAnswer ans =
-      compare({ctx.catalog(), nullptr, s.rules, s.rates}, s.request, gpus, a.count);
+  const int count = checked_count(card_count(a.count, a.rank.workload), "--count");
+  const std::vector<CardCount> configs = parse_cards(ctx.catalog(), a.gpus, count);
+  if (configs.size() < 2) throw usage_error("compare needs at least two configurations");
+  const CompareAnswer ans = compare({ctx.catalog(), {}, s.rules, s.rates}, s.request, configs);
   const auto& rs = ans.results;
   Output o;
   o.before = header_text(s, ans.one_gpu_need, converted_note(s, ans.converted_prices));
@@ -96,14 +131,15 @@ void add_check_compare_commands(CLI::App& app, Context& ctx) {
   auto* check = app.add_subcommand("check", "Exit 0 if the workload fits the GPU(s), 1 if not");
   add_evaluation_options(check, c->rank);
   check->add_option("--gpu", c->gpus, "GPU id, e.g. rtx-4090")->required()->expected(1);
-  check->add_option("--count", c->count, "number of cards (default 1)");
+  check->add_option("--count", c->count, "number of cards (default: --gpus, else 1)");
   check->callback([&ctx, c] { ctx.action = [&ctx, c] { return run_check(ctx, *c); }; });
 
   auto m = std::make_shared<CheckArgs>();
   auto* cmp = app.add_subcommand("compare", "Compare GPUs side by side for a workload");
   add_evaluation_options(cmp, m->rank);
-  cmp->add_option("gpus", m->gpus, "two or more GPU ids")->required();
-  cmp->add_option("--count", m->count, "cards of each (default 1)");
+  cmp->add_option("gpus", m->gpus, "two or more GPU ids, each optionally as Nx ID (2x rtx-3090)")
+      ->required();
+  cmp->add_option("--count", m->count, "cards of each not given as Nx ID (default 1)");
   cmp->callback([&ctx, m] { ctx.action = [&ctx, m] { return run_compare(ctx, *m); }; });
 }
 

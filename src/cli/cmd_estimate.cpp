@@ -20,8 +20,8 @@ struct EstimateArgs {
 
 struct FitArgs {
   WorkloadArgs w;
-  std::string gpu, reserve, format = "table";
-  int count = 1;
+  std::string gpu, reserve, os, format = "table";
+  int count = kNotGiven;  // then --gpus, else 1
 };
 
 std::string share(double part, double total) {
@@ -106,6 +106,7 @@ json fit_json(const FitResult& r, const Gpu& g, int count) {
   json j{{"schema_version", 1},
          {"gpu", g.id},
          {"count", count},
+         {"shard", to_string(r.requested_workload.shard)},
          {"reserve", describe(r.reserve)},
          {"usable_bytes", r.usable_bytes},
          {"fits", r.fits},
@@ -124,14 +125,17 @@ int run_fit(Context& ctx, const FitArgs& a) {
   const Format f = parse_format(a.format);
   const Workload w = resolve_workload(a.w);
   const Gpu& g = require_gpu(ctx.catalog(), a.gpu);
-  const Reserve res = a.reserve.empty() ? Reserve{} : parse_reserve(a.reserve);
-  const FitResult r = fit(w, g, a.count, res);
+  Reserve res = a.reserve.empty() ? Reserve{} : parse_reserve(a.reserve);
+  if (!a.os.empty()) res.os = parse_os(a.os);
+  const int count = card_count(a.count, a.w);
+  const FitResult r = fit(w, g, count, res);
   Output o;
-  o.before = headline(w) + "on " + std::to_string(a.count) + " x " + g.name + " (" +
-             fixed(g.vram_gb, 0) + " GB, reserve " + describe(r.reserve) + ")\n";
+  o.before = headline(w) + "on " + std::to_string(count) + " x " + g.name + " (" +
+             fixed(g.vram_gb, 0) + " GB, reserve " + describe(r.reserve) + ")" +
+             (count > 1 ? ", sharding " + to_string(r.requested_workload.shard) : "") + "\n";
   o.table = fit_table(r, w);
   o.after = changes_text(r);
-  o.json = fit_json(r, g, a.count);
+  o.json = fit_json(r, g, count);
   emit(*ctx.out, o, f);
   return r.fits ? 0 : static_cast<int>(ExitCode::negative);
 }
@@ -150,9 +154,12 @@ void add_fit(CLI::App& app, Context& ctx) {
   CLI::App* cmd = app.add_subcommand(
       "fit", "Largest batch and sequence that fit on a card; what to change when nothing does");
   cmd->add_option("--gpu", args->gpu, "GPU id (gpusel catalog list)")->required();
-  cmd->add_option("--count", args->count, "number of such cards (default 1)");
+  cmd->add_option("--count", args->count, "number of such cards (default: --gpus, else 1)");
   cmd->add_option("--reserve", args->reserve,
                   "memory kept free per card: 10% (default, engine defaults / K2), 0.15, 2GB");
+  cmd->add_option("--os", args->os,
+                  "macos|linux|windows: whose GPU share of unified memory applies (default: "
+                  "macOS on Apple, Linux on other unified-memory parts)");
   add_workload_options(cmd, args->w);
   cmd->add_option("--format", args->format, "table|json (default table)");
   cmd->callback([&ctx, args] { ctx.action = [&ctx, args] { return run_fit(ctx, *args); }; });

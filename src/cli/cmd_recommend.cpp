@@ -16,7 +16,7 @@ struct RecommendArgs {
   int top = 10;
 };
 
-std::string rejected_text(const Ranking& r) {
+std::string rejected_text(const Ranking& r, bool timed) {
   const Rejections& x = r.rejected;
   std::string s = fmt::format(
       "Considered {} configurations: {} pass{}; rejected {} too small, {} over budget, {} without "
@@ -24,10 +24,10 @@ std::string rejected_text(const Ranking& r) {
       r.candidates, r.fitting, r.fitting == 1 ? "es" : "", x.too_small, x.over_budget, x.no_price,
       x.excluded_by_rule, x.filtered);
   if (static_cast<int>(r.results.size()) < r.fitting)
-    s += fmt::format(
-        "Of those that pass, {} are ranked: per card, the best-scoring count and the "
-        "fewest cards that fit.\n",
-        r.results.size());
+    s += fmt::format("Of those that pass, {} are ranked: per card, {}.\n", r.results.size(),
+                     timed ? "the best-scoring count and the fewest cards that fit"
+                           : "the fewest cards that fit (more only add speed: give --tokens to "
+                             "weigh them against a deadline)");
   for (const auto& [rule, n] : x.by_rule) s += fmt::format("  excluded by {}: {}\n", rule, n);
   return s;
 }
@@ -45,13 +45,33 @@ nlohmann::json rejected_json(const Ranking& r) {
           {"filtered", x.filtered}};
 }
 
-// A remedy in words: the purchase over budget, or the change and the card it makes fit.
-std::string remedy_text(const Remedy& r, const std::string& currency) {
-  if (r.kind == Remedy::Kind::over_budget)
-    return fmt::format("{} fits for {} (over the budget by {})", config_label(r.purchase->config),
-                       money(r.purchase->price, currency), money(r.over_by, currency));
-  return fmt::format("{} makes 1x {} fit ({} of {} GiB)", r.change, r.gpu->id, gib(r.need_bytes),
-                     gib(r.usable_bytes));
+// A rental in words: the offer, its hourly price and, with --hours/--tokens, the job.
+std::string rental_text(const RentalOption& o, const std::string& cur) {
+  std::string s = fmt::format("rent {} ({}, {} tok/s) at {}/h on-demand", o.offer->id,
+                              config_label(o.eval.config), rate(o.eval.tokens_per_s),
+                              money_exact(o.on_demand_per_hour, cur));
+  if (o.on_demand_cost && o.hours)
+    s += fmt::format(": {} for the job, {}", money(*o.on_demand_cost, cur), duration(*o.hours));
+  return s;
+}
+
+// A remedy in words, in the order a user tries them.
+std::string remedy_text(const Remedy& r, const std::string& cur) {
+  switch (r.kind) {
+    case Remedy::Kind::change:
+      return fmt::format("{}: then {} fits ({} of {} GiB per GPU, {} tok/s{}) for {}", r.change,
+                         config_label(r.purchase->config), gib(r.purchase->need.total_bytes),
+                         gib(r.purchase->usable_bytes), rate(r.purchase->tokens_per_s),
+                         r.purchase->hours ? ", " + duration(*r.purchase->hours) : "",
+                         money(r.purchase->price, cur));
+    case Remedy::Kind::rent:
+      return rental_text(*r.rental, cur);
+    case Remedy::Kind::over_budget:
+      break;
+  }
+  return fmt::format("{}{} fits for {} (over the budget by {})",
+                     r.change.empty() ? "" : r.change + ": then ", config_label(r.purchase->config),
+                     money(r.purchase->price, cur), money(r.over_by, cur));
 }
 
 Output build_output(const Session& s, const RecommendAnswer& ans, const RecommendArgs& a) {
@@ -61,9 +81,11 @@ Output build_output(const Session& s, const RecommendAnswer& ans, const Recommen
   Output o;
   o.before = header_text(s, ans.one_gpu_need, converted_note(s, ans.converted_prices));
   o.table = results_table(ans.top, true, s.request.tokens.has_value());
-  o.after = "\n" + warnings_text(ans.top, 2) + rejected_text(ranking);
-  if (!fixes.empty()) {
-    o.after += "\nNothing fits. What would:\n";
+  o.after = "\n" + warnings_text(ans.top, 2) + rejected_text(ranking, s.request.tokens.has_value());
+  if (ranking.results.empty()) {
+    o.after += fixes.empty() ? "\nNothing fits, and no lighter workload, rental or larger "
+                               "budget within the filters would.\n"
+                             : "\nNothing fits. What would, in the order to try:\n";
     for (const auto& f : fixes) o.after += "  - " + f + "\n";
   }
   if (a.rank.explain) o.after += "\n" + explain_text(ans.top, s.request);
@@ -89,8 +111,9 @@ int run_recommend(Context& ctx, const RecommendArgs& a) {
   if (a.top < 1) throw usage_error(fmt::format("--top {} must be at least 1", a.top));
   check_rent_args(a.rent, a.rank);
   const Session s = resolve_session(a.rank);
-  const bool clouds = a.rent.rent || a.rent.compare;  // the offers load only when asked for
-  const Sources src{ctx.catalog(), clouds ? &ctx.cloud() : nullptr, s.rules, s.rates};
+  // The offers load only when used: --rent, --compare-rent, or renting as a remedy.
+  const Sources src{ctx.catalog(), [&ctx]() -> const Cloud* { return &ctx.cloud(); }, s.rules,
+                    s.rates};
   if (a.rent.rent) {
     const RentAnswer ans = rent(src, s.request, rental_request(a.rent), a.top);
     emit(*ctx.out, rent_output(s, ans, ctx.cloud().origin), f);

@@ -26,11 +26,34 @@ std::string text_line(const Diagnostic& d) {
                      d.pointer.empty() ? "" : " at " + d.pointer);
 }
 
+// Workflow-command escaping (actions/toolkit command.ts): '%', CR and LF in the message, and
+// also ':' and ',' in a property, so no text from a file can end the command or start another
+// (::add-mask::, ::error::).
+std::string github_escape(std::string_view s, bool property) {
+  std::string out;
+  for (char c : s) {
+    if (c == '%')
+      out += "%25";
+    else if (c == '\r')
+      out += "%0D";
+    else if (c == '\n')
+      out += "%0A";
+    else if (property && c == ':')
+      out += "%3A";
+    else if (property && c == ',')
+      out += "%2C";
+    else
+      out += c;
+  }
+  return out;
+}
+
 // GitHub Actions workflow commands: annotations on the pull request's diff.
 std::string github_line(const Diagnostic& d) {
   const char* level = d.severity == Severity::note ? "notice" : severity(d.severity);
-  return fmt::format("::{} file={},line={},col={},title={}::{}\n", level, d.file, d.pos.line,
-                     d.pos.column, d.check, d.message);
+  return fmt::format("::{} file={},line={},col={},title={}::{}\n", level,
+                     github_escape(d.file, true), d.pos.line, d.pos.column,
+                     github_escape(d.check, true), github_escape(d.message, false));
 }
 
 nlohmann::json diag_json(const Diagnostic& d) {
@@ -74,7 +97,7 @@ int run_validate(Context& ctx, const ValidateArgs& a) {
                        all.count(Severity::note), a.strict ? " (strict)" : "",
                        ok ? "passed" : "FAILED");
   }
-  *ctx.out << out << std::flush;
+  *ctx.out << (a.format == "json" ? out : terminal_safe(out)) << std::flush;
   return ok ? 0 : static_cast<int>(ExitCode::negative);
 }
 

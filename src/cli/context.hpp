@@ -28,5 +28,7 @@ struct Context {
 // Each command family adds its subcommands to the app; the chosen one sets ctx.action.
 void add_catalog_commands(CLI::App& app, Context& ctx);
 void add_validate_command(CLI::App& catalog, Context& ctx);
+void add_status_command(CLI::App& catalog, Context& ctx);
+void add_cloud_commands(CLI::App& app, Context& ctx);
 
 }  // namespace gpusel::cli

@@ -59,6 +59,9 @@ void add_evaluation_options(CLI::App* cmd, RankArgs& a) {
                   "score weights, e.g. compute=0.5,budget=0.3,ecosystem=0.2")
       ->capture_default_str();
   cmd->add_option("--reserve", a.reserve, "VRAM kept free per card: 10% (default), 0.15, 2GB");
+  cmd->add_option("--os", a.os,
+                  "macos|linux|windows: whose GPU share of unified memory applies (default: "
+                  "macOS on Apple, Linux on other unified-memory parts)");
   cmd->add_option("--tokens", a.tokens, "tokens to process (e.g. 2B): adds time to finish");
   cmd->add_option("--dataset-tokens", a.dataset_tokens, "dataset size in tokens (with --epochs)");
   cmd->add_option("--epochs", a.epochs, "passes over --dataset-tokens (default 1)");
@@ -67,6 +70,8 @@ void add_evaluation_options(CLI::App* cmd, RankArgs& a) {
   cmd->add_flag("--new-only", a.new_only, "never charge used-market prices");
   cmd->add_flag("--include-used", a.include_used,
                 "charge used-market prices where the catalog has them");
+  cmd->add_flag("--cards-only", a.cards_only,
+                "price the cards alone (you own the host): no desktop, server or network added");
   cmd->add_flag("--domestic", a.domestic, "domestic (China-made) hardware is mandatory (K34)");
   cmd->add_option("--format", a.format, "table, json or csv")->capture_default_str();
   cmd->add_flag("--explain", a.explain, "show each score's formula with its numbers");
@@ -81,7 +86,9 @@ void add_search_options(CLI::App* cmd, RankArgs& a) {
   cmd->add_option("--exclude", a.exclude, "leave out these GPU ids (repeatable)");
   cmd->add_flag("--require-interconnect", a.require_interconnect,
                 "multi-card configurations must share NVLink/Infinity Fabric/...");
-  cmd->add_option("--max-gpus", a.max_gpus, "largest configuration to consider (default 8)");
+  cmd->add_option("--max-gpus", a.max_gpus,
+                  "largest configuration to consider (default 8; up to 4096: beyond 8, nodes of "
+                  "8 joined by a cluster network)");
 }
 
 std::optional<double> work_tokens(const RankArgs& a) {
@@ -94,8 +101,8 @@ std::optional<double> work_tokens(const RankArgs& a) {
 }
 
 Session resolve_session(const RankArgs& a) {
-  if (a.max_gpus < 1 || a.max_gpus > 64)
-    throw usage_error(fmt::format("--max-gpus {} must be between 1 and 64", a.max_gpus));
+  if (a.max_gpus < 1 || a.max_gpus > kMaxGpus)
+    throw usage_error(fmt::format("--max-gpus {} must be between 1 and {}", a.max_gpus, kMaxGpus));
   if (a.min_vram < 0) throw usage_error("--min-vram must not be negative");
   if (a.new_only && a.include_used)
     throw usage_error("--new-only and --include-used exclude each other");
@@ -115,8 +122,10 @@ Session resolve_session(const RankArgs& a) {
   r.weights = parse_weights(a.weights);
   r.max_gpus = a.max_gpus;
   if (!a.reserve.empty()) r.reserve = parse_reserve(a.reserve);
+  if (!a.os.empty()) r.reserve.os = parse_os(a.os);
   r.tokens = work_tokens(a);
   r.domestic = a.domestic;
+  r.cards_only = a.cards_only;
   s.rules = load_rules("", a.rules_files);
   return s;
 }

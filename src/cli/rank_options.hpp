@@ -10,15 +10,19 @@
 
 namespace gpusel::cli {
 
+// The largest configuration --max-gpus and --count accept: clusters of nodes (issue 9).
+constexpr int kMaxGpus = 4096;
+
 struct RankArgs {
   WorkloadArgs workload;
   std::string budget, currency, weights = "compute=0.4,budget=0.4,ecosystem=0.2", reserve;
-  std::string tokens, dataset_tokens;
+  std::string tokens, dataset_tokens, os;
   double epochs = 1;
   std::vector<std::string> vendors, ecosystems, segments, exclude, rules_files;
   double min_vram = 0;
   int max_gpus = 8;
   bool require_interconnect = false, new_only = false, include_used = false, domestic = false;
+  bool cards_only = false;
   std::string format = "table";
   bool explain = false;
 };

@@ -21,10 +21,14 @@ std::string thousands(double v) {
   return out;
 }
 
-std::string rate(double tokens_per_s) {
-  if (!(tokens_per_s > 0)) return "-";
-  if (tokens_per_s >= 100) return thousands(tokens_per_s);
-  return fmt::format("{:.1f}", tokens_per_s);
+// The platform in a word or two: "desktop-2", "2x hgx-server"; "own host" with --cards-only.
+std::string platform_cell(const Result& r) {
+  const PlatformQuote& q = r.platform_quote;
+  if (r.config.rented || !q.platform) return "-";
+  const std::string id =
+      q.hosts > 1 ? fmt::format("{}x {}", q.hosts, q.platform->id) : q.platform->id;
+  const bool owned = r.unit_price && q.total_usd > 0 && r.platform_price == 0;  // --cards-only
+  return owned ? id + " (own)" : id;
 }
 
 std::string price_cell(const Result& r) {
@@ -47,6 +51,8 @@ nlohmann::json price_json(const Result& r) {
   const Price& p = *r.unit_price->from;
   return {
       {"unit", r.unit_price->amount},
+      {"cards", r.cards_price},
+      {"platform", r.platform_price},
       {"total", r.price},
       {"currency", r.unit_price->currency},
       {"kind", p.kind},
@@ -61,10 +67,22 @@ std::string money(double amount, const std::string& currency) {
   return thousands(amount) + " " + currency;
 }
 
+std::string rate(double tokens_per_s) {
+  if (!(tokens_per_s > 0)) return "-";
+  if (tokens_per_s >= 100) return thousands(tokens_per_s);
+  return fmt::format("{:.1f}", tokens_per_s);
+}
+
+std::string money_exact(double amount, const std::string& currency) {
+  return fmt::format("{:.2f} {}", amount, currency);
+}
+
 std::string config_label(const Config& c) {
   std::string s = fmt::format("{}x {}", c.count, c.gpu->id);
-  if (c.count > 1) s += c.linked ? " (" + c.gpu->interconnect.kind + ")" : " (PCIe)";
-  return s;
+  if (c.count == 1) return s;
+  const int nodes = (c.count + node_size(*c.gpu) - 1) / node_size(*c.gpu);
+  return s + " (" + (c.linked ? c.gpu->interconnect.kind : std::string("PCIe")) +
+         (nodes > 1 ? fmt::format(", {} nodes", nodes) : "") + ")";
 }
 
 std::string duration(double hours) {
@@ -85,12 +103,13 @@ std::string workload_line(const Workload& w) {
   std::string s =
       fmt::format("{} ({:.2f}B params{}), {} {}", w.model.name.empty() ? w.model.id : w.model.name,
                   w.model.params / 1e9, w.model_from_preset ? "" : ", typical architecture",
-                  to_string(w.mode), to_string(w.precision));
+                  to_string(w.mode), precision_label(w));
   if (is_training(w.mode))
     s += fmt::format(", {} optimizer, batch {} x {} tokens{}", to_string(w.optimizer), w.batch,
                      w.seq_len, w.grad_ckpt ? ", gradient checkpointing" : "");
   else
-    s += fmt::format(", batch {}, context {} tokens", w.batch, w.seq_len);
+    s += fmt::format(", batch {}, context {} tokens{}", w.batch, w.seq_len,
+                     w.kv_dtype == KvDtype::compute ? "" : ", KV cache " + to_string(w.kv_dtype));
   if (w.mode == Mode::lora || w.mode == Mode::qlora)
     s += fmt::format(", LoRA r{} on {}", w.lora_rank, to_string(w.lora_targets));
   return s;
@@ -101,7 +120,7 @@ nlohmann::json workload_json(const Workload& w) {
           {"params", w.model.params},
           {"from_preset", w.model_from_preset},
           {"mode", to_string(w.mode)},
-          {"precision", to_string(w.precision)},
+          {"precision", precision_label(w)},
           {"optimizer", to_string(w.optimizer)},
           {"batch", w.batch},
           {"seq_len", w.seq_len},
@@ -134,7 +153,9 @@ nlohmann::json result_json(const Result& r, int rank) {
             {"decode_tokens_per_s", t.decode_tokens_per_s},
             {"bound", t.bound},
             {"mfu", t.mfu},
-            {"scaling", t.scaling}}},
+            {"scaling", t.scaling},
+            {"engine", t.engine.empty() ? nlohmann::json() : nlohmann::json(t.engine)},
+            {"assumptions", t.assumptions}}},
           {"hours", r.hours ? nlohmann::json(*r.hours) : nlohmann::json()},
           {"scores",
            {{"compute", r.scores.compute},
@@ -143,15 +164,21 @@ nlohmann::json result_json(const Result& r, int rank) {
             {"total", r.scores.total}}},
           {"warnings", messages_json(r.rules.warnings)},
           {"notes", messages_json(r.rules.notes)},
-          {"platform", r.platform}};
+          {"platform", r.platform},
+          {"platform_id", r.platform_quote.platform ? nlohmann::json(r.platform_quote.platform->id)
+                                                    : nlohmann::json()},
+          {"hosts", r.platform_quote.hosts}};
 }
 
 Table results_table(const std::vector<Result>& rs, bool ranked, bool with_time) {
   Table t;
   if (ranked) t.columns.push_back({"#", true});
-  t.columns.insert(
-      t.columns.end(),
-      {{"config"}, {"need/usable GiB", true}, {"headroom", true}, {"price"}, {"tok/s", true}});
+  t.columns.insert(t.columns.end(), {{"config"},
+                                     {"need/usable GiB", true},
+                                     {"headroom", true},
+                                     {"platform"},
+                                     {"price"},
+                                     {"tok/s", true}});
   if (with_time) t.columns.push_back({"time", true});
   t.columns.insert(t.columns.end(),
                    {{"compute", true}, {"budget", true}, {"eco", true}, {"total"}, {"warn", true}});
@@ -161,7 +188,8 @@ Table results_table(const std::vector<Result>& rs, bool ranked, bool with_time) 
     if (ranked) row.push_back(std::to_string(++rank));
     row.insert(row.end(),
                {config_label(r.config), gib(r.need.total_bytes) + "/" + gib(r.usable_bytes),
-                fmt::format("{:.0f}%", r.headroom * 100), price_cell(r), rate(r.tokens_per_s)});
+                fmt::format("{:.0f}%", r.headroom * 100), platform_cell(r), price_cell(r),
+                rate(r.tokens_per_s)});
     if (with_time) row.push_back(r.hours ? duration(*r.hours) : "-");
     row.insert(row.end(),
                {fmt::format("{:.0f}", r.scores.compute), fmt::format("{:.0f}", r.scores.budget),
@@ -225,9 +253,9 @@ std::string explain_one(const Result& r, const RankRequest& req) {
   out +=
       fmt::format("\n  throughput {} tok/s ({}-bound, MFU {:.2f}, scaling {:.2f})\n",
                   rate(r.tokens_per_s), r.throughput.bound, r.throughput.mfu, r.throughput.scaling);
-  out += fmt::format("  compute   = 100 + {:.0f} x log10({} / best {}) {:+.0f} by rules = {:.1f}\n",
-                     slope, rate(r.tokens_per_s), rate(best_speed), r.rules.delta.compute,
-                     r.scores.compute);
+  for (const auto& a : r.throughput.assumptions) out += "    " + a + "\n";
+  out += fmt::format("  compute   = 100 + {:.0f} x log10({} / best {}) = {:.1f}\n", slope,
+                     rate(r.tokens_per_s), rate(best_speed), r.scores.compute);
   const double value = r.price > 0 ? r.tokens_per_s / r.price : 0;
   out += fmt::format("  budget    = value: 100 + {:.0f} x log10({:.4g} / best {:.4g} tok/s per {})",
                      slope, value, best_value, req.price.currency);
@@ -245,7 +273,12 @@ std::string explain_one(const Result& r, const RankRequest& req) {
                      r.scores.ecosystem, r.scores.total);
   for (const auto& m : r.rules.warnings) out += "  warning: " + m.text + " [" + m.rule_id + "]\n";
   for (const auto& m : r.rules.notes) out += "  note: " + m.text + " [" + m.rule_id + "]\n";
-  out += "  platform: " + r.platform + "\n";
+  out += "  platform: " + r.platform +
+         (r.platform_price > 0
+              ? fmt::format(" ({} of the {})", money(r.platform_price, req.price.currency),
+                            money(r.price, req.price.currency))
+              : "") +
+         "\n";
   return out;
 }
 

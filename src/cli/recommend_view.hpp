@@ -11,9 +11,11 @@ namespace gpusel::cli {
 
 std::string config_label(const Config& c);                      // "2x rtx-3090 (nvlink-bridge)"
 std::string money(double amount, const std::string& currency);  // "12,999 CNY"
-std::string workload_line(const Workload& w);                   // one-line summary of the workload
-std::string duration(double hours);                             // "3.2 h", "4.5 days"
-std::string score_bar(double score);  // "███████░░░" (10 cells)
+std::string money_exact(double amount, const std::string& currency);  // "2.49 USD"
+std::string workload_line(const Workload& w);  // one-line summary of the workload
+std::string duration(double hours);            // "3.2 h", "4.5 days"
+std::string rate(double tokens_per_s);         // "2,278", "56.7", "-"
+std::string score_bar(double score);           // "███████░░░" (10 cells)
 
 nlohmann::json workload_json(const Workload& w);
 nlohmann::json result_json(const Result& r, int rank);

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace gpusel::cli {
@@ -31,6 +32,11 @@ struct Output {
 std::string render_table(const Table& t);
 std::string render_csv(const Table& t);
 void emit(std::ostream& out, const Output& o, Format f);
+
+// Text for a terminal or log: control characters from input (ESC, CR, BEL, DEL, C1) shown as
+// \xNN, so a name or rule text cannot set a title, clear the screen or rewrite a line; only
+// the colour sequences ESC [ ... m (score bars) and newlines pass.
+std::string terminal_safe(std::string_view s);
 
 // Number formatting shared by all commands: fixed decimals, "-" for missing values.
 std::string fixed(double v, int decimals);

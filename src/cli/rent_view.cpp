@@ -75,6 +75,20 @@ Table rent_table(const std::vector<RentalOption>& shown, const std::string& cur)
   return t;
 }
 
+// Each shown offer's warnings (the rules' verdict on that GPU for this workload), two at most.
+std::string offer_warnings(const std::vector<RentalOption>& shown) {
+  std::string out;
+  for (std::size_t i = 0; i < shown.size(); ++i) {
+    const auto& ws = shown[i].eval.rules.warnings;
+    for (std::size_t k = 0; k < ws.size() && k < 2; ++k)
+      out +=
+          fmt::format("  {}. {}: {} [{}]\n", i + 1, shown[i].offer->id, ws[k].text, ws[k].rule_id);
+    if (ws.size() > 2)
+      out += fmt::format("  {}. ... {} more (--format json lists all)\n", i + 1, ws.size() - 2);
+  }
+  return out.empty() ? "" : "Warnings:\n" + out;
+}
+
 std::string bullets(const std::vector<std::string>& items) {
   std::string s;
   for (const auto& i : items) s += "  - " + i + "\n";
@@ -137,7 +151,7 @@ Output rent_output(const Session& s, const RentAnswer& answer, const std::string
       "~ = spot price derived from on-demand.\n",
       ranking.considered, cloud_origin, ranking.options.size(), ranking.too_small,
       ranking.excluded_by_rule, ranking.filtered);
-  o.after += "Notes:\n" + bullets(answer.notes);
+  o.after += offer_warnings(answer.shown) + "Notes:\n" + bullets(answer.notes);
   o.json = {{"schema_version", 1},
             {"workload", workload_json(s.request.workload)},
             {"currency", cur},

@@ -4,8 +4,10 @@
 
 #include "gpusel/base/error.hpp"
 #include "gpusel/data/data_source.hpp"
+#include "gpusel/data/hf_config.hpp"
 #include "gpusel/json/json_source.hpp"
 #include "gpusel/memory/param_count.hpp"
+#include "gpusel/speed/throughput.hpp"
 
 namespace gpusel::cli {
 namespace {
@@ -18,13 +20,21 @@ std::string choices(const std::vector<std::string>& names) {
 
 void add_model_options(CLI::App* cmd, WorkloadArgs& a) {
   cmd->add_option("--model", a.model, "model preset id (gpusel models list)");
+  cmd->add_option("--model-config", a.model_config,
+                  "a Hugging Face config.json (llama, mistral, mixtral, qwen2/3, qwen3_moe, "
+                  "qwen3_next, gemma2/3, phi3, deepseek_v2/v3, gpt_oss, glm4_moe, llama4)");
   cmd->add_option("--params", a.params,
                   "bare parameter count: 7B, 1.5B, 350M, 7e9, 8x7B, 30B-A3B (typical "
                   "Llama-style architecture)");
   cmd->add_option("--models", a.models_path, "model presets JSON replacing the embedded one");
   cmd->add_option("--mode", a.mode, choices(mode_names()) + " (default inference)");
   cmd->add_option("--precision", a.precision,
-                  choices(precision_names()) + " weights (default bf16; qlora: NF4 base)");
+                  choices(precision_names()) +
+                      " weights (default bf16; qlora: NF4 base), or a llama.cpp GGUF type: " +
+                      choices(gguf_names()));
+  cmd->add_option(
+      "--kv-dtype", a.kv_dtype,
+      choices(kv_dtype_names()) + " inference KV cache values (default auto: the compute dtype)");
   cmd->add_flag("--double-quant,!--no-double-quant", a.double_quant,
                 "NF4 with nested quantization of its constants (default on)");
   cmd->add_flag("--amp", a.amp, "full/freeze: fp32 master weights with 16-bit compute");
@@ -58,15 +68,22 @@ void add_parallel_options(CLI::App* cmd, WorkloadArgs& a) {
   cmd->add_option("--gpus", a.gpus, "GPUs the workload runs on (default 1)");
   cmd->add_option("--shard", a.shard,
                   choices(shard_names()) +
-                      " (default: none on one GPU; training fsdp, inference tp on several)");
+                      " (none: layers split, one card at a time; default: none on one GPU, "
+                      "training fsdp, inference tp on several)");
   cmd->add_option("--offload", a.offload, choices(offload_names()) + " (default none)");
+  cmd->add_option("--engine", a.engine,
+                  "inference engine: " + choices(engine_names()) +
+                      " (default llama.cpp at batch 1, vllm for batched serving)");
 }
 
-ModelArch pick_model(const WorkloadArgs& a, bool& from_preset) {
-  if (a.model.empty() == a.params.empty())
-    throw usage_error("give exactly one of --model ID and --params COUNT");
-  from_preset = !a.model.empty();
-  if (from_preset) return require_model(load_models(a.models_path), a.model);
+// A config.json gives the real shape, as a preset does: the same (narrower) band.
+ModelArch pick_model(const WorkloadArgs& a, bool& known_shape) {
+  const int given = !a.model.empty() + !a.params.empty() + !a.model_config.empty();
+  if (given != 1)
+    throw usage_error("give exactly one of --model ID, --model-config PATH and --params COUNT");
+  known_shape = a.params.empty();
+  if (!a.model_config.empty()) return read_hf_config(a.model_config);
+  if (!a.model.empty()) return require_model(load_models(a.models_path), a.model);
   return typical_arch(parse_param_count(a.params));
 }
 
@@ -84,7 +101,8 @@ Workload resolve_workload(const WorkloadArgs& a) {
   Workload w;
   w.model = pick_model(a, w.model_from_preset);
   w.mode = parse_mode(a.mode);
-  w.precision = a.precision.empty() ? Precision::bf16 : parse_precision(a.precision);
+  if (!a.precision.empty()) set_precision(w, a.precision);
+  w.kv_dtype = parse_kv_dtype(a.kv_dtype);
   w.double_quant = a.double_quant;
   w.amp = a.amp;
   w.optimizer = parse_optimizer(a.optimizer);
@@ -99,13 +117,22 @@ Workload resolve_workload(const WorkloadArgs& a) {
   w.lora_targets = parse_lora_targets(a.lora_targets);
   w.train_embeddings = a.train_embeddings;
   w.freeze_trainable_layers = a.trainable_layers;
-  w.gpus = a.gpus;
+  w.gpus = a.gpus == kNotGiven ? 1 : a.gpus;
   w.shard = a.shard.empty() ? Shard::none : parse_shard(a.shard);
   w.shard_given = !a.shard.empty();
   w.allow_long_context = a.allow_long_context;
   w.offload = parse_offload(a.offload);
+  require_engine(a.engine);
+  w.engine = a.engine;
   validate(w);
   return on_gpus(w, w.gpus);
+}
+
+int card_count(int count_flag, const WorkloadArgs& a) {
+  if (count_flag != kNotGiven && a.gpus != kNotGiven && count_flag != a.gpus)
+    throw usage_error("--count " + std::to_string(count_flag) + " and --gpus " +
+                      std::to_string(a.gpus) + " disagree: give one of them");
+  return count_flag != kNotGiven ? count_flag : a.gpus != kNotGiven ? a.gpus : 1;
 }
 
 }  // namespace gpusel::cli

@@ -9,23 +9,33 @@
 
 namespace gpusel::cli {
 
+// A count option left at this value was not given.
+inline constexpr int kNotGiven = -1;
+
 struct WorkloadArgs {
-  std::string model, params, models_path;
+  std::string model, params, models_path, model_config;
   std::string mode = "inference", precision, optimizer = "adamw", shard;
-  std::string offload = "none", loss = "full", lora_targets = "all-linear";
-  int batch = 1, seq_len = 0, prompt_len = 0, lora_rank = 16, gpus = 1, trainable_layers = 2;
+  std::string offload = "none", loss = "full", lora_targets = "all-linear", kv_dtype = "auto";
+  std::string engine;
+  int batch = 1, seq_len = 0, prompt_len = 0, lora_rank = 16, gpus = kNotGiven,
+      trainable_layers = 2;
   bool grad_ckpt = true, flash_attn = true, amp = false, double_quant = true;
   bool train_embeddings = false, allow_long_context = false;
 };
 
-// Adds --model/--params and every workload flag to `cmd`, writing into `a`.
+// Adds --model/--model-config/--params and every workload flag to `cmd`, writing into `a`.
 void add_workload_options(CLI::App* cmd, WorkloadArgs& a);
 
 // The presets: data/models.json (embedded) or `path`.
 std::vector<ModelArch> load_models(const std::string& path);
 
+// The card count of a command that also takes --count (fit, check, compare): --count, else
+// --gpus, else 1; Error(usage) when both are given and differ.
+int card_count(int count_flag, const WorkloadArgs& a);
+
 // Resolves the flags to a Workload on its --gpus (on_gpus decides the sharding). Error(usage)
-// on a bad value, an unknown model (with suggestions), or neither/both of --model and --params.
+// on a bad value, an unknown model (with suggestions), or not exactly one of --model,
+// --model-config and --params; Error(data) for a config.json it cannot read.
 Workload resolve_workload(const WorkloadArgs& a);
 
 }  // namespace gpusel::cli

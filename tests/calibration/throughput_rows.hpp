@@ -8,10 +8,9 @@
 
 #include "gpusel/data/catalog.hpp"
 #include "gpusel/memory/workload.hpp"
+#include "throughput_rows_map.hpp"
 
 namespace tput_calibration {
-
-using Row = std::map<std::string, std::string>;  // column -> cell
 
 // RFC 4180-style CSV (quoted cells with commas and doubled quotes). Throws on a ragged row.
 std::vector<Row> read_csv(const std::string& path);
@@ -19,7 +18,7 @@ std::vector<Row> read_csv(const std::string& path);
 // What the row's value is, in the estimate's terms.
 enum class Quantity {
   train_per_gpu,  // training tokens/s per GPU
-  speedup,        // total throughput at `count` / total at `base_count` (same series)
+  speedup,        // training: total at `count` / total at `base_count` (same series)
   prefill,        // prompt tokens/s
   decode,         // generated tokens/s (aggregate)
 };
@@ -32,7 +31,7 @@ struct Case {
   bool linked = false;
   Quantity quantity = Quantity::decode;
   double measured = 0;
-  bool fit = false;  // in the fit half (constants may be fitted on it)
+  bool fit = false;  // development half: its source is cited by data/throughput.json
 };
 
 struct Conversion {
@@ -42,12 +41,16 @@ struct Conversion {
   bool fit = false;
 };
 
-// Fit / held-out by source: within each kind (in order of first appearance), sources not
-// yet assigned alternate fit, held-out, fit, ... in file order; a source keeps its first half.
-std::map<std::string, bool> split_by_source(const std::vector<Row>& rows);
+// A row is in the development ("fit") half when data/throughput.json cites its source (a
+// constant was read off it); every other row is held out: the model never saw it.
+// `cited`: every "source" string of data/throughput.json.
+bool cited(const std::string& row_source, const std::vector<std::string>& cited_sources);
 
-std::vector<Conversion> convert_all(const std::vector<Row>& rows, const gpusel::Catalog& catalog);
+std::vector<Conversion> convert_all(const std::vector<Row>& rows, const gpusel::Catalog& catalog,
+                                    const std::vector<std::string>& cited_sources);
 
 const char* to_string(Quantity q);
+// decode, prefill or train (speedups are training measurements).
+std::string kind_of(Quantity q);
 
 }  // namespace tput_calibration

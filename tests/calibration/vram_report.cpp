@@ -11,11 +11,11 @@
 #include <vector>
 
 #include "calibration_rows.hpp"
-#include "gpusel/json/embedded.hpp"
 #include "gpusel/base/error.hpp"
+#include "gpusel/json/embedded.hpp"
+#include "gpusel/json/json_source.hpp"
 #include "gpusel/memory/estimator.hpp"
 #include "gpusel/memory/fit.hpp"
-#include "gpusel/json/json_source.hpp"
 
 #ifndef GPUSEL_CALIBRATION_CSV
 #define GPUSEL_CALIBRATION_CSV "tests/calibration/vram_measured.csv"

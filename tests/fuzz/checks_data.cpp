@@ -9,6 +9,8 @@
 #include "gpusel/base/error.hpp"
 #include "gpusel/data/cloud.hpp"
 #include "gpusel/data/data_source.hpp"
+#include "gpusel/data/hf_config.hpp"
+#include "gpusel/data/platforms.hpp"
 #include "gpusel/json/embedded.hpp"
 #include "gpusel/json/json_source.hpp"
 #include "gpusel/memory/estimator.hpp"
@@ -66,7 +68,8 @@ void use_catalog(const Catalog& cat) {
 
 void use_cloud(const Cloud& cloud) {
   RankRequest req = small_request();
-  const RentAnswer a = rent({embedded_catalog(), &cloud, embedded_rules(), rates()}, req, {}, 10);
+  const RentAnswer a = rent(
+      {embedded_catalog(), [&cloud] { return &cloud; }, embedded_rules(), rates()}, req, {}, 10);
   for (const auto& o : a.shown)
     require(std::isfinite(o.on_demand_per_hour) && o.on_demand_per_hour >= 0, "rental price");
 }
@@ -87,6 +90,32 @@ void use_models(const std::vector<ModelArch>& models) {
       }
     }
   }
+}
+
+void use_platforms(const Platforms& p) {
+  for (const char* id : {"rtx-4090", "h100-sxm"}) {
+    const Gpu* g = embedded_catalog().find(id);
+    if (!g) continue;
+    for (int count : {1, 8, 64}) {
+      const PlatformQuote q = quote_platform(p, *g, count, false);
+      require(std::isfinite(q.total_usd) && q.total_usd >= 0, "platform price");
+    }
+    host_limits(p, *g);
+  }
+}
+
+// A Hugging Face config.json (--model-config): read into a shape, or refused with one clean
+// line; what is read estimates to a finite, positive need.
+void check_hf_config(std::string_view input) {
+  std::optional<ModelArch> m;
+  try {
+    m = hf_config_from_text(input, "config.json");
+  } catch (const Error& e) {
+    require(e.code() == ExitCode::data, std::string("config refused with ") + e.what());
+    require(std::string(e.what()).find('\n') == std::string::npos, "multi-line error");
+    return;
+  }
+  use_models({*m});
 }
 
 void require_clean(const Error& e, ExitCode code) {
@@ -115,12 +144,12 @@ void agree(bool valid, std::string_view what, Load load, Use use) {
   }
 }
 
-// gpus, then offers, then models: the list validate judges a document by.
+// gpus, then offers, models, platforms: the list validate judges a document by.
 std::string kind_of(std::string_view input) {
   if (!nlohmann::json::accept(input.begin(), input.end())) return "";
   const auto doc = nlohmann::json::parse(input.begin(), input.end());
   if (!doc.is_object()) return "";
-  for (const char* k : {"gpus", "offers", "models"})
+  for (const char* k : {"gpus", "offers", "models", "platforms"})
     if (doc.contains(k)) return k;
   return "";
 }
@@ -136,14 +165,18 @@ void check_data_file(std::string_view input) {
   auto catalog = [&] { return catalog_from_text(std::string(input), "f.json"); };
   auto offers = [&] { return cloud_from_text(input, "f.json", false, &embedded_catalog()); };
   auto models = [&] { return models_from_text(input, "f.json"); };
+  auto platforms = [&] { return platforms_from_text(input, "f.json"); };
+  check_hf_config(input);
   const std::string kind = kind_of(input);
   if (kind == "gpus") return agree(valid, kind, catalog, use_catalog);
   if (kind == "offers") return agree(valid, kind, offers, use_cloud);
   if (kind == "models") return agree(valid, kind, models, use_models);
+  if (kind == "platforms") return agree(valid, kind, platforms, use_platforms);
   require(!valid, "validate passes what is no data file");
   agree(false, "catalog", catalog, use_catalog);
   agree(false, "offers", offers, use_cloud);
   agree(false, "models", models, use_models);
+  agree(false, "platforms", platforms, use_platforms);
 }
 
 void check_rules(std::string_view input) {

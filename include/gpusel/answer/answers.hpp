@@ -18,21 +18,22 @@ namespace gpusel {
 // nothing (check, compare, recommend without --rent/--compare-rent).
 struct Sources {
   const Catalog& catalog;
-  const Cloud* cloud = nullptr;
+  std::function<const Cloud*()> cloud;  // loaded on first use; may be empty or return null
   const RuleSet& rules;
   const Rates& rates;
+  const Cloud* offers() const { return cloud ? cloud() : nullptr; }
 };
 
-// A way out when nothing fits: a purchase over budget, or a workload change that makes an
-// affordable card fit (re-estimated).
+// A way out when nothing fits, in the order a user tries them: a lighter workload that an
+// affordable configuration runs (re-ranked with every filter, rule and the budget), renting,
+// then the nearest purchase over budget.
 struct Remedy {
-  enum class Kind { over_budget, change };
+  enum class Kind { change, rent, over_budget };
   Kind kind = Kind::change;
-  std::optional<Result> purchase;  // over_budget: the configuration, priced
-  double over_by = 0;              // over_budget: price - budget
-  std::string change;              // change: the flags, e.g. "--mode qlora"
-  const Gpu* gpu = nullptr;        // change: the card it makes fit (one card)
-  double need_bytes = 0, usable_bytes = 0;
+  std::string change;                  // change: the flags, e.g. "--mode qlora"
+  std::optional<Result> purchase;      // change: the best configuration then; over_budget: it
+  double over_by = 0;                  // over_budget: price - budget
+  std::optional<RentalOption> rental;  // rent: the cheapest fitting offer
 };
 
 // --compare-rent: renting the same work as one bought configuration.
@@ -90,8 +91,13 @@ struct CompareAnswer {
   bool converted_prices = false;
 };
 
+// Configurations side by side, each `count` cards of `gpu` ("2x rtx-3090" beside "rtx-a6000").
+struct CardCount {
+  const Gpu* gpu = nullptr;
+  int count = 1;
+};
 CompareAnswer compare(const Sources& src, const RankRequest& req,
-                      const std::vector<const Gpu*>& gpus, int count);
+                      const std::vector<CardCount>& configs);
 
 // ---- catalog list / catalog validate ----
 

@@ -108,9 +108,10 @@ struct OwnCost {
   std::string card_basis, host_basis, resale_basis, kwh_basis;
 };
 
-struct BreakEven {
+struct BreakEven {  // against published prices only
   RentKind kind = RentKind::on_demand;
-  std::optional<double> hours_per_day, months;
+  std::optional<double> hours_per_day, months;  // nullopt: never
+  bool beyond_a_day = false;  // owning would need more than 24 h/day: it never wins
 };
 
 struct Verdict {

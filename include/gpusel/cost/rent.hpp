@@ -7,8 +7,8 @@
 #include <utility>
 #include <vector>
 
-#include "gpusel/data/cloud.hpp"
 #include "gpusel/cost/cost.hpp"
+#include "gpusel/data/cloud.hpp"
 #include "gpusel/rank/ranker.hpp"
 
 namespace gpusel {

@@ -26,12 +26,21 @@ struct Interconnect {
   int max_gpus = 1;          // largest group linked all-to-all at that bandwidth
 };
 
+// Unified memory: how much of the pool the GPU may allocate under one OS and setting.
+struct MemoryShare {
+  std::string os;       // macos | linux | windows
+  std::string setting;  // default (no configuration) | maximum (what an administrator can set)
+  std::optional<double> fraction, gb;  // of vram_gb, or an absolute cap in vram_gb's unit
+  std::string how, source, as_of, note;
+};
+
 struct Gpu {
   std::string id, name, vendor, architecture, segment, form_factor, memory_type;
   int launch_year = 0;
   double vram_gb = 0;  // as marketed (10^9 bytes for HBM/GDDR marketing, see schema)
   bool ecc = false;
-  bool unified_memory = false;  // Apple: memory shared with the CPU
+  bool unified_memory = false;  // system-on-chip: memory shared with the CPU and the OS
+  std::vector<MemoryShare> unified_memory_share;  // the GPU's share of it, per OS
   double bandwidth_gbs = 0;
   double fp32_tflops = 0;
   // Dense tensor throughput (never "with sparsity"). fp16/bf16 accumulate in FP32.

@@ -25,8 +25,13 @@ struct Figure {
 // Error(data) naming `at` when the value lies outside its own range.
 void check_figure_range(const Figure& f, const std::string& at);
 
+// A Figure from its JSON form {value, range: [low, high], unit, source, as_of}, range-checked;
+// the document has passed its schema, so the fields exist with their types.
+Figure parse_figure(const nlohmann::json& j, const std::string& at);
+
 struct CloudDefaults {
   Figure spot_ratio;          // spot / on-demand
+  std::optional<Figure> spot_availability;  // share of the time spot capacity exists
   Figure commit_1y_discount;  // 1 - committed / on-demand
   Figure commit_3y_discount;
   Figure storage_per_gb_month;  // USD

@@ -20,11 +20,37 @@ struct MoeSpec {
 struct MlaSpec {  // DeepSeek multi-head latent attention: the cache holds the latent
   int kv_lora_rank = 0;
   int qk_rope_head_dim = 0;
+  int q_lora_rank = 0;  // 0: queries projected directly (V2-Lite); else low-rank (V3, Kimi K2)
+};
+
+// What a layer's attention keeps across tokens (schema: layer_pattern). full: every token
+// of the context; sliding: the last `sliding_window` tokens; chunked: the current chunk of
+// `sliding_window` tokens (Llama 4); linear: a constant-size state, no per-token cache.
+enum class LayerKind { full, sliding, chunked, linear };
+
+struct LinearAttentionSpec {  // Gated DeltaNet (Qwen3-Next): per-layer state, no KV cache
+  std::string kind = "gated-deltanet";
+  int num_key_heads = 0, key_head_dim = 0;
+  int num_value_heads = 0, value_head_dim = 0;
+  int conv_kernel = 0;  // causal short-convolution width over q, k and v
+};
+
+struct CnnStage {        // one resolution of a convolutional backbone
+  int stride = 0;        // downsampling of this stage's output vs the input image
+  int channels = 0;      // output channels
+  int mid_channels = 0;  // inner width of its blocks (= channels for a plain conv)
+  int blocks = 0;        // repeats of its main block
+};
+
+struct CnnSpec {       // kind "cnn": what an activation model needs
+  int image_size = 0;  // default square input side, pixels
+  double gflops = 0;   // forward GFLOPs per image at image_size, as published
+  std::vector<CnnStage> stages;
 };
 
 struct ModelArch {
   std::string id, name, family;
-  std::string kind = "decoder";  // decoder | encoder | vision-encoder
+  std::string kind = "decoder";  // decoder | encoder | vision-encoder | cnn
   double params = 0;             // total, as published (0: compute from the shape)
   std::optional<double> active_params;
   int layers = 0, hidden = 0, heads = 0, kv_heads = 0, head_dim = 0, intermediate = 0;
@@ -34,12 +60,25 @@ struct ModelArch {
   std::string norm = "rmsnorm";
   bool qkv_bias = false;
   int max_context = 0;
-  std::optional<int> sliding_window;
+  std::optional<int> sliding_window;     // window (sliding) or chunk (chunked) in tokens
+  std::vector<LayerKind> layer_pattern;  // cycle from layer 0; empty: every layer full
   std::optional<MoeSpec> moe;
   std::optional<MlaSpec> mla;
+  std::optional<LinearAttentionSpec> linear_attention;
+  std::optional<double> vision_params;  // bundled vision tower, not in the decoder shape
   std::optional<int> image_tokens;
+  std::optional<CnnSpec> cnn;  // kind "cnn" only; the transformer fields are then 0
   std::string source, as_of, notes;
 };
+
+// Kind of layer `layer` (0-based): layer_pattern repeated from layer 0, full when empty.
+LayerKind layer_kind(const ModelArch& m, int layer);
+
+// How many layers of each kind the model has: what the KV cache is summed over.
+struct LayerMix {
+  int full = 0, sliding = 0, chunked = 0, linear = 0;
+};
+LayerMix layer_mix(const ModelArch& m);
 
 // Parameter counts computed from the shape: every matrix, embedding, bias and norm.
 // total: all parameters; active: those used per token (MoE: routed experts counted

@@ -1,6 +1,6 @@
 #pragma once
-// Owning-cost defaults (data/ownership.json: host system, GPUs per host, resale after a year,
-// per catalog segment) and electricity prices (data/kwh_prices.json), parsed and checked.
+// Owning-cost defaults (data/ownership.json: resale after a year per catalog segment) and
+// electricity prices (data/kwh_prices.json), parsed and checked.
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -10,17 +10,15 @@
 
 namespace gpusel {
 
-struct HostClass {
-  Figure cost;  // USD per host, GPUs excluded
-  int gpus_per_host = 1;
-  std::string gpus_per_host_source;
+struct SegmentResale {
   Figure residual_1y;  // share of the purchase price left after 12 months
 };
 
+// The host system itself is a platform (data/platforms.json); this file holds resale.
 struct Ownership {
   std::string origin, reviewed;
-  std::map<std::string, HostClass> hosts;                          // by catalog segment
-  const HostClass& for_segment(const std::string& segment) const;  // Error(data) if absent
+  std::map<std::string, SegmentResale> segments;                       // by catalog segment
+  const SegmentResale& for_segment(const std::string& segment) const;  // Error(data) if absent
 };
 
 // Checks the document against data/schema/ownership.schema.json and low <= value <= high;

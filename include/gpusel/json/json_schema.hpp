@@ -55,4 +55,9 @@ class Schema {
 // One-off check: Schema(schema).check(doc).
 std::vector<SchemaIssue> check_schema(const nlohmann::json& schema, const nlohmann::json& doc);
 
+// Throws Error(data) "origin: <pointer>: <message> (and N more problem(s))" when `doc` breaks
+// `schema`: the loaders' one-line refusal of a document that does not conform.
+void require_schema(const nlohmann::json& schema, const nlohmann::json& doc,
+                    const std::string& origin);
+
 }  // namespace gpusel

@@ -18,6 +18,9 @@ enum class Shard { none, ddp, zero1, zero2, zero3, fsdp, tp };
 enum class Offload { none, optimizer, params };
 enum class Loss { full, chunked };
 enum class LoraTargets { qv, attn, all_linear };
+// Value type of the inference KV cache: the compute dtype unless --kv-dtype names another
+// (vLLM --kv-cache-dtype fp8, llama.cpp -ctk/-ctv q8_0); bytes in data/quantizations.json.
+enum class KvDtype { compute, fp16, bf16, fp8, int8, q8_0, q4_0 };
 
 struct Workload {
   ModelArch model;
@@ -42,6 +45,12 @@ struct Workload {
   bool shard_given = false;         // the user chose --shard: on_gpus keeps it (or refuses it)
   bool allow_long_context = false;  // --seq-len beyond a preset's context is allowed
   Offload offload = Offload::none;
+  // A llama.cpp GGUF type named by --precision (q4_k_m): `precision` is then its class
+  // (int8/int4) for rules and remedies, and the weights take weight_bits per parameter.
+  std::string weight_format;
+  double weight_bits = 0;  // 0: bytes_per_value(precision)
+  KvDtype kv_dtype = KvDtype::compute;
+  std::string engine;  // inference engine (--engine, speed/ knows them); empty: by batch
 };
 
 bool is_training(Mode m);
@@ -55,6 +64,7 @@ std::string to_string(Shard v);
 std::string to_string(Offload v);
 std::string to_string(Loss v);
 std::string to_string(LoraTargets v);
+std::string to_string(KvDtype v);
 
 // Parse the CLI spellings (to_string's output; '-' and '_' both accepted). Error(usage)
 // quoting the value and listing the accepted ones otherwise.
@@ -65,6 +75,14 @@ Shard parse_shard(std::string_view s);
 Offload parse_offload(std::string_view s);
 Loss parse_loss(std::string_view s);
 LoraTargets parse_lora_targets(std::string_view s);
+KvDtype parse_kv_dtype(std::string_view s);
+
+// --precision: one of precision_names(), or a GGUF type of data/quantizations.json (q4_k_m,
+// q8_0, iq4_xs...), which sets weight_format, weight_bits and its class as `precision`.
+// A plain precision clears any GGUF type. Error(usage) listing both kinds otherwise.
+void set_precision(Workload& w, std::string_view name);
+// What the output calls the weights' format: the GGUF type when there is one, else precision.
+std::string precision_label(const Workload& w);
 
 // Every accepted spelling, for help text and completion.
 std::vector<std::string> mode_names();
@@ -74,6 +92,8 @@ std::vector<std::string> shard_names();
 std::vector<std::string> offload_names();
 std::vector<std::string> loss_names();
 std::vector<std::string> lora_target_names();
+std::vector<std::string> kv_dtype_names();  // without "compute", the default
+std::vector<std::string> gguf_names();      // data/quantizations.json's GGUF types
 
 // The workload as it runs on `count` GPUs: the one place that decides the sharding, used by
 // every command (estimate --gpus, fit --count, check, compare, recommend, rentals). One GPU

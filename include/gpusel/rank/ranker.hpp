@@ -7,12 +7,13 @@
 #include <vector>
 
 #include "gpusel/data/catalog.hpp"
+#include "gpusel/data/money.hpp"
+#include "gpusel/data/platforms.hpp"
 #include "gpusel/memory/estimator.hpp"
 #include "gpusel/memory/fit.hpp"
-#include "gpusel/data/money.hpp"
+#include "gpusel/memory/workload.hpp"
 #include "gpusel/rank/rules.hpp"
 #include "gpusel/speed/throughput.hpp"
-#include "gpusel/memory/workload.hpp"
 
 namespace gpusel {
 
@@ -36,6 +37,7 @@ struct RankRequest {
   Weights weights;
   int max_gpus = 8;
   Reserve reserve;               // memory kept free on every card (fit.hpp)
+  bool cards_only = false;       // the user owns the host: price the cards alone
   std::optional<double> tokens;  // work to do, for time to finish
   bool domestic = false;
   std::optional<double> run_hours;  // known job length, for rules about long runs
@@ -63,6 +65,7 @@ struct Config {
   bool linked = false;       // all cards share the GPU's fast interconnect
   std::string interconnect;  // "NVLink 900 GB/s", "PCIe 4.0 x16", "unified memory"
   Shard shard = Shard::none;
+  bool rented = false;  // a cloud instance: no platform to buy, no purchase caveats
 };
 
 struct Result {
@@ -72,13 +75,16 @@ struct Result {
   double headroom = 0;         // (usable - need) / usable
   bool one_card_fits = false;  // the same workload fits on one card of this model
   std::optional<ChargedPrice> unit_price;
-  double price = 0;  // whole configuration, 0 when unpriced
+  double cards_price = 0;     // the cards, in the request's currency (0 when unpriced)
+  double platform_price = 0;  // the host(s), PSU and network the cards need (0: cards only)
+  double price = 0;           // cards + platform; 0 when the cards are unpriced
+  PlatformQuote platform_quote;
   Throughput throughput;
   double tokens_per_s = 0;      // the workload's primary rate
   std::optional<double> hours;  // to process RankRequest::tokens
   Scores scores;
   RuleOutcome rules;
-  std::string platform;  // what the configuration needs around it (board, PSU, server)
+  std::string platform;  // what the configuration needs around it, in words
 };
 
 struct Rejections {
@@ -99,7 +105,8 @@ struct Ranking {
 bool passes_filters(const Gpu& gpu, const Filters& filters);
 
 // The configurations a card can realistically be run in: consumer boards two cards at
-// most (K18), Apple one SoC, link groups up to their size; counts 1, 2, 4, 8 to max_gpus.
+// most (K18), a unified-memory SoC one, link groups up to their size; counts 1, 2, 4, 8 to
+// max_gpus, and beyond 8 (16, 32, ... up to 4096) nodes joined by the card's cluster network.
 // Inference across N cards (tensor parallel) needs N to divide the attention heads.
 std::vector<Config> configurations(const Gpu& gpu, int max_gpus, const Workload& w);
 

@@ -10,7 +10,8 @@
 //    "source": "https://...",                     optional for user rules; shipped rules have one
 //    "when": <condition>,
 //    "effects": {"warning": "text", "note": "text",
-//                "score": {"compute": -15, "budget": 0, "ecosystem": -10},
+//                "score": {"budget": 0, "ecosystem": -10},   compute is measured speed:
+//                                                               no rule moves it
 //                "exclude": "reason"}}               each effect optional, at least one
 //   {"id": "...", "disabled": true}                 switches off a rule of that id when merged
 //
@@ -44,7 +45,7 @@
 //   gpu.vram_gb              number  memory per card as marketed, GB
 //   gpu.memory_type          text    GDDR6X, HBM3, LPDDR5X, ...
 //   gpu.ecc                  bool    ECC on the card's memory
-//   gpu.unified_memory       bool    memory shared with the CPU (Apple)
+//   gpu.unified_memory       bool    memory shared with the CPU (system-on-chip)
 //   gpu.tdp_w                number  board power, W
 //   gpu.ecosystem            text    [cuda rocm oneapi synapseai cann metal]
 //   gpu.platform_target      text    kernel target: "sm_89", "gfx942", ...
@@ -117,8 +118,8 @@ struct Condition {
   std::vector<Condition> operands;  // all/any: the operands; negate: exactly one
 };
 
-struct ScoreDelta {
-  double compute = 0, budget = 0, ecosystem = 0;
+struct ScoreDelta {  // the compute score is measured tokens/s: rules adjust the other two
+  double budget = 0, ecosystem = 0;
   ScoreDelta& operator+=(const ScoreDelta& o);
   bool operator==(const ScoreDelta&) const = default;
 };

@@ -1,9 +1,12 @@
 #pragma once
 // What a configuration delivers for a workload: training tokens/s, or prefill and decode
-// tokens/s for inference. A roofline-style model: dense tensor peak x utilisation for
-// compute, memory bandwidth x efficiency for decode, and a link model for multi-GPU.
-// Every constant lives in data/throughput.json with its source; see that file's "method".
+// tokens/s for inference. A roofline-style model built from published measurements only:
+// the card's achievable matmul rate on its software stack, the training stack's end-to-end
+// efficiency, the memory's achievable bandwidth and the decode engine's kernel efficiency,
+// and the communication each multi-GPU strategy cannot hide behind compute. Every number
+// lives in data/throughput.json with its source; see that file's "method".
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,31 +21,72 @@ struct Throughput {
   double train_tokens_per_s = 0;    // training/fine-tuning modes, whole configuration
   double prefill_tokens_per_s = 0;  // inference: prompt processing
   double decode_tokens_per_s = 0;   // inference: generation, per sequence x batch (aggregate)
-  double tflops_used = 0;           // dense TFLOPS per card at the precision this workload runs in
-  double mfu = 0, scaling = 1;      // utilisation and multi-GPU efficiency applied
+  double tflops_used = 0;           // achievable dense TFLOPS per card at the precision used
+  double mfu = 0;                   // end-to-end FLOPs / the card's dense spec at that precision
+  double scaling = 1;               // multi-GPU efficiency: total / (count x one card)
   std::string bound;                // "compute" | "memory-bandwidth"
-  std::vector<std::string> assumptions;  // each factor with its number and source id
+  std::string engine;               // inference: the decode engine modelled
+  std::vector<std::string> assumptions;  // each factor with its number and data id
 };
 
-// The numbers behind the model, as read from data/throughput.json (each has a source there;
-// the key of each field is its id in that file).
+// Which cards a data entry applies to: exact ids, or every given field matching (vendor,
+// a substring of the architecture, segment, form factor).
+struct CardMatch {
+  std::vector<std::string> gpus, segments, form_factors;
+  std::string vendor, architecture;
+  bool matches(const Gpu& g) const;
+};
+
+struct MatmulEntry {  // achievable dense matmul rate, measured
+  std::string id, stack;
+  CardMatch match;
+  std::optional<double> tflops, fraction, fp8_tflops, fp8_fraction;
+};
+
+struct EfficiencyEntry {  // end-to-end training / achievable matmul rate
+  std::string id;
+  CardMatch match;
+  double value = 0;
+};
+
+struct Engine {  // a decode engine (--engine)
+  std::string name, label;
+  std::vector<std::string> aliases;
+  double kernel_gddr = 1, kernel_hbm = 1, kernel_unified = 1;  // of achievable bandwidth
+  double int8_factor = 1, int4_factor = 1;  // quantized weights: dequantization cost
+  double layer_overhead_s = 0;              // per layer per decode step
+  double prefill_efficiency = 1;            // of the achievable matmul rate
+  bool prefill_fp16_accumulate = false;     // GeForce: FP16-accumulate GEMMs
+};
+
+struct ClusterNetwork {  // between nodes
+  std::string id, label;
+  CardMatch match;
+  double bytes_per_s_per_gpu = 0;  // achieved per-GPU NIC rate (spec x efficiency)
+};
+
+// data/throughput.json, parsed. Scalars carry their id in that file as a comment.
 struct ThroughputConstants {
-  double train_utilisation = 0;          // hardware FLOPs utilisation at the reference balance
-  double prefill_utilisation = 0;        // the same for inference prompt processing
-  double balance_reference = 0;          // FLOP per byte of memory bandwidth where those hold
-  double balance_exponent = 0;           // u ~ (reference / card balance) ^ exponent
-  double utilisation_cap = 1;            // never above the highest utilisation measured
-  double prefill_quantized_factor = 1;   // int8/int4 weights: dequantization in the GEMMs
-  bool prefill_fp16_accumulate = false;  // engines run FP16 GEMMs with FP16 accumulation
-  double decode_bandwidth_efficiency = 1;
-  double decode_layer_overhead_s = 0;  // per layer per decode step: launches, syncs
   double int4_bits_per_weight = 4.5, int8_bits_per_weight = 8.5;
   double kv_cache_bytes_per_value = 2;
-  double qlora_step_time_factor = 1;                   // NF4 dequantization of the frozen base
-  std::map<int, double> scaling_linked, scaling_pcie;  // data-parallel efficiency by GPU count
-  double scaling_per_doubling_beyond = 1;              // past the largest tabulated count
-  double busbw_fraction_linked = 1, busbw_fraction_pcie = 1;  // all-reduce bus bw / link bw
-  double allreduce_latency_linked_s = 0, allreduce_latency_pcie_s = 0;  // small messages
+  double qlora_dequant_bytes = 2.5;     // per 4-bit weight per pass: NF4 read + bf16 write
+  double fp8_training_factor = 1;       // FP8 (TE) end-to-end vs BF16, per achievable rate
+  double prefill_quantized_factor = 1;  // int8/int4 weights dequantized in prompt GEMMs
+  double ddp_bucket_bytes = 25e6;       // the last bucket cannot overlap
+  double comm_overlap_fraction = 1;     // of the compute window communication hides behind
+  double allreduce_latency_pcie_s = 0;
+  std::map<int, double> allreduce_latency_linked_s;  // by GPU count
+  int llama_cpp_ubatch = 512;
+  std::map<int, double> host_copy_fraction;  // by PCIe generation
+  double matmul_default_fraction = 0.77, fp8_default_fraction = 0.72;
+  double training_efficiency_default = 0.6;
+  std::string default_engine_batch1 = "llama.cpp", default_engine_batched = "vllm";
+  std::vector<MatmulEntry> matmul;
+  std::vector<EfficiencyEntry> training_efficiency;
+  std::map<std::string, double> memory_types;  // achievable / spec bandwidth
+  std::map<std::string, Engine> engines;
+  std::map<std::string, double> links;  // bus bandwidth / per-direction link bandwidth
+  std::vector<ClusterNetwork> cluster_networks;
 };
 
 // Parses data/throughput.json's document; Error(data) naming origin and key on a bad field.
@@ -52,8 +96,24 @@ ThroughputConstants parse_throughput_constants(const nlohmann::json& doc,
 // The embedded data/throughput.json, parsed once.
 const ThroughputConstants& default_throughput_constants();
 
-// `linked`: the cards share a fast GPU-to-GPU link (NVLink etc.), else PCIe.
-// Error(usage) when count < 1.
+// The engine a workload decodes with: its --engine (a name or alias), else llama.cpp at
+// batch 1 and vLLM for batched serving. Error(usage) for an unknown name, listing the known.
+const Engine& engine_for(const Workload& w, const ThroughputConstants& k);
+// Every accepted --engine spelling (names and aliases), for help text and validation.
+std::vector<std::string> engine_names();
+// Error(usage) unless `name` is empty or a known engine.
+void require_engine(const std::string& name);
+
+// GPUs that share one machine (and its fast link) before a cluster network joins machines:
+// the card's NVLink domain where it spans more than 8 (GB200 NVL72), else 8.
+int node_size(const Gpu& g);
+// The network joining nodes of this card, if it clusters at all (consumer cards do not).
+const ClusterNetwork* cluster_network(const Gpu& g, const ThroughputConstants& k);
+const ClusterNetwork* cluster_network(const Gpu& g);
+
+// `linked`: the cards of a node share a fast GPU-to-GPU link (NVLink etc.), else PCIe.
+// Beyond node_size(gpu) cards, nodes are joined by the card's cluster network.
+// Error(usage) when count < 1, or when the card cannot run that many (no cluster network).
 Throughput estimate_throughput(const Workload& w, const Gpu& gpu, int count, bool linked);
 Throughput estimate_throughput(const Workload& w, const Gpu& gpu, int count, bool linked,
                                const ThroughputConstants& k);

@@ -27,7 +27,8 @@ ValidateAnswer validate_data(std::vector<DataFile> files,
                              const std::function<const Catalog&()>& catalog,
                              const std::string& as_of, bool strict) {
   if (files.empty())  // every embedded data file that has a validator
-    for (const char* p : {"data/gpus.json", "data/cloud.json", "data/models.json"})
+    for (const char* p :
+         {"data/gpus.json", "data/cloud.json", "data/models.json", "data/platforms.json"})
       for (const auto& e : embedded_files())
         if (e.path == p) files.push_back({std::string(p), std::string(e.text)});
   ValidateAnswer a;

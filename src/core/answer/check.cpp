@@ -40,11 +40,12 @@ CheckAnswer check(const Sources& src, const RankRequest& req, const Gpu& gpu, in
 }
 
 CompareAnswer compare(const Sources& src, const RankRequest& req,
-                      const std::vector<const Gpu*>& gpus, int count) {
+                      const std::vector<CardCount>& configs) {
   CompareAnswer a;
   a.one_gpu_need = estimate(req.workload);
-  for (const Gpu* g : gpus)
-    a.results.push_back(evaluate(make_config(*g, count, req.workload), src.rules, src.rates, req));
+  for (const CardCount& c : configs)
+    a.results.push_back(
+        evaluate(make_config(*c.gpu, c.count, req.workload), src.rules, src.rates, req));
   score_fitting(a.results, req);
   for (const auto& r : a.results) a.fits.push_back(fits_memory(r));
   a.converted_prices = std::any_of(a.results.begin(), a.results.end(), [](const Result& r) {

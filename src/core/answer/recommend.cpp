@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "gpusel/answer/answers.hpp"
+#include "gpusel/base/error.hpp"
 
 namespace gpusel {
 namespace {
@@ -11,49 +12,105 @@ bool any_converted(const std::vector<Result>& rs) {
                      [](const Result& r) { return r.unit_price && r.unit_price->converted; });
 }
 
-// The cheapest configurations that would pass, were the budget larger.
-void add_over_budget(const RankRequest& req, const Ranking& ranking, std::vector<Remedy>& out) {
-  for (std::size_t i = 0; i < ranking.over_budget.size() && i < 3; ++i) {
+// The nearest purchases over the budget, cheapest first: the workload as asked, and the
+// first lighter workload that still needs more money (often far cheaper).
+void add_over_budget(const RankRequest& req, const Ranking& ranking, std::vector<Remedy> lighter,
+                     std::vector<Remedy>& out) {
+  // A lighter workload is worth naming only when it costs less than the workload as asked.
+  if (!lighter.empty() && !ranking.over_budget.empty() &&
+      lighter[0].purchase->price >= ranking.over_budget.front().price)
+    lighter.clear();
+  for (std::size_t i = 0; i < ranking.over_budget.size() && i < 2; ++i) {
     Remedy r;
     r.kind = Remedy::Kind::over_budget;
     r.purchase = ranking.over_budget[i];
-    r.over_by = r.purchase->price - req.budget.value_or(0);
-    out.push_back(std::move(r));
+    lighter.push_back(std::move(r));
+  }
+  for (auto& r : lighter) r.over_by = r.purchase->price - req.budget.value_or(0);
+  std::stable_sort(lighter.begin(), lighter.end(), [](const Remedy& a, const Remedy& b) {
+    return a.purchase->price < b.purchase->price;
+  });
+  for (std::size_t i = 0; i < lighter.size() && i < 3; ++i) out.push_back(std::move(lighter[i]));
+}
+
+// The request with `changes` applied in order; nullopt when they make no valid workload.
+std::optional<RankRequest> changed(const RankRequest& req,
+                                   const std::vector<const WorkloadChange*>& changes) {
+  RankRequest r = req;
+  for (const WorkloadChange* c : changes) c->edit(r.workload);
+  try {
+    validate(r.workload);
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+  return r;
+}
+
+std::string label_of(const std::vector<const WorkloadChange*>& changes) {
+  std::string label;
+  for (const WorkloadChange* c : changes)
+    label += (label.empty() ? "" : " + ") + c->change.substr(0, c->change.find(" ("));
+  return label;
+}
+
+// K37's workload changes, least disruptive first, each re-ranked with every filter, rule and
+// the budget: the first two that leave something to buy. When no single change does, the
+// changes taken together until one does. `over` gets the first lighter workload that fits
+// only over the budget.
+void add_changes(const Sources& src, const RankRequest& req, std::vector<Remedy>& out,
+                 std::vector<Remedy>& over) {
+  const std::vector<WorkloadChange> all = workload_changes(req.workload);
+  auto try_changes = [&](const std::vector<const WorkloadChange*>& cs) {
+    const auto r = changed(req, cs);
+    if (!r) return false;
+    Ranking rk = rank(src.catalog, src.rules, src.rates, *r);
+    Remedy m;
+    m.change = label_of(cs);
+    if (rk.results.empty()) {  // keep the cheapest lighter purchase over the budget
+      const bool cheaper = !rk.over_budget.empty() &&
+                           (over.empty() || rk.over_budget.front().price < over[0].purchase->price);
+      if (cheaper) {
+        m.kind = Remedy::Kind::over_budget;
+        m.purchase = std::move(rk.over_budget.front());
+        over.assign(1, std::move(m));
+      }
+      return false;
+    }
+    m.purchase = std::move(rk.results.front());
+    out.push_back(std::move(m));
+    return true;
+  };
+  int found = 0;
+  for (const auto& c : all)
+    if (found < 2 && try_changes({&c})) ++found;
+  if (found > 0) return;
+  std::vector<const WorkloadChange*> together;
+  for (const auto& c : all) {
+    together.push_back(&c);
+    if (together.size() > 1 && try_changes(together)) return;
   }
 }
 
-// The K37 workload changes that make an affordable card (within the filters) fit, largest
-// cards first: one change per card, one card each (the ranking already tried more cards).
-void add_changes(const Sources& src, const RankRequest& req, std::vector<Remedy>& out) {
-  std::vector<const Gpu*> affordable;
-  for (const auto& g : src.catalog.gpus) {
-    auto p = charge(g, req.price, src.rates);
-    if (p && (!req.budget || p->amount <= *req.budget) && passes_filters(g, req.filters))
-      affordable.push_back(&g);
-  }
-  std::sort(affordable.begin(), affordable.end(),
-            [](const Gpu* a, const Gpu* b) { return a->vram_gb > b->vram_gb; });
-  for (std::size_t i = 0; i < affordable.size() && out.size() < 6; ++i) {
-    const FitResult f = fit(req.workload, *affordable[i], 1, req.reserve);
-    for (const auto& c : f.changes)
-      if (c.fits && c.workload.gpus == 1) {
-        Remedy r;
-        r.change = c.change;
-        r.gpu = affordable[i];
-        r.need_bytes = c.estimate.total_bytes;
-        r.usable_bytes = f.usable_bytes;
-        out.push_back(std::move(r));
-        break;
-      }
-  }
+// Renting: the cheapest fitting cloud offer for the same workload and filters.
+void add_rent(const Sources& src, const RecommendQuery& q, RecommendAnswer& a) {
+  const Cloud* cloud = src.offers();
+  if (!cloud) return;
+  RentalRanking rr = rank_rentals(src.catalog, *cloud, src.rules, src.rates, q.request, q.rental);
+  if (rr.options.empty()) return;
+  Remedy m;
+  m.kind = Remedy::Kind::rent;
+  m.rental = std::move(rr.options.front());
+  a.remedies.push_back(std::move(m));
 }
 
 void add_compare_rent(const Sources& src, const RecommendQuery& q, RecommendAnswer& a) {
+  const Cloud* cloud = src.offers();
+  if (!cloud) return;
   std::vector<RentalOption> rented;
   for (const Result& bought : a.top) {
     RentComparison c;
-    c.rental = rent_same_work(bought, *src.cloud, src.rules, src.rates, q.request, q.rental);
-    c.offered = !src.cloud->for_gpu(bought.config.gpu->id).empty();
+    c.rental = rent_same_work(bought, *cloud, src.rules, src.rates, q.request, q.rental);
+    c.offered = !cloud->for_gpu(bought.config.gpu->id).empty();
     if (c.rental) {
       c.hours_to_purchase = rent_hours_to_purchase(bought, *c.rental);
       rented.push_back(*c.rental);
@@ -61,9 +118,8 @@ void add_compare_rent(const Sources& src, const RecommendQuery& q, RecommendAnsw
     a.compare_rent.push_back(std::move(c));
   }
   const auto& cur = q.request.price.currency;
-  const auto [storage, egress] = extras_prices(*src.cloud, src.rates, cur, q.rental);
-  a.compare_rent_notes =
-      rental_option_notes(rented, *src.cloud, q.rental, storage, egress, cur, "");
+  const auto [storage, egress] = extras_prices(*cloud, src.rates, cur, q.rental);
+  a.compare_rent_notes = rental_option_notes(rented, *cloud, q.rental, storage, egress, cur, "");
 }
 
 }  // namespace
@@ -76,24 +132,28 @@ RecommendAnswer recommend(const Sources& src, const RecommendQuery& q) {
   a.top.assign(a.ranking.results.begin(), a.ranking.results.begin() + std::ptrdiff_t(n));
   a.converted_prices = any_converted(a.top);
   if (a.ranking.results.empty()) {
-    add_over_budget(q.request, a.ranking, a.remedies);
-    add_changes(src, q.request, a.remedies);
+    std::vector<Remedy> lighter_over;
+    add_changes(src, q.request, a.remedies, lighter_over);
+    add_rent(src, q, a);
+    add_over_budget(q.request, a.ranking, std::move(lighter_over), a.remedies);
   }
-  if (q.compare_rent && src.cloud) add_compare_rent(src, q, a);
+  if (q.compare_rent) add_compare_rent(src, q, a);
   return a;
 }
 
 RentAnswer rent(const Sources& src, const RankRequest& req, const RentalRequest& rr, int top) {
   RentAnswer a;
   a.one_gpu_need = estimate(req.workload);
-  a.ranking = rank_rentals(src.catalog, *src.cloud, src.rules, src.rates, req, rr);
+  const Cloud* cloud = src.offers();
+  if (!cloud) throw data_error("no cloud offers loaded");
+  a.ranking = rank_rentals(src.catalog, *cloud, src.rules, src.rates, req, rr);
   const auto n = std::min<std::size_t>(static_cast<std::size_t>(top), a.ranking.options.size());
   a.shown.assign(a.ranking.options.begin(), a.ranking.options.begin() + std::ptrdiff_t(n));
   a.converted_prices = std::any_of(a.shown.begin(), a.shown.end(), [&](const RentalOption& o) {
     return o.offer->currency != req.price.currency;
   });
   a.hours = rr.hours;
-  a.notes = rental_option_notes(a.shown, *src.cloud, rr, a.ranking.storage_price,
+  a.notes = rental_option_notes(a.shown, *cloud, rr, a.ranking.storage_price,
                                 a.ranking.egress_price, req.price.currency, "");
   return a;
 }

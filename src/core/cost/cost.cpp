@@ -1,6 +1,8 @@
 // The buy-vs-rent arithmetic: resale, break-even points, and the cheapest rental per kind.
 #include "gpusel/cost/cost.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 
@@ -93,9 +95,19 @@ std::optional<RentQuote> cheapest_rental(const Cloud& cloud, const std::string& 
     q.kind = kind;
     q.offer = o;
     q.instances = (gpus + o->gpus_per_instance - 1) / o->gpus_per_instance;
-    q.rate_per_hour = convert(price->per_hour * q.instances, o->currency, currency, rates);
-    q.published = price->published;
+    double per_hour = price->per_hour;
     q.basis = price->basis;
+    if (kind == RentKind::spot && cloud.defaults.spot_availability) {
+      // Spot capacity comes and goes: sustained use runs on on-demand the rest of the time.
+      const double a = cloud.defaults.spot_availability->value;
+      per_hour = a * price->per_hour + (1 - a) * o->on_demand_per_hour;
+      q.basis += fmt::format(
+          "; spot capacity {:.0f} % of the time (measured), on-demand "
+          "otherwise",
+          a * 100);
+    }
+    q.rate_per_hour = convert(per_hour * q.instances, o->currency, currency, rates);
+    q.published = price->published;
     q.billed_hours = billed_hours(kind, hours, months);
     q.compute = q.total = q.rate_per_hour * q.billed_hours;
     // Ties go to the published price, then to the offer listed first.

@@ -5,8 +5,9 @@
 #include <set>
 
 #include "cost_internal.hpp"
-#include "gpusel/cost/cost.hpp"
 #include "gpusel/base/error.hpp"
+#include "gpusel/cost/cost.hpp"
+#include "gpusel/data/platforms.hpp"
 
 namespace gpusel {
 namespace {
@@ -76,19 +77,24 @@ std::optional<OwnCost> owning(const Gpu& g, const CostQuery& q, double hours, co
   bool found = false;
   auto [price, basis] = card_price(g, q, d, conv, found);
   if (!found) return std::nullopt;
-  const HostClass& host = d.ownership.for_segment(g.segment);
+  const SegmentResale& resale = d.ownership.for_segment(g.segment);
+  const bool used = !q.card_price && basis.rfind("used", 0) == 0;
+  const PlatformQuote platform = quote_platform(default_platforms(), g, q.own_count, used);
+  if (!platform.platform)
+    throw usage_error(
+        fmt::format("no platform takes {} x {} (data/platforms.json: a desktop "
+                    "board takes two consumer cards)",
+                    q.own_count, g.id));
   OwnCost o;
   o.gpu = &g;
   o.count = q.own_count;
   o.card_price = price, o.card_basis = basis, o.cards = price * q.own_count;
-  o.hosts = (q.own_count + host.gpus_per_host - 1) / host.gpus_per_host;
-  o.host_price = q.host_cost ? *q.host_cost : conv(host.cost.value, "USD");
-  o.host_basis = q.host_cost ? "--host-cost"
-                             : fmt::format("{} host for up to {} GPUs, {}", g.segment,
-                                           host.gpus_per_host, d.ownership.origin);
-  o.host_total = o.host_price * o.hosts;
+  o.hosts = platform.hosts;
+  o.host_total = q.host_cost ? *q.host_cost * o.hosts : conv(platform.total_usd, "USD");
+  o.host_price = o.host_total / o.hosts;
+  o.host_basis = q.host_cost ? "--host-cost" : platform.label + " (data/platforms.json)";
   o.purchase = o.cards + o.host_total;
-  const double r1 = q.resale_1y ? *q.resale_1y : host.residual_1y.value;
+  const double r1 = q.resale_1y ? *q.resale_1y : resale.residual_1y.value;
   o.resale_basis = fmt::format("{:.0f} % left after a year{}", r1 * 100,
                                q.resale_1y ? " (--resale-1y)" : ", " + g.segment + " default");
   o.residual_1y = r1;
@@ -150,13 +156,16 @@ void add_break_even(CostReport& r) {
   const double storage_month = qy.storage_gb * r.storage_price,
                egress = qy.egress_gb * r.egress_price;
   for (const auto& q : r.rent) {
-    if (q.kind != RentKind::on_demand && q.kind != RentKind::spot) continue;
+    // Against prices a provider publishes only: a derived price is a scenario, not a basis.
+    if ((q.kind != RentKind::on_demand && q.kind != RentKind::spot) || !q.published) continue;
+    auto hours = break_even_hours_per_day(o.depreciation, q.rate_per_hour, o.power_per_hour,
+                                          qy.months, q.extras);
+    const bool beyond_a_day = hours && *hours > 24;  // cannot exist: owning never wins here
     r.break_even.push_back(
-        {q.kind,
-         break_even_hours_per_day(o.depreciation, q.rate_per_hour, o.power_per_hour, qy.months,
-                                  q.extras),
+        {q.kind, beyond_a_day ? std::nullopt : hours,
          break_even_months(o.purchase, o.residual_1y, q.rate_per_hour, o.power_per_hour,
-                           qy.hours_per_day, storage_month, egress)});
+                           qy.hours_per_day, storage_month, egress),
+         beyond_a_day});
   }
 }
 

@@ -35,10 +35,13 @@ std::string describe(const Option& o) {
   return verdict_text(o.choice) + " (" + o.quote->offer->id + ")";
 }
 
+// The verdict weighs buying against prices a provider publishes; a price derived from the
+// data's defaults is a scenario, shown but never the basis of the verdict.
 std::vector<Option> options(const CostReport& r) {
   std::vector<Option> out;
   if (r.own) out.push_back({"buy", r.own->total, nullptr});
-  for (const auto& q : r.rent) out.push_back({rent_choice(q.kind), q.total, &q});
+  for (const auto& q : r.rent)
+    if (q.published) out.push_back({rent_choice(q.kind), q.total, &q});
   std::stable_sort(out.begin(), out.end(),
                    [](const Option& a, const Option& b) { return a.total < b.total; });
   return out;
@@ -46,11 +49,14 @@ std::vector<Option> options(const CostReport& r) {
 
 std::string hours_reason(const BreakEven& b, const CostReport& r) {
   const std::string kind = rent_kind_name(b.kind);
+  if (b.beyond_a_day)
+    return fmt::format("owning cannot beat {} within {:g} months, even at 24 h/day", kind,
+                       r.query.months);
   if (!b.hours_per_day)
     return "renting " + kind +
            " costs less per hour than the power the cards would draw: "
            "owning never catches up";
-  if (*b.hours_per_day > 24)
+  if (b.beyond_a_day || *b.hours_per_day > 24)
     return fmt::format("owning cannot beat {} within {:g} months, even at 24 h/day", kind,
                        r.query.months);
   return fmt::format("owning beats {} above {:.1f} h/day over {:g} months (you plan {:g})", kind,
@@ -68,6 +74,19 @@ std::string months_reason(const BreakEven& b, const CostReport& r) {
                        r.query.hours_per_day, kind, kLongestMonths / 12);
   return fmt::format("at {:g} h/day owning beats {} after {:.1f} months (project: {:g})",
                      r.query.hours_per_day, kind, *b.months, r.query.months);
+}
+
+// A cheaper price that no provider publishes (the defaults' spot ratio or commitment
+// discount) is named as a scenario to ask a provider about, not chosen.
+void scenario_reason(CostReport& r, const std::vector<Option>& verdict_options) {
+  for (const auto& q : r.rent)
+    if (!q.published && q.total < verdict_options.front().total) {
+      r.verdict.reasons.push_back(fmt::format(
+          "scenario, not the verdict: {} at a price no provider publishes ({}) would cost {}; "
+          "ask a provider for a quote",
+          verdict_text(rent_choice(q.kind)), q.basis, amount(q.total, r)));
+      return;
+    }
 }
 
 void own_reason(CostReport& r) {
@@ -88,6 +107,7 @@ void decide(CostReport& r) {
   if (r.rent.empty())
     r.verdict.reasons.push_back("no cloud offer for " + r.query.rent_gpu + ": nothing to rent");
   if (!r.own || r.rent.empty()) return;
+  scenario_reason(r, opts);
   const Option& best = opts[0];
   const Option& next = opts[1];
   r.verdict.choice = best.choice;

@@ -4,22 +4,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "gpusel/base/text.hpp"
 
 namespace gpusel {
 namespace {
-
-bool listed(const std::vector<std::string>& list, const std::string& v) {
-  return list.empty() ||
-         std::any_of(list.begin(), list.end(), [&](const auto& x) { return to_lower(x) == v; });
-}
-
-// The ranker's filters, applied to an offer's GPU (exclusions by id included).
-bool passes(const Gpu& g, const Filters& f) {
-  return listed(f.vendors, g.vendor) && listed(f.ecosystems, g.ecosystem) &&
-         listed(f.segments, g.segment) && g.vram_gb >= f.min_vram_gb &&
-         std::find(f.exclude_ids.begin(), f.exclude_ids.end(), g.id) == f.exclude_ids.end();
-}
 
 bool fits(const Result& r) { return r.need.total_bytes <= r.usable_bytes && !r.rules.excluded; }
 
@@ -84,6 +71,7 @@ int working_gpus(const Workload& w, int gpus) {
 // Several smaller instances talk over the network: no NVLink, no PCIe peer-to-peer.
 Config across_instances(const Gpu& gpu, int gpus, const Workload& w) {
   Config c = make_config(gpu, gpus, w);
+  c.rented = true;
   c.linked = false;
   c.interconnect = "network (separate instances)";
   return c;
@@ -100,12 +88,14 @@ RentalRanking rank_rentals(const Catalog& catalog, const Cloud& cloud, const Rul
   for (const auto& o : cloud.offers) {
     ++out.considered;
     const Gpu* gpu = catalog.find(o.gpu);
-    if (!gpu || !passes(*gpu, req.filters)) {
+    if (!gpu || !passes_filters(*gpu, req.filters)) {
       ++out.filtered;
       continue;
     }
     const int used = working_gpus(req.workload, o.gpus_per_instance);
-    Result eval = evaluate(make_config(*gpu, used, req.workload), rules, rates, req);
+    Config c = make_config(*gpu, used, req.workload);
+    c.rented = true;
+    Result eval = evaluate(c, rules, rates, req);
     if (eval.rules.excluded)
       ++out.excluded_by_rule;
     else if (!fits(eval))
@@ -130,8 +120,9 @@ std::optional<RentalOption> rent_same_work(const Result& bought, const Cloud& cl
   for (const Offer* o : cloud.for_gpu(gpu.id)) {
     const int instances = (count + o->gpus_per_instance - 1) / o->gpus_per_instance;
     const int gpus = working_gpus(req.workload, instances * o->gpus_per_instance);
-    const Config c = instances == 1 ? make_config(gpu, gpus, req.workload)
-                                    : across_instances(gpu, gpus, req.workload);
+    Config c = instances == 1 ? make_config(gpu, gpus, req.workload)
+                              : across_instances(gpu, gpus, req.workload);
+    c.rented = true;
     Result eval = evaluate(c, rules, rates, req);
     if (!fits(eval)) continue;
     std::optional<double> hours;

@@ -53,8 +53,10 @@ Reserve parse_reserve(std::string_view text) {
 }
 
 std::string describe(const Reserve& r) {
+  if (!r.basis.empty()) return r.basis;
   char buf[64];
-  if (r.fraction < 0) return describe(Reserve{data_constant("default_reserve_fraction")});
+  if (r.fraction < 0)
+    return describe(Reserve{data_constant("default_reserve_fraction"), 0, "", ""});
   if (r.fraction > 0 || r.bytes <= 0)
     std::snprintf(buf, sizeof buf, "%g%% of VRAM", r.fraction * 100);
   else
@@ -62,11 +64,59 @@ std::string describe(const Reserve& r) {
   return buf;
 }
 
-Reserve default_reserve(const Gpu& gpu) {
-  // macOS lets the GPU wire only part of unified memory; discrete cards lose the engines'
-  // customary 10 % (K2).
-  return Reserve{data_constant(gpu.unified_memory ? "unified_memory_reserve_fraction"
-                                                  : "default_reserve_fraction")};
+std::string parse_os(std::string_view text) {
+  const std::string os = to_lower(text);
+  if (os == "macos" || os == "linux" || os == "windows") return os;
+  throw usage_error("invalid --os '" + std::string(text) + "' (expected macos|linux|windows)");
+}
+
+std::string natural_os(const Gpu& gpu) { return gpu.vendor == "apple" ? "macos" : "linux"; }
+
+namespace {
+
+const MemoryShare* find_share(const Gpu& gpu, const std::string& os, const char* setting) {
+  for (const auto& s : gpu.unified_memory_share)
+    if (s.os == os && s.setting == setting) return &s;
+  return nullptr;
+}
+
+// Bytes the GPU may use under a share, never more than the pool less the engines' reserve:
+// the OS and every other process allocate from the same pool.
+double share_bytes(const Gpu& gpu, const MemoryShare& s) {
+  const double vram = vram_bytes(gpu);
+  const double share = s.fraction ? *s.fraction * vram : *s.gb * data_constant("vram_gb_unit");
+  return std::min(share, vram * (1 - data_constant("default_reserve_fraction")));
+}
+
+std::string gib_text(double bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f GiB", bytes / 1073741824.0);
+  return buf;
+}
+
+}  // namespace
+
+Reserve default_reserve(const Gpu& gpu, const std::string& os) {
+  // Discrete cards lose the engines' customary 10 % (K2).
+  if (!gpu.unified_memory) return Reserve{data_constant("default_reserve_fraction"), 0, "", ""};
+  const std::string o = os.empty() ? natural_os(gpu) : os;
+  const MemoryShare* s = find_share(gpu, o, "default");
+  if (!s) return Reserve{data_constant("unified_memory_reserve_fraction"), 0, o, ""};
+  const double vram = vram_bytes(gpu), usable = share_bytes(gpu, *s);
+  return Reserve{0, vram - usable, o,
+                 gib_text(vram - usable) + " of unified memory: the GPU may use " +
+                     gib_text(usable) + " of " + gib_text(vram) + " under " + o + " by default"};
+}
+
+std::optional<RaisedLimit> raised_limit(const Gpu& gpu, const std::string& os) {
+  if (!gpu.unified_memory) return std::nullopt;
+  const std::string o = os.empty() ? natural_os(gpu) : os;
+  if (const MemoryShare* m = find_share(gpu, o, "maximum"))
+    return RaisedLimit{share_bytes(gpu, *m), m->how, o, true};
+  const MemoryShare* d = find_share(gpu, o, "default");
+  if (!d || d->how.empty()) return std::nullopt;
+  const double vram = vram_bytes(gpu);
+  return RaisedLimit{vram * (1 - data_constant("default_reserve_fraction")), d->how, o, false};
 }
 
 bool gddr_ecc_on(const Gpu& gpu) {
@@ -83,7 +133,7 @@ double vram_bytes(const Gpu& gpu) {
 }
 
 double usable_bytes(const Gpu& gpu, const Reserve& given) {
-  const Reserve reserve = given.fraction < 0 ? default_reserve(gpu) : given;
+  const Reserve reserve = given.fraction < 0 ? default_reserve(gpu, given.os) : given;
   const double vram = vram_bytes(gpu);
   const double kept =
       reserve.fraction > 0 || reserve.bytes <= 0 ? vram * reserve.fraction : reserve.bytes;

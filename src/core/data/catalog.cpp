@@ -72,6 +72,24 @@ void parse_text(Gpu& g, const json& rec, const std::string& at) {
   g.notes = optional_field<std::string>(rec, "notes", "", at);
 }
 
+MemoryShare parse_share(const json& j, const std::string& at) {
+  if (!j.is_object()) throw data_error(at + ": a unified_memory_share entry must be an object");
+  MemoryShare m;
+  m.os = required<std::string>(j, "os", at);
+  m.setting = required<std::string>(j, "setting", at);
+  m.fraction = present<double>(j, "fraction", at);
+  m.gb = present<double>(j, "gb", at);
+  if (m.fraction.has_value() == m.gb.has_value())
+    throw data_error(at + ": a unified_memory_share entry needs one of 'fraction' and 'gb'");
+  if ((m.fraction && !(*m.fraction > 0 && *m.fraction <= 1)) || (m.gb && !(*m.gb > 0)))
+    throw data_error(at + ": unified_memory_share must be a fraction in (0, 1] or positive GB");
+  m.how = optional_field<std::string>(j, "how", "", at);
+  m.source = optional_field<std::string>(j, "source", "", at);
+  m.as_of = optional_field<std::string>(j, "as_of", "", at);
+  m.note = optional_field<std::string>(j, "note", "", at);
+  return m;
+}
+
 }  // namespace
 
 Gpu detail::parse_gpu_record(const json& rec, const std::string& at) {
@@ -82,6 +100,11 @@ Gpu detail::parse_gpu_record(const json& rec, const std::string& at) {
   g.launch_year = optional_field<int>(rec, "launch_year", 0, at);
   g.ecc = optional_field<bool>(rec, "ecc", false, at);
   g.unified_memory = optional_field<bool>(rec, "unified_memory", false, at);
+  if (auto shares = present<json>(rec, "unified_memory_share", at)) {
+    if (!shares->is_array()) detail::wrong_type(at, "unified_memory_share", "a list");
+    for (const auto& j : *shares)
+      g.unified_memory_share.push_back(parse_share(j, at + ".unified_memory_share"));
+  }
   g.interconnect = parse_interconnect(rec, at);
   if (auto pcie = present<json>(rec, "pcie", at); pcie && pcie->is_object()) {
     g.pcie_gen = optional_field<int>(*pcie, "gen", 0, at + ".pcie");

@@ -46,21 +46,15 @@ std::optional<double> price(const json& rec, const char* key, const std::string&
 
 Figure parse_default(const json& defs, const char* key, const std::string& origin) {
   const std::string at = origin + ": defaults." + key;
-  const json rec = field<json>(defs, key, origin + ": defaults");
-  Figure d;
-  d.value = field<double>(rec, "value", at);
-  const auto range = field<std::vector<double>>(rec, "range", at);
-  if (range.size() != 2) throw data_error(at + ": 'range' must be [low, high]");
-  d.low = range[0], d.high = range[1];
-  check_figure_range(d, at);
-  d.unit = field<std::string>(rec, "unit", at);
-  d.source = field<std::string>(rec, "source", at);
-  d.as_of = date_field(rec, "as_of", at);
-  return d;
+  return parse_figure(field<json>(defs, key, origin + ": defaults"), at);
 }
 
 CloudDefaults parse_defaults(const json& defs, const std::string& origin) {
+  std::optional<Figure> availability;
+  if (defs.is_object() && defs.contains("spot_availability"))
+    availability = parse_default(defs, "spot_availability", origin);
   return {parse_default(defs, "spot_ratio", origin),
+          availability,
           parse_default(defs, "commit_1y_discount", origin),
           parse_default(defs, "commit_3y_discount", origin),
           parse_default(defs, "storage_per_gb_month", origin),
@@ -79,6 +73,22 @@ void parse_prices(Offer& o, const json& rec, const std::string& at) {
 }
 
 }  // namespace
+
+// Checked reads throughout: a figure in a user's file is refused with its place, never an
+// exception from the JSON library.
+Figure parse_figure(const nlohmann::json& j, const std::string& at) {
+  if (!j.is_object()) throw data_error(at + ": must be an object with value, range and source");
+  Figure d;
+  d.value = field<double>(j, "value", at);
+  const auto range = field<std::vector<double>>(j, "range", at);
+  if (range.size() != 2) throw data_error(at + ": 'range' must be [low, high]");
+  d.low = range[0], d.high = range[1];
+  check_figure_range(d, at);
+  d.unit = field<std::string>(j, "unit", at);
+  d.source = field<std::string>(j, "source", at);
+  d.as_of = date_field(j, "as_of", at);
+  return d;
+}
 
 void check_figure_range(const Figure& f, const std::string& at) {
   if (!(f.low <= f.value && f.value <= f.high))

@@ -3,6 +3,7 @@
 // checks, duplicate ids and the loader's own reading. A record's JSON tree lives only for
 // its turn, so a 100,000-card catalog costs its text and its typed records, not a tree.
 #include <algorithm>
+#include <array>
 #include <map>
 #include <tuple>
 #include <unordered_map>
@@ -26,6 +27,12 @@ const Schema& schema_for(const DocKind& kind) {
   auto& s = schemas[kind.schema];
   if (!s) s = std::make_unique<Schema>(json::parse(embedded_text(kind.schema)));
   return *s;
+}
+
+const std::array<const DocKind*, 4>& all_kinds() {
+  static const std::array<const DocKind*, 4> kinds = {&gpus_kind(), &offers_kind(), &models_kind(),
+                                                      &platforms_kind()};
+  return kinds;
 }
 
 void no_top(const json&, const ValidateOptions&, Findings&) {}
@@ -77,7 +84,7 @@ class Pass {
   // The expected kind, else the first of gpus, offers, models the document has.
   const json_detail::Outline::List* pick_list(const json_detail::Outline& outline) {
     const auto& keys = outline.keys;
-    for (const DocKind* k : {&gpus_kind(), &offers_kind(), &models_kind()}) {
+    for (const DocKind* k : all_kinds()) {
       if (pass_.expected && pass_.expected != k) continue;
       if (std::find(keys.begin(), keys.end(), k->list) == keys.end()) continue;
       kind_ = k;
@@ -91,8 +98,8 @@ class Pass {
                    pass_.expected->list + "\" list)");
     else if (!kind_)
       f_.error("", "schema",
-               "not a gpusel data file (expected a \"gpus\", \"offers\" or \"models\" list at the "
-               "top level)");
+               "not a gpusel data file (expected a \"gpus\", \"offers\", \"models\" or "
+               "\"platforms\" list at the top level)");
     else
       f_.error("/" + std::string(kind_->list), "schema",
                std::string("\"") + kind_->list + "\" must be an array");
@@ -196,7 +203,7 @@ ValidationReport check_document(std::string_view text, const std::string& file,
   const std::size_t bom = text.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
   text.remove_prefix(bom);
   json_detail::Outline outline;
-  for (const DocKind* k : {&gpus_kind(), &offers_kind(), &models_kind()})
+  for (const DocKind* k : all_kinds())
     if (!pass.expected || pass.expected == k) outline.candidates.push_back(k->list);
   json_detail::ScanError error;
   if (!json_detail::scan(text, nullptr, error, &outline)) {
@@ -240,6 +247,12 @@ const DocKind& offers_kind() {
 const DocKind& models_kind() {
   static const DocKind k{"models", "data/schema/models.schema.json", "a models file", no_top,
                          check_model_record};
+  return k;
+}
+
+const DocKind& platforms_kind() {
+  static const DocKind k{"platforms", "data/schema/platforms.schema.json", "a platforms file",
+                         check_platform_top, check_platform_record};
   return k;
 }
 

@@ -14,32 +14,8 @@ namespace {
 
 using nlohmann::json;
 
-void check_against_schema(const json& doc, const std::string& origin) {
-  static const json schema = json::parse(embedded_text("data/schema/ownership.schema.json"));
-  const auto issues = check_schema(schema, doc);
-  if (issues.empty()) return;
-  const auto& first = issues.front();
-  std::string more =
-      issues.size() > 1 ? fmt::format(" (and {} more problem(s))", issues.size() - 1) : "";
-  throw data_error(origin + ": " + (first.pointer.empty() ? "/" : first.pointer) + ": " +
-                   first.message + more);
-}
-
-Figure parse_figure(const json& j, const std::string& at) {
-  Figure f{j.at("value").get<double>(),       j.at("range")[0].get<double>(),
-           j.at("range")[1].get<double>(),    j.at("unit").get<std::string>(),
-           j.at("source").get<std::string>(), j.at("as_of").get<std::string>()};
-  check_figure_range(f, at);
-  return f;
-}
-
-HostClass parse_host(const json& j, const std::string& at) {
-  HostClass h;
-  h.cost = parse_figure(j.at("cost"), at + ".cost");
-  h.gpus_per_host = j.at("gpus_per_host").at("value").get<int>();
-  h.gpus_per_host_source = j.at("gpus_per_host").at("source").get<std::string>();
-  h.residual_1y = parse_figure(j.at("residual_1y"), at + ".residual_1y");
-  return h;
+SegmentResale parse_segment(const json& j, const std::string& at) {
+  return {parse_figure(j.at("residual_1y"), at + ".residual_1y")};
 }
 
 KwhPrice parse_kwh(const json& j, const std::string& at) {
@@ -58,19 +34,21 @@ KwhPrice parse_kwh(const json& j, const std::string& at) {
 
 }  // namespace
 
-const HostClass& Ownership::for_segment(const std::string& segment) const {
-  auto it = hosts.find(segment);
-  if (it == hosts.end()) throw data_error(origin + ": no host class for segment '" + segment + "'");
+const SegmentResale& Ownership::for_segment(const std::string& segment) const {
+  auto it = segments.find(segment);
+  if (it == segments.end())
+    throw data_error(origin + ": no resale figure for segment '" + segment + "'");
   return it->second;
 }
 
 Ownership parse_ownership(const json& doc, const std::string& origin) {
-  check_against_schema(doc, origin);
+  static const json schema = json::parse(embedded_text("data/schema/ownership.schema.json"));
+  require_schema(schema, doc, origin);
   Ownership o;
   o.origin = origin;
   o.reviewed = doc.at("reviewed").get<std::string>();
-  for (const auto& [segment, host] : doc.at("hosts").items())
-    o.hosts[segment] = parse_host(host, origin + ": hosts." + segment);
+  for (const auto& [segment, v] : doc.at("segments").items())
+    o.segments[segment] = parse_segment(v, origin + ": segments." + segment);
   return o;
 }
 

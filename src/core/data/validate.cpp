@@ -54,16 +54,25 @@ ValidationReport validate_document(std::string_view text, const std::string& fil
   // The loaders' own reading runs last, on records with no other finding: whatever a loader
   // would refuse, validate reports.
   detail::DocumentSink sink;
+  Platforms platforms;  // networks for the platform records' lookups
+  bool platforms_top = false;
   sink.top = [&](const json& top) {
     if (top.contains("offers")) {
       Cloud c;
       detail::parse_cloud_top(c, top, file, false);
     }
+    if (top.contains("platforms")) {
+      detail::parse_platforms_top(platforms, top, file);
+      platforms_top = true;
+    }
   };
-  sink.record = [](std::size_t, const json& rec, const std::string& at, detail::Span) {
+  sink.record = [&](std::size_t, const json& rec, const std::string& at, detail::Span) {
     if (at.rfind("gpus[", 0) == 0) detail::parse_gpu_record(rec, at);
     if (at.rfind("offers[", 0) == 0) detail::parse_offer_record(rec, at);
     if (at.rfind("models[", 0) == 0) detail::parse_model_record(rec, at);
+    // Without the document's networks (its top had an error) a lookup would only repeat it.
+    if (at.rfind("platforms[", 0) == 0 && platforms_top)
+      detail::parse_platform_record(platforms, rec, at);
   };
   return detail::check_document(text, file, options, detail::PassOptions{}, &sink);
 }

@@ -131,8 +131,11 @@ void check_ecosystem(const json& g, const std::string& p, Findings& f) {
     f.error(p + "/ecosystem", "ecosystem-vendor",
             "ecosystem '" + str(g, "ecosystem") + "' does not belong to vendor '" +
                 str(g, "vendor") + "'");
-  if (g.value("unified_memory", false) && str(g, "vendor") != "apple")
-    f.error(p + "/unified_memory", "unified-memory", "only Apple SoCs share memory with the CPU");
+  // Unified memory is a property of a system-on-chip/APU (Apple, GB10, Ryzen AI Max, MI300A),
+  // not of a vendor: a discrete card or module always has memory of its own.
+  if (g.value("unified_memory", false) && str(g, "form_factor") != "soc")
+    f.error(p + "/unified_memory", "unified-memory",
+            "only system-on-chip parts (form_factor 'soc') share memory with the CPU");
 }
 
 void check_interconnect(const json& g, const std::string& p, Findings& f) {

@@ -41,7 +41,7 @@ class Findings {
 
 // A kind of data document, recognised by its top-level list, with its schema and checks.
 struct DocKind {
-  const char* list;    // "gpus", "offers", "models"
+  const char* list;    // "gpus", "offers", "models", "platforms"
   const char* schema;  // the embedded schema that describes it
   const char* what;    // "a GPU catalog", for "not a ..." messages
   // Semantic checks of the document without its records (cloud defaults), and of one record.
@@ -52,6 +52,7 @@ struct DocKind {
 const DocKind& gpus_kind();
 const DocKind& offers_kind();
 const DocKind& models_kind();
+const DocKind& platforms_kind();
 
 // Where a record lies in the text given to check_document: [begin, end) byte offsets.
 struct Span {
@@ -96,6 +97,9 @@ void check_gpu_record(const nlohmann::json& g, const std::string& ptr, const Val
 void check_cloud_top(const nlohmann::json& outline, const ValidateOptions& o, Findings& f);
 void check_offer_record(const nlohmann::json& offer, const std::string& ptr,
                         const ValidateOptions& o, Findings& f);
+void check_platform_top(const nlohmann::json& outline, const ValidateOptions& o, Findings& f);
+void check_platform_record(const nlohmann::json& rec, const std::string& ptr,
+                           const ValidateOptions& o, Findings& f);
 void check_model_record(const nlohmann::json& m, const std::string& ptr, const ValidateOptions& o,
                         Findings& f);
 

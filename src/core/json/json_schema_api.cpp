@@ -1,5 +1,6 @@
 #include <memory>
 
+#include "gpusel/base/error.hpp"
 #include "gpusel/json/json_schema.hpp"
 #include "gpusel/json/json_source.hpp"
 #include "json_schema_internal.hpp"
@@ -57,6 +58,16 @@ std::vector<SchemaIssue> Schema::check_item(const json& item, const std::string&
 
 std::vector<SchemaIssue> check_schema(const json& schema, const json& doc) {
   return Schema(schema).check(doc);
+}
+
+void require_schema(const json& schema, const json& doc, const std::string& origin) {
+  const auto issues = check_schema(schema, doc);
+  if (issues.empty()) return;
+  const auto& first = issues.front();
+  std::string more =
+      issues.size() > 1 ? " (and " + std::to_string(issues.size() - 1) + " more problem(s))" : "";
+  throw data_error(origin + ": " + (first.pointer.empty() ? "/" : first.pointer) + ": " +
+                   first.message + more);
 }
 
 }  // namespace gpusel

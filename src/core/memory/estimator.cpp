@@ -40,8 +40,10 @@ void describe(const Workload& w, const detail::Setup& s, std::vector<std::string
   if (!w.model_from_preset) a.push_back("architecture: " + m.notes);
   a.push_back("mode " + to_string(w.mode) + ", weights " +
               (w.mode == Mode::qlora && !is_quantized(w.precision) ? std::string("nf4")
-                                                                   : to_string(w.precision)) +
-              (w.mode == Mode::qlora || w.precision == Precision::int4
+                                                                   : precision_label(w)) +
+              (!w.weight_format.empty()
+                   ? " (llama.cpp GGUF, " + detail::num(w.weight_bits) + " bits per weight)"
+               : w.mode == Mode::qlora || w.precision == Precision::int4
                    ? (w.double_quant ? " with double quantization" : " without double quant")
                    : "") +
               (w.amp ? ", AMP (fp32 master weights, 16-bit compute)"
@@ -64,7 +66,7 @@ void describe(const Workload& w, const detail::Setup& s, std::vector<std::string
       a.push_back("freeze: the last " + std::to_string(w.freeze_trainable_layers) +
                   " blocks train");
   } else {
-    a.push_back("KV cache in the compute dtype; no sliding-window truncation");
+    a.push_back(detail::kv_assumption(w, s.cb));
   }
   a.push_back(std::string("attention: ") + (w.flash_attn ? "flash/SDPA" : "eager (scores kept)"));
   a.push_back(std::to_string(s.n) + " GPU(s), sharding " + to_string(s.shard) + ", offload " +

@@ -127,37 +127,6 @@ void add_activation_components(const Setup& s, std::vector<Component>& out) {
 
 namespace {
 
-double kv_divisor(const Setup& s) {
-  if (s.n <= 1) return 1;
-  if (s.shard == Shard::tp) return std::min(s.n, std::max(1, s.w.model.kv_heads));
-  return s.n;  // layers split across cards
-}
-
-void add_kv(const Setup& s, std::vector<Component>& out) {
-  const ModelArch& m = s.w.model;
-  if (m.kind != "decoder") return;
-  const double tokens = double(s.w.batch) * s.w.seq_len;
-  double per_token = 0;
-  std::string f;
-  if (m.mla) {
-    per_token = m.layers * double(m.mla->kv_lora_rank + m.mla->qk_rope_head_dim) * s.cb;
-    f = num(tokens) + " tokens x " + std::to_string(m.layers) + " layers x (" +
-        std::to_string(m.mla->kv_lora_rank) + " + " + std::to_string(m.mla->qk_rope_head_dim) +
-        ") latent x " + num(s.cb) + " B";
-  } else {
-    per_token = 2.0 * m.layers * m.kv_heads * m.head_dim * s.cb;
-    f = "2 x " + std::to_string(m.layers) + " layers x " + std::to_string(m.kv_heads) +
-        " kv heads x " + std::to_string(m.head_dim) + " x " + num(tokens) + " tokens x " +
-        num(s.cb) + " B";
-  }
-  const double div = kv_divisor(s);
-  if (div > 1) f += " / " + num(div);
-  // Eager attention grows the cache by concatenation: old and new blocks coexist.
-  const double copies = s.w.flash_attn ? 1 : data_constant("eager_kv_copies");
-  if (copies > 1) f += " x " + num(copies) + " (eager: concatenated cache)";
-  out.push_back({"kv_cache", tokens * per_token * copies / div, f});
-}
-
 // One block's live tensors over the whole prompt, the largest of attention and MLP.
 void add_prefill(const Setup& s, std::vector<Component>& out) {
   const Workload& w = s.w;
@@ -186,7 +155,7 @@ void add_prefill(const Setup& s, std::vector<Component>& out) {
 }  // namespace
 
 void add_inference_components(const Setup& s, std::vector<Component>& out) {
-  add_kv(s, out);
+  add_kv_cache(s, out);
   add_prefill(s, out);
 }
 

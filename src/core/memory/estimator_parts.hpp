@@ -33,6 +33,10 @@ void add_state_components(const Setup& s, std::vector<Component>& out);
 void add_activation_components(const Setup& s, std::vector<Component>& out);
 void add_inference_components(const Setup& s, std::vector<Component>& out);
 
+// The inference KV cache by attention kind (kv_cache.cpp) and what it assumed.
+void add_kv_cache(const Setup& s, std::vector<Component>& out);
+std::string kv_assumption(const Workload& w, double compute_bytes);
+
 // Number formatting for formulas: "6.74e9", "1.25 GB"; "" while formulas are off
 // (estimate(w, EstimateDetail::numbers): the ranker's hundreds of configurations show none).
 std::string num(double v);

@@ -127,6 +127,15 @@ double other_bytes(const Setup& s) {
   return bytes_per_value(p);
 }
 
+// A llama.cpp GGUF file: its bits per weight cover every tensor (llama-quantize quantizes
+// the embeddings and output too) and the block scales, so there is no separate state.
+double gguf_weights(const Setup& s, std::string& f) {
+  const Workload& w = s.w;
+  f = num(s.p.total) + " params x " + num(w.weight_bits) + " bit / 8 (GGUF " + w.weight_format +
+      ", block scales included)";
+  return s.p.total * w.weight_bits / 8;
+}
+
 void add_weights(const Setup& s, std::vector<Component>& out) {
   const Workload& w = s.w;
   const bool amp = w.amp && (w.mode == Mode::full || w.mode == Mode::freeze);
@@ -136,6 +145,7 @@ void add_weights(const Setup& s, std::vector<Component>& out) {
   std::string f = num(s.p.linear) + " linear x " + num(lin) + " B + " + num(rest) + " other x " +
                   num(oth) + " B";
   if (amp) f = num(s.p.total) + " params x 2 B (16-bit working copy; fp32 master below)";
+  if (w.weight_bits > 0) bytes = gguf_weights(s, f);
   const bool split = s.shards_params() || s.shard == Shard::tp || (!is_training(w.mode) && s.n > 1);
   if (split) {
     bytes /= s.n;
@@ -155,7 +165,7 @@ void add_weights(const Setup& s, std::vector<Component>& out) {
 }
 
 void add_quant_state(const Setup& s, std::vector<Component>& out) {
-  if (!s.quantized) return;
+  if (!s.quantized || s.w.weight_bits > 0) return;
   const Workload& w = s.w;
   const bool int8 = w.precision == Precision::int8;
   double per_param = 0;

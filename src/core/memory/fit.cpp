@@ -35,18 +35,48 @@ int largest(int hi, const std::function<bool(int)>& ok) {
   return lo;
 }
 
+// A unified-memory part whose GPU share can be raised (gpus.json unified_memory_share):
+// the same workload fits when the raised limit holds it.
+std::optional<FitChange> raise_share(const Workload& w, const Gpu& gpu, const FitResult& r) {
+  const auto lim = raised_limit(gpu, r.reserve.os);
+  if (!lim || lim->usable_bytes <= r.usable_bytes || r.requested.total_bytes > lim->usable_bytes)
+    return std::nullopt;
+  const double vram = vram_bytes(gpu);
+  const int keep = int(std::ceil(100 * (1 - lim->usable_bytes / vram) - 1e-9));
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", lim->usable_bytes / 1073741824.0);
+  const std::string then = "; in gpusel: --reserve " + std::to_string(keep) + "%";
+  const std::string change =
+      lim->recorded ? "raise the GPU's share of unified memory to the " + lim->os + " maximum, " +
+                          buf + " GiB: " + lim->how + then
+                    : "raise the GPU memory limit to " + std::string(buf) + " GiB, keeping " +
+                          std::to_string(keep) + " % for " + lim->os + ": " + lim->how + then;
+  return FitChange{change, w, r.requested, true};
+}
+
+// A shorter sequence changes the task, so it comes last: the longest that fits, when one
+// does and it keeps at least an eighth of what was asked.
+void add_shorter_sequence(const Workload& w, FitResult& r) {
+  if (r.max_seq_len < 1 || r.max_seq_len >= w.seq_len || r.max_seq_len * 8 < w.seq_len) return;
+  Workload v = w;
+  v.seq_len = r.max_seq_len;
+  if (v.prompt_len > v.seq_len) v.prompt_len = v.seq_len;
+  r.changes.push_back({"--seq-len " + std::to_string(r.max_seq_len), v, estimate(v), true});
+}
+
 }  // namespace
 
 namespace detail {
-std::vector<FitChange> remedies(const Workload& w, double usable);
+std::vector<FitChange> remedies(const Workload& w, const Gpu& gpu, double usable);
 }
 
 FitResult fit(const Workload& given, const Gpu& gpu, int count, const Reserve& reserve) {
   if (count < 1) throw usage_error("--count must be at least 1");
   const Workload w = on_gpus(given, count);
   FitResult r;
-  r.reserve = reserve.fraction < 0 ? default_reserve(gpu) : reserve;
+  r.reserve = reserve.fraction < 0 ? default_reserve(gpu, reserve.os) : reserve;
   r.usable_bytes = usable_bytes(gpu, reserve);
+  r.requested_workload = w;
   r.requested = estimate(w);
   r.fits = r.requested.total_bytes <= r.usable_bytes;
   r.max_batch = largest(1 << 16, [&](int b) {
@@ -61,7 +91,12 @@ FitResult fit(const Workload& given, const Gpu& gpu, int count, const Reserve& r
     if (v.prompt_len > s) v.prompt_len = s;
     return fits_in(v, r.usable_bytes);
   });
-  if (!r.fits) r.changes = detail::remedies(w, r.usable_bytes);
+  if (!r.fits) {
+    r.changes = detail::remedies(w, gpu, r.usable_bytes);
+    add_shorter_sequence(w, r);
+  }
+  if (!r.fits && reserve.fraction < 0)  // a limit the user set with --reserve stays theirs
+    if (auto raised = raise_share(w, gpu, r)) r.changes.insert(r.changes.begin(), *raised);
   return r;
 }
 

@@ -6,18 +6,15 @@
 #include <optional>
 
 #include "gpusel/base/error.hpp"
+#include "gpusel/data/platforms.hpp"
+#include "gpusel/data/quantization.hpp"
 #include "gpusel/memory/fit.hpp"
 
 namespace gpusel::detail {
 namespace {
 
 using Edit = std::function<void(Workload&)>;
-
-struct Candidate {
-  std::string change;
-  Edit edit;
-  std::string key;  // what it sets: a later change with the same key supersedes it
-};
+using Candidate = WorkloadChange;
 
 // Ordered from the least to the most disruptive change: the first that fits is the advice.
 void training_candidates(const Workload& w, std::vector<Candidate>& out) {
@@ -56,6 +53,21 @@ void inference_candidates(const Workload& w, std::vector<Candidate>& out) {
   if (!w.flash_attn)
     out.push_back({"--flash-attn", [](Workload& v) { v.flash_attn = true; }, "flash"});
   if (w.batch > 1) out.push_back({"--batch 1", [](Workload& v) { v.batch = 1; }, "batch"});
+  if (w.kv_dtype == KvDtype::compute && w.model.kind == "decoder") {
+    // llama.cpp quantizes its cache in blocks (q8_0); vLLM/SGLang/TensorRT-LLM use fp8.
+    const KvDtype kv = w.weight_format.empty() ? KvDtype::fp8 : KvDtype::q8_0;
+    out.push_back({"--kv-dtype " + to_string(kv), [kv](Workload& v) { v.kv_dtype = kv; }, "kv"});
+  }
+  if (!w.weight_format.empty()) {  // a GGUF model: the smaller GGUF types, not bitsandbytes
+    for (const char* smaller : {"q4_k_m", "q3_k_m"})
+      if (w.weight_bits > find_gguf(smaller)->bits_per_weight)
+        out.push_back({std::string("--precision ") + smaller,
+                       [smaller](Workload& v) { set_precision(v, smaller); }, "precision"});
+    return;
+  }
+  if (bytes_per_value(w.precision) > 1 && !is_quantized(w.precision))
+    out.push_back(
+        {"--precision fp8", [](Workload& v) { v.precision = Precision::fp8; }, "precision"});
   if (bytes_per_value(w.precision) > 1)
     out.push_back(
         {"--precision int8", [](Workload& v) { v.precision = Precision::int8; }, "precision"});
@@ -120,14 +132,21 @@ std::optional<FitChange> combined(const Workload& w, const std::vector<Candidate
   return best;
 }
 
-// The smallest count of these cards, up to 8, that holds the workload sharded (a count
-// tensor parallelism cannot use fails validation in evaluate_change and is passed over).
-std::optional<FitChange> sharding_candidate(const Workload& w, double usable) {
+// The smallest count of these cards that holds the workload sharded, within what one host
+// takes (data/platforms.json: two consumer cards on a desktop board, K18; four on a
+// workstation; eight in a server), naming the platform. A count tensor parallelism cannot
+// use fails validation in evaluate_change and is passed over.
+std::optional<FitChange> sharding_candidate(const Workload& w, const Gpu& gpu, double usable) {
   const Shard shard = is_training(w.mode) ? Shard::zero3 : Shard::tp;
-  for (int n = std::max(2, w.gpus * 2); n <= 8; n *= 2) {
+  const int limit = host_limits(default_platforms(), gpu).per_host;
+  for (int n = std::max(2, w.gpus * 2); n <= limit; n *= 2) {
+    const PlatformQuote q = quote_platform(default_platforms(), gpu, n, false);
+    if (!q.platform) break;
     auto f = evaluate_change(
-        w, "--count " + std::to_string(n) + " --shard " + to_string(shard),
-        [n, shard](Workload& x) { x.gpus = n, x.shard = shard; }, usable);
+        w,
+        "--count " + std::to_string(n) + " --shard " + to_string(shard) + " (" + q.platform->name +
+            ")",
+        [n, shard](Workload& x) { x.gpus = n, x.shard = shard, x.shard_given = true; }, usable);
     if (f && f->fits) return f;
   }
   return std::nullopt;
@@ -135,19 +154,32 @@ std::optional<FitChange> sharding_candidate(const Workload& w, double usable) {
 
 }  // namespace
 
-std::vector<FitChange> remedies(const Workload& w, double usable) {
-  std::vector<Candidate> singles;
+}  // namespace gpusel::detail
+
+namespace gpusel {
+
+std::vector<WorkloadChange> workload_changes(const Workload& w) {
+  std::vector<WorkloadChange> out;
   if (is_training(w.mode))
-    training_candidates(w, singles);
+    detail::training_candidates(w, out);
   else
-    inference_candidates(w, singles);
+    detail::inference_candidates(w, out);
+  return out;
+}
+
+}  // namespace gpusel
+
+namespace gpusel::detail {
+
+std::vector<FitChange> remedies(const Workload& w, const Gpu& gpu, double usable) {
+  const std::vector<Candidate> singles = workload_changes(w);
   std::vector<FitChange> out;
   for (const auto& c : singles)
     if (auto f = evaluate_change(w, c.change, c.edit, usable)) out.push_back(std::move(*f));
   const bool one_fits = std::any_of(out.begin(), out.end(), [](const auto& f) { return f.fits; });
   if (!one_fits)
     if (auto f = combined(w, singles, usable)) out.push_back(std::move(*f));
-  if (auto shard = sharding_candidate(w, usable)) out.push_back(std::move(*shard));
+  if (auto shard = sharding_candidate(w, gpu, usable)) out.push_back(std::move(*shard));
   // Those that fit keep the order above; the rest, nearest to fitting first.
   std::stable_sort(out.begin(), out.end(), [](const FitChange& a, const FitChange& b) {
     if (a.fits != b.fits) return a.fits;

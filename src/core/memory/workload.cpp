@@ -5,6 +5,7 @@
 
 #include "gpusel/base/error.hpp"
 #include "gpusel/base/text.hpp"
+#include "gpusel/data/quantization.hpp"
 
 namespace gpusel {
 namespace {
@@ -41,6 +42,15 @@ constexpr Names<Loss, 2> kLosses{{{Loss::full, "full"}, {Loss::chunked, "chunked
 constexpr Names<LoraTargets, 3> kTargets{{{LoraTargets::qv, "qv"},
                                           {LoraTargets::attn, "attn"},
                                           {LoraTargets::all_linear, "all-linear"}}};
+
+// Exact spellings ('_' is part of llama.cpp's names): "auto" is the compute dtype.
+constexpr Names<KvDtype, 7> kKvDtypes{{{KvDtype::compute, "auto"},
+                                       {KvDtype::fp16, "fp16"},
+                                       {KvDtype::bf16, "bf16"},
+                                       {KvDtype::fp8, "fp8"},
+                                       {KvDtype::int8, "int8"},
+                                       {KvDtype::q8_0, "q8_0"},
+                                       {KvDtype::q4_0, "q4_0"}}};
 
 template <typename E, std::size_t N>
 std::string name_of(const Names<E, N>& names, E v) {
@@ -102,6 +112,7 @@ std::string to_string(Shard v) { return name_of(kShards, v); }
 std::string to_string(Offload v) { return name_of(kOffloads, v); }
 std::string to_string(Loss v) { return name_of(kLosses, v); }
 std::string to_string(LoraTargets v) { return name_of(kTargets, v); }
+std::string to_string(KvDtype v) { return name_of(kKvDtypes, v); }
 
 Mode parse_mode(std::string_view s) { return parse_name(kModes, s, "mode"); }
 Precision parse_precision(std::string_view s) { return parse_name(kPrecisions, s, "precision"); }
@@ -113,6 +124,37 @@ LoraTargets parse_lora_targets(std::string_view s) {
   return parse_name(kTargets, s, "LoRA targets");
 }
 
+KvDtype parse_kv_dtype(std::string_view s) {
+  const std::string key = to_lower(s);
+  for (const auto& [e, n] : kKvDtypes)
+    if (key == n) return e;
+  throw usage_error("invalid --kv-dtype '" + std::string(s) + "' (expected " +
+                    join(all_names(kKvDtypes)) + ")");
+}
+
+void set_precision(Workload& w, std::string_view name) {
+  if (const GgufType* g = find_gguf(name)) {
+    w.precision = g->klass == "int8" ? Precision::int8 : Precision::int4;
+    w.weight_format = g->name;
+    w.weight_bits = g->bits_per_weight;
+    return;
+  }
+  const std::string key = to_lower(name);
+  for (const auto& [e, n] : kPrecisions)
+    if (key == n) {
+      w.precision = e;
+      w.weight_format.clear();
+      w.weight_bits = 0;
+      return;
+    }
+  throw usage_error("invalid precision '" + std::string(name) + "' (expected " +
+                    join(all_names(kPrecisions)) + ", or a GGUF type: " + join(gguf_names()) + ")");
+}
+
+std::string precision_label(const Workload& w) {
+  return w.weight_format.empty() ? to_string(w.precision) : w.weight_format;
+}
+
 std::vector<std::string> mode_names() { return all_names(kModes); }
 std::vector<std::string> precision_names() { return all_names(kPrecisions); }
 std::vector<std::string> optimizer_names() { return all_names(kOptimizers); }
@@ -120,6 +162,13 @@ std::vector<std::string> shard_names() { return all_names(kShards); }
 std::vector<std::string> offload_names() { return all_names(kOffloads); }
 std::vector<std::string> loss_names() { return all_names(kLosses); }
 std::vector<std::string> lora_target_names() { return all_names(kTargets); }
+std::vector<std::string> kv_dtype_names() { return all_names(kKvDtypes); }
+
+std::vector<std::string> gguf_names() {
+  std::vector<std::string> out;
+  for (const auto& g : default_quantizations().gguf) out.push_back(g.name);
+  return out;
+}
 
 namespace {
 
@@ -135,6 +184,13 @@ void validate_precision(const Workload& w) {
                       "--precision fp32|bf16|fp16 (quantized bases train with lora or qlora)");
   if (w.mode == Mode::qlora && w.precision == Precision::fp8)
     throw usage_error("qlora quantizes the base to int4 (NF4) or int8, not fp8");
+  if (is_training(w.mode) && !w.weight_format.empty())
+    throw usage_error("--precision " + w.weight_format +
+                      " is a llama.cpp GGUF type, which serves inference only (--mode inference); "
+                      "fine-tune with --precision int4/int8 (bitsandbytes) instead");
+  if (is_training(w.mode) && w.kv_dtype != KvDtype::compute)
+    throw usage_error("--kv-dtype sets the inference KV cache; --mode " + to_string(w.mode) +
+                      " keeps no KV cache");
 }
 
 void validate_sharding(const Workload& w) {

@@ -50,7 +50,9 @@ void count_rejection(Rejections& rej, Verdict v, const Result& r) {
 
 // Per card, the best-scoring count and the fewest cards that fit (when they differ), so
 // the table compares cards and still shows the smallest configuration that runs the job.
-void keep_best_per_card(std::vector<Result>& results) {
+// Without an amount of work (--tokens) more cards than the workload needs only buy speed
+// nobody asked for (data parallelism adds speed, not capacity): then the fewest that fit.
+void keep_best_per_card(std::vector<Result>& results, bool timed) {
   std::map<const Gpu*, std::pair<std::size_t, std::size_t>> pick;  // card -> (best, fewest)
   for (std::size_t i = 0; i < results.size(); ++i) {
     auto [it, fresh] = pick.try_emplace(results[i].config.gpu, i, i);
@@ -61,7 +63,7 @@ void keep_best_per_card(std::vector<Result>& results) {
   std::vector<Result> kept;
   for (std::size_t i = 0; i < results.size(); ++i) {
     const auto& p = pick.at(results[i].config.gpu);
-    if (i == p.first || i == p.second) kept.push_back(std::move(results[i]));
+    if ((timed && i == p.first) || i == p.second) kept.push_back(std::move(results[i]));
   }
   results = std::move(kept);
 }
@@ -71,6 +73,22 @@ void sort_results(std::vector<Result>& results) {
     if (std::abs(a.scores.total - b.scores.total) > 1e-9) return a.scores.total > b.scores.total;
     return a.headroom > b.headroom;  // tiebreak: more room for a longer sequence or batch
   });
+}
+
+// Cards + the platform they need (data/platforms.json), unless the user owns the host or the
+// configuration is rented. Platform prices are USD, converted like the cards'.
+void price_configuration(Result& r, const RankRequest& req, const Rates& rates) {
+  const Config& c = r.config;
+  r.unit_price = charge(*c.gpu, req.price, rates);
+  if (c.rented) return;
+  r.platform_quote =
+      quote_platform(default_platforms(), *c.gpu, c.count, r.unit_price && r.unit_price->used);
+  r.platform = r.platform_quote.platform ? r.platform_quote.label : "no platform takes it";
+  if (!r.unit_price) return;
+  r.cards_price = r.unit_price->amount * c.count;
+  if (!req.cards_only)
+    r.platform_price = convert(r.platform_quote.total_usd, "USD", req.price.currency, rates);
+  r.price = r.cards_price + r.platform_price;
 }
 
 }  // namespace
@@ -109,18 +127,15 @@ Result evaluate_in(const Config& config, const RuleSet& rules, const Rates& rate
   r.need = estimate(w, EstimateDetail::numbers);
   r.usable_bytes = usable_bytes(*config.gpu, req.reserve);
   r.headroom = (r.usable_bytes - r.need.total_bytes) / r.usable_bytes;
-  r.one_card_fits =
-      config.count == 1
-          ? r.need.total_bytes <= r.usable_bytes
-          : (ctx.one_card_need ? *ctx.one_card_need : one_card_need(*config.gpu, req)) <=
-                r.usable_bytes;
-  r.unit_price = charge(*config.gpu, req.price, rates);
-  r.price = r.unit_price ? r.unit_price->amount * config.count : 0;
+  r.one_card_fits = config.count == 1
+                        ? r.need.total_bytes <= r.usable_bytes
+                        : (ctx.one_card_need ? *ctx.one_card_need
+                                             : one_card_need(*config.gpu, req)) <= r.usable_bytes;
+  price_configuration(r, req, rates);
   r.throughput = estimate_throughput(w, *config.gpu, config.count, config.linked);
   r.tokens_per_s = primary_tokens_per_s(w, r.throughput);
   if (req.tokens && r.tokens_per_s > 0) r.hours = hours_for_tokens(*req.tokens, r.tokens_per_s);
   r.rules = apply_rules(rules, detail::facts_for(r, w, req), ctx.render);
-  r.platform = detail::platform_for(r.config);
   return r;
 }
 
@@ -166,9 +181,10 @@ Ranking rank(const Catalog& catalog, const RuleSet& rules, const Rates& rates,
   out.fitting = static_cast<int>(out.results.size());
   score_results(out.results, req);
   score_results(out.over_budget, req);
-  keep_best_per_card(out.results);
+  const bool timed = req.tokens.has_value();
+  keep_best_per_card(out.results, timed);
   sort_results(out.results);
-  keep_best_per_card(out.over_budget);
+  keep_best_per_card(out.over_budget, timed);
   std::stable_sort(out.over_budget.begin(), out.over_budget.end(),
                    [](const Result& a, const Result& b) { return a.price < b.price; });
   for (auto* list : {&out.results, &out.over_budget})

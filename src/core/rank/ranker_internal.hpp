@@ -7,9 +7,6 @@ namespace gpusel::detail {
 // The rule engine's view of one evaluated configuration (vocabulary: rules.hpp).
 Facts facts_for(const Result& r, const Workload& w, const RankRequest& req);
 
-// What has to surround the cards: desktop, workstation, server, and its power.
-std::string platform_for(const Config& c);
-
 // Fills every result's Scores (compute/budget relative to the best of `results`).
 void score(std::vector<Result>& results, const RankRequest& req);
 

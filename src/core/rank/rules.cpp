@@ -83,7 +83,6 @@ void fire(const Rule& r, const Facts& facts, RuleOutcome& out, bool render) {
 }  // namespace
 
 ScoreDelta& ScoreDelta::operator+=(const ScoreDelta& o) {
-  compute += o.compute;
   budget += o.budget;
   ecosystem += o.ecosystem;
   return *this;

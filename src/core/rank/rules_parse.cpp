@@ -172,11 +172,14 @@ void check_text(const std::string& text, const std::string& at) {
 
 ScoreDelta parse_score(const json& j, const std::string& at) {
   if (!j.is_object()) fail(at, "must be an object, got " + kind_of(j));
-  check_keys(j, {"compute", "budget", "ecosystem"}, at);
-  if (j.empty()) fail(at, "needs at least one of compute, budget, ecosystem");
+  if (j.contains("compute"))
+    fail(at + ".compute",
+         "the compute score is measured tokens/s and no rule moves it: adjust budget or "
+         "ecosystem, or describe the slowdown in a warning");
+  check_keys(j, {"budget", "ecosystem"}, at);
+  if (j.empty()) fail(at, "needs at least one of budget, ecosystem");
   ScoreDelta d;
-  for (auto [key, field] : {std::pair{"compute", &d.compute}, std::pair{"budget", &d.budget},
-                            std::pair{"ecosystem", &d.ecosystem}}) {
+  for (auto [key, field] : {std::pair{"budget", &d.budget}, std::pair{"ecosystem", &d.ecosystem}}) {
     if (!j.contains(key)) continue;
     const json& v = j[key];
     if (!v.is_number() || v.get<double>() < -100 || v.get<double>() > 100)

@@ -1,4 +1,4 @@
-// Scores (compute, budget, ecosystem), the facts rules see, and platform notes.
+// Scores (compute, budget, ecosystem) and the facts rules see.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -107,7 +107,7 @@ void score(std::vector<Result>& results, const RankRequest& req) {
     const double eco = base == constants().ecosystem_base.end() ? 0 : base->second;
     r.scores.best_speed = best_speed;
     r.scores.best_value = best_value;
-    r.scores.compute = clamp100(log_score(r.tokens_per_s, best_speed) + d.compute);
+    r.scores.compute = log_score(r.tokens_per_s, best_speed);  // measured speed, no rule moves it
     r.scores.budget = clamp100(budget_score(r, best_value, req) + d.budget);
     r.scores.ecosystem = clamp100(eco + d.ecosystem);
     const Weights& w = req.weights;
@@ -144,6 +144,10 @@ Facts facts_for(const Result& r, const Workload& w, const RankRequest& req) {
           {"config.headroom", r.headroom},
           {"config.total_tdp_w", g.tdp_w * r.config.count},
           {"config.one_card_fits", r.one_card_fits},
+          {"config.rented", r.config.rented},
+          {"config.platform",
+           r.platform_quote.platform ? r.platform_quote.platform->id : std::string("none")},
+          {"config.platform_priced", r.platform_price > 0},
           {"workload.mode", to_string(w.mode)},
           {"workload.training", is_training(w.mode)},
           {"workload.params_b", w.model.params / 1e9},
@@ -162,22 +166,6 @@ Facts facts_for(const Result& r, const Workload& w, const RankRequest& req) {
   else if (req.run_hours)
     f["workload.long_run"] = *req.run_hours > 24;
   return f;
-}
-
-std::string platform_for(const Config& c) {
-  const Gpu& g = *c.gpu;
-  const double watts = g.tdp_w * c.count;
-  if (g.unified_memory) return "Mac (whole system)";
-  if (g.segment == "datacenter" && (g.form_factor == "sxm" || g.form_factor == "oam"))
-    return fmt::format("{}-GPU server board ({} module)", c.count <= 4 ? 4 : 8, g.form_factor);
-  if (g.segment == "datacenter")
-    return fmt::format("server with airflow for passive cards, {:.0f} W of GPUs", watts);
-  if (c.count == 1)
-    return fmt::format("desktop, PSU >= {:.0f} W", std::ceil((watts + 300) / 50) * 50);
-  if (c.count == 2)
-    return fmt::format("desktop with two x8+ slots, PSU >= {:.0f} W",
-                       std::ceil((watts * 1.2 + 300) / 50) * 50);
-  return fmt::format("workstation/server platform ({} slots), {:.0f} W of GPUs", c.count, watts);
 }
 
 }  // namespace detail

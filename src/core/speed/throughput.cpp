@@ -1,8 +1,8 @@
-// The throughput model. Training and prefill are compute-bound: FLOPs per token against the
-// dense tensor peak at the precision used, times a utilisation that falls as a card's
-// compute outgrows its memory bandwidth (K10). Decode is bandwidth-bound: bytes read per
-// generated token against memory bandwidth, plus a fixed per-layer cost per step, until
-// the batch makes it compute-bound. Constants: data/throughput.json.
+// The throughput model's entry points and training. Training is compute-bound: FLOPs per
+// token against the card's achievable matmul rate on its stack (measured, data "matmul"),
+// times the training stack's end-to-end efficiency against that rate (measured,
+// "training_efficiency"); several cards add the communication that does not hide behind
+// compute (throughput_link.cpp). Inference: throughput_infer.cpp.
 #include "gpusel/speed/throughput.hpp"
 
 #include <algorithm>
@@ -10,69 +10,11 @@
 #include <limits>
 
 #include "gpusel/base/error.hpp"
-#include "gpusel/data/models.hpp"
+#include "gpusel/base/text.hpp"
+#include "throughput_infer.hpp"
 #include "throughput_model.hpp"
 
 namespace gpusel {
-namespace tput {
-namespace {
-
-double head_dim(const ModelArch& m) {
-  return m.head_dim > 0 ? m.head_dim : double(m.hidden) / std::max(1, m.heads);
-}
-
-// Adapter parameters: r x (d_in + d_out) per adapted matrix (Hu et al. 2021).
-double lora_params(const Workload& w) {
-  const ModelArch& m = w.model;
-  const double h = m.hidden, q = m.heads * head_dim(m), kv = m.kv_heads * head_dim(m);
-  double per_layer = (h + q) + (h + kv);                                   // q, v
-  if (w.lora_targets != LoraTargets::qv) per_layer += (h + kv) + (q + h);  // k, o
-  if (w.lora_targets == LoraTargets::all_linear) {
-    const double mats = m.mlp == "gelu" ? 2 : 3;
-    const double width =
-        m.moe ? double(m.moe->expert_intermediate) * (m.moe->experts + m.moe->shared_experts)
-              : m.intermediate;
-    per_layer += mats * (h * (m.moe ? m.moe->experts + m.moe->shared_experts : 1) + width);
-  }
-  return w.lora_rank * per_layer * m.layers;
-}
-
-double trainable_params(const Workload& w, const ArchParams& a) {
-  switch (w.mode) {
-    case Mode::full:
-      return a.total;
-    case Mode::freeze:
-      return a.linear * std::min(1.0, double(w.freeze_trainable_layers) / w.model.layers);
-    case Mode::lora:
-    case Mode::qlora:
-      return lora_params(w) + (w.train_embeddings ? a.embedding + a.lm_head : 0);
-    case Mode::inference:
-      return 0;
-  }
-  return 0;
-}
-
-}  // namespace
-
-Shape shape_of(const Workload& w) {
-  const ModelArch& m = w.model;
-  const ArchParams a = arch_params(m);
-  Shape s;
-  s.layers = m.layers;
-  s.hidden = m.hidden;
-  s.attn_dim = m.heads * head_dim(m);
-  // A decoder's LM head multiplies by vocab x hidden whether or not it is tied.
-  s.head = m.kind == "decoder" ? double(m.vocab) * m.hidden : a.lm_head;
-  s.matmul = std::max(0.0, a.active - a.embedding - a.lm_head) + s.head;
-  s.total = a.total;
-  s.trainable = trainable_params(w, a);
-  s.kv_values = m.mla ? double(m.layers) * (m.mla->kv_lora_rank + m.mla->qk_rope_head_dim)
-                      : 2.0 * m.layers * m.kv_heads * head_dim(m);
-  return s;
-}
-
-}  // namespace tput
-
 namespace {
 
 using tput::num;
@@ -80,63 +22,44 @@ using tput::Shape;
 using K = ThroughputConstants;
 
 struct Peaks {
-  double linear = 0, attention = 0;  // TFLOPS per card
+  double linear = 0, attention = 0;  // achievable TFLOPS per card
+  double spec = 0;                   // the dense spec those are measured against
 };
 
-double tensor16(const Gpu& g, Precision p) {
-  const auto& first = p == Precision::fp16 ? g.fp16_tflops_dense : g.bf16_tflops_dense;
-  const auto& second = p == Precision::fp16 ? g.bf16_tflops_dense : g.fp16_tflops_dense;
-  return first ? *first : second ? *second : g.fp32_tflops;
-}
-
-// The dense rate each kind of GEMM runs at. Training keeps FP32 accumulation (GeForce: half
-// the FP16-accumulate rate, which the catalog stores separately); FP8 applies to the linear
-// layers only (Transformer Engine), attention stays 16-bit.
-Peaks peaks(const Workload& w, const Gpu& g, bool inference, const K& k, Throughput& t) {
-  Peaks p;
+// The rate each kind of GEMM runs at in training: the achievable 16-bit rate (GeForce: the
+// FP32-accumulate path PyTorch uses); FP8 linear layers where the card has FP8 tensor
+// cores (attention stays 16-bit, as Transformer Engine runs it); FP32 without AMP at the
+// card's FP32 rate scaled by its measured matmul fraction.
+Peaks training_peaks(const Workload& w, const Gpu& g, const K& k, Throughput& t) {
+  const tput::Achievable a = tput::achievable(g, k);
+  Peaks p{a.tflops16, a.tflops16, tput::spec16(g)};
   if (w.precision == Precision::fp32 && !w.amp) {
-    p.linear = p.attention = g.fp32_tflops;
-    t.assumptions.push_back("FP32 compute at " + num(g.fp32_tflops) +
-                            " TFLOPS (PyTorch leaves TF32 off for matmuls by default) [catalog]");
+    p.linear = p.attention =
+        g.fp32_tflops > 0 ? g.fp32_tflops * std::min(1.0, a.fraction) : a.tflops16;
+    p.spec = g.fp32_tflops;
+    t.assumptions.push_back("FP32 compute (PyTorch leaves TF32 off for matmuls): " + num(p.linear) +
+                            " TFLOPS achievable [catalog, matmul]");
     return p;
   }
-  p.linear = p.attention = tensor16(g, w.precision);
-  std::string what = "dense 16-bit tensor rate, FP32 accumulate";
-  if (!g.bf16_tflops_dense && !g.fp16_tflops_dense) what = "no tensor path: FP32 rate";
-  const bool fp8 = w.precision == Precision::fp8 && g.fp8_tflops_dense;
-  if (inference && !fp8 && k.prefill_fp16_accumulate && g.fp16_acc16_tflops_dense) {
-    p.linear = p.attention = *g.fp16_acc16_tflops_dense;
-    what = "FP16 with FP16 accumulate, as inference engines run it [prefill_fp16_accumulate]";
-  }
-  t.assumptions.push_back(what + ": " + num(p.attention) + " TFLOPS per card [catalog]");
-  if (fp8) {
-    p.linear = *g.fp8_tflops_dense;
-    t.assumptions.push_back("FP8 linear layers at " + num(p.linear) + " TFLOPS [catalog]");
+  t.assumptions.push_back("achievable 16-bit matmul rate: " + a.what);
+  if (w.precision != Precision::fp8) return p;
+  if (a.fp8) {
+    p.linear = *a.fp8 * k.fp8_training_factor;
+    p.spec = *g.fp8_tflops_dense;
+    t.assumptions.push_back("FP8 linear layers (Transformer Engine, bf16 master weights): " +
+                            num(*a.fp8) + " TFLOPS achievable x " + num(k.fp8_training_factor) +
+                            " [fp8_training_factor]; attention stays 16-bit");
+  } else {
+    t.assumptions.push_back(g.id +
+                            " has no FP8 tensor cores: the FP8 work runs at its 16-bit speed");
   }
   return p;
-}
-
-// Utilisation of the tensor units: the measured value at the reference balance, scaled by
-// (reference / this card's FLOP-per-byte)^exponent, never above the highest measured.
-double utilisation(double at_reference, const Gpu& g, const K& k, Throughput& t, const char* id) {
-  double u = at_reference;
-  const double balance =
-      g.bandwidth_gbs > 0 ? tensor16(g, Precision::bf16) * 1e3 / g.bandwidth_gbs : 0;
-  if (balance > 0) {
-    u *= std::pow(k.balance_reference / balance, k.balance_exponent);
-    t.assumptions.push_back("utilisation " + num(std::min(u, k.utilisation_cap)) + " = " +
-                            num(at_reference) + " [" + id + "] x (" + num(k.balance_reference) +
-                            " / " + num(balance) + " FLOP/B)^" + num(k.balance_exponent) +
-                            " [balance_exponent], cap " + num(k.utilisation_cap) +
-                            " [utilisation_cap]");
-  }
-  return std::min(u, k.utilisation_cap);
 }
 
 // FLOPs per token: forward 2 x matmul params + attention 4·L·d·s (PaLM, Chowdhery et al.
 // 2022, App. B); backward 2x forward for what needs weight and input gradients.
 struct Flops {
-  double linear = 0, attention = 0;
+  double linear = 0, attention = 0, forward = 0;
 };
 
 Flops train_flops(const Workload& w, const Shape& s, Throughput& t) {
@@ -153,132 +76,101 @@ Flops train_flops(const Workload& w, const Shape& s, Throughput& t) {
       "FLOPs/token " + num(lin_x) + " x 2 x " + num(s.matmul / 1e9) + "B params + " + num(att_x) +
       " x attention 4·L·d·s = " + num((lin_x * fwd + att_x * att) / 1e9) + " GFLOP (" +
       to_string(w.mode) + (w.grad_ckpt ? ", recompute" : "") + ")");
-  return {lin_x * fwd, att_x * att};
+  return {lin_x * fwd, att_x * att, fwd + att};
 }
 
 void no_compute_figure(const Gpu& g, Throughput& t) {
   t.assumptions.push_back(g.id +
-                          " has no published compute figure: compute-bound "
+                          " has no compute figure and no measurement: compute-bound "
                           "throughput unknown (reported as 0)");
   t.bound = "compute";
 }
 
+// QLoRA: bitsandbytes dequantizes every 4-bit weight to bf16 before each pass that needs it
+// (forward, input-gradient backward, recompute): memory-bound traffic once per micro-batch
+// step, so it weighs on small batches and vanishes on large ones.
+double dequant_s(const Workload& w, const Shape& s, const Gpu& g, const K& k, Throughput& t) {
+  if (w.mode != Mode::qlora) return 0;
+  const auto mt = k.memory_types.find(g.memory_type);
+  const double bw = g.bandwidth_gbs * 1e9 * (mt != k.memory_types.end() ? mt->second : 1.0);
+  const int passes = 2 + (w.grad_ckpt ? 1 : 0);
+  const double step = passes * (s.matmul - s.head) * k.qlora_dequant_bytes / bw;
+  t.assumptions.push_back("QLoRA dequantization: " + std::to_string(passes) + " passes x " +
+                          num((s.matmul - s.head) / 1e9) + "B weights x " +
+                          num(k.qlora_dequant_bytes) + " B [qlora_dequant_bytes_per_weight] = " +
+                          num(step * 1e3) + " ms per step at the achievable bandwidth");
+  return bw > 0 ? step : 0;
+}
+
 void estimate_training(const Workload& w, const Gpu& g, int count, bool linked, const K& k,
                        const Shape& s, Throughput& t) {
-  const Peaks p = peaks(w, g, false, k, t);
+  const tput::Fabric fabric = tput::fabric_of(g, count, linked, k);
+  const Peaks p = training_peaks(w, g, k, t);
   if (p.linear <= 0 || p.attention <= 0) return no_compute_figure(g, t);
-  const double u = utilisation(k.train_utilisation, g, k, t, "train_utilisation");
+  std::string id;
+  const double eff = tput::training_efficiency(g, k, id);
+  t.assumptions.push_back("training stack efficiency " + num(eff) + " of the achievable rate [" +
+                          id + "]");
   const Flops f = train_flops(w, s, t);
-  double token_s = f.linear / (p.linear * 1e12 * u) + f.attention / (p.attention * 1e12 * u);
-  if (w.mode == Mode::qlora) {
-    token_s *= k.qlora_step_time_factor;
-    t.assumptions.push_back("QLoRA dequantization: step time x" + num(k.qlora_step_time_factor) +
-                            " [qlora_step_time_factor]");
-  }
-  const double step_s = token_s * w.batch * w.seq_len;
-  t.scaling = tput::training_scaling(w, s, g, count, linked, step_s, k, t.assumptions);
-  t.train_tokens_per_s = count * t.scaling / token_s;
+  const double token_s =
+      f.linear / (p.linear * 1e12 * eff) + f.attention / (p.attention * 1e12 * eff);
+  const double compute_s = token_s * w.batch * w.seq_len;
+  const double step_s = compute_s + dequant_s(w, s, g, k, t);
+  const double forward_s = step_s * f.forward / (f.linear + f.attention);
+  const double exposed =
+      tput::exposed_step_s(w, s, g, fabric, forward_s, step_s - forward_s, k, t.assumptions);
+  t.scaling = step_s / (step_s + exposed);
+  const double per_token_s = step_s / (w.batch * w.seq_len);
+  t.train_tokens_per_s = count * t.scaling / per_token_s;
   t.tflops_used = p.linear;
-  t.mfu = u;
+  t.mfu = p.spec > 0 ? (f.linear + f.attention) / per_token_s / 1e12 / p.spec : 0;
   t.bound = "compute";
 }
 
-// --- inference -------------------------------------------------------------------------
-
-double weight_bytes(const Workload& w, const Shape& s, const K& k) {
-  double bpv = bytes_per_value(w.precision);
-  if (w.precision == Precision::int4) bpv = k.int4_bits_per_weight / 8;
-  if (w.precision == Precision::int8) bpv = k.int8_bits_per_weight / 8;
-  return (s.matmul - s.head) * bpv + s.head * std::max(2.0, bpv);  // LM head stays 16-bit
-}
-
-double decode_context(const Workload& w) {
-  double ctx = w.prompt_len > 0 ? w.prompt_len + (w.seq_len - w.prompt_len) / 2.0 : w.seq_len;
-  if (w.model.sliding_window) ctx = std::min(ctx, double(*w.model.sliding_window));
-  return ctx;
-}
-
-struct Ctx {
-  const Workload& w;
-  const Gpu& g;
-  const Shape& s;
-  const K& k;
-  Peaks p;
-  double u = 0;
-  bool linked = false;
-};
-
-struct Rate {
-  double per_s = 0;
-  bool memory_bound = true;
-};
-
-// One decode step of `batch` sequences over `split` tensor-parallel cards.
-Rate decode_rate(const Ctx& c, int split) {
-  const double ctx = decode_context(c.w);
-  const double bw = c.g.bandwidth_gbs * 1e9 * c.k.decode_bandwidth_efficiency;
-  const double bytes =
-      weight_bytes(c.w, c.s, c.k) + c.w.batch * c.s.kv_values * ctx * c.k.kv_cache_bytes_per_value;
-  double t_mem = bytes / (split * bw) + c.s.layers * c.k.decode_layer_overhead_s;
-  if (split > 1)  // two all-reduces per layer (attention out, MLP out), latency-bound
-    t_mem +=
-        2 * c.s.layers * (c.linked ? c.k.allreduce_latency_linked_s : c.k.allreduce_latency_pcie_s);
-  const double flops = c.w.batch * (2 * c.s.matmul + 4 * c.s.layers * c.s.attn_dim * ctx);
-  const double t_cmp = c.p.linear > 0 ? flops / (split * c.p.linear * 1e12 * c.u) : 0;
-  return {c.w.batch / std::max(t_mem, t_cmp), t_mem >= t_cmp};
-}
-
-// Prompt tokens/s: compute-bound, but never faster than reading the weights once per pass.
-double prefill_rate(const Ctx& c, int split) {
-  if (c.p.linear <= 0 || c.p.attention <= 0) return 0;
-  const double prompt = c.w.prompt_len > 0 ? c.w.prompt_len : c.w.seq_len;
-  const double lin = 2 * c.s.matmul, att = 4 * c.s.layers * c.s.attn_dim * prompt;
-  double t_tok = (lin / c.p.linear + att / c.p.attention) / (split * 1e12 * c.u);
-  if (split > 1) {  // the same two all-reduces per layer, now carrying hidden x 2 B per token
-    const double ring = 2.0 * (split - 1) / split;
-    t_tok += 2 * c.s.layers * c.s.hidden * 2 * ring / tput::busbw_bytes_per_s(c.g, c.linked, c.k);
-  }
-  const double floor = weight_bytes(c.w, c.s, c.k) /
-                       (split * c.g.bandwidth_gbs * 1e9 * c.k.decode_bandwidth_efficiency) /
-                       (prompt * c.w.batch);
-  return 1 / std::max(t_tok, floor);
-}
-
-void estimate_inference(const Workload& w, const Gpu& g, int count, bool linked, const K& k,
-                        const Shape& s, Throughput& t) {
-  Ctx c{w, g, s, k, peaks(w, g, true, k, t), 0, linked};
-  c.u = utilisation(k.prefill_utilisation, g, k, t, "prefill_utilisation");
-  if (is_quantized(w.precision)) {
-    c.u *= k.prefill_quantized_factor;
-    t.assumptions.push_back("quantized weights dequantized in the GEMMs: utilisation x" +
-                            num(k.prefill_quantized_factor) + " [prefill_quantized_factor]");
-  }
-  const int split = w.shard == Shard::tp ? count : 1;
-  const Rate d = decode_rate(c, split);
-  t.decode_tokens_per_s = d.per_s;
-  t.prefill_tokens_per_s = prefill_rate(c, split);
-  t.scaling = count > 1 ? d.per_s / (count * decode_rate(c, 1).per_s) : 1;
-  t.tflops_used = c.p.linear;
-  t.mfu = c.u;
-  t.bound = d.memory_bound ? "memory-bandwidth" : "compute";
-  if (c.p.linear <= 0) no_compute_figure(g, t), t.bound = "memory-bandwidth";
-  t.assumptions.push_back(
-      "decode: " + num(weight_bytes(w, s, k) / 1e9) + " GB of weights + KV cache at " +
-      num(decode_context(w)) + " tokens per step over " + num(g.bandwidth_gbs) + " GB/s x " +
-      num(k.decode_bandwidth_efficiency) + " [decode_bandwidth_efficiency] + " +
-      num(k.decode_layer_overhead_s * 1e6) + " us per layer [decode_layer_overhead_us]" +
-      (w.precision == Precision::int4
-           ? ", int4 at " + num(k.int4_bits_per_weight) + " bits/weight [int4_bits_per_weight]"
-           : ""));
-  if (count > 1)
-    t.assumptions.push_back(split > 1 ? "tensor parallel over " + std::to_string(count) +
-                                            " cards: bandwidth adds, 2 all-reduces per layer"
-                                            " [allreduce_latency_*_us]"
-                                      : "layers split over " + std::to_string(count) +
-                                            " cards: one card works at a time, no speed-up");
-}
-
 }  // namespace
+
+const Engine& engine_for(const Workload& w, const K& k) {
+  std::string name = to_lower(w.engine);
+  if (name.empty()) name = w.batch > 1 ? k.default_engine_batched : k.default_engine_batch1;
+  for (const auto& [key, e] : k.engines)
+    if (key == name || std::find(e.aliases.begin(), e.aliases.end(), name) != e.aliases.end())
+      return e;
+  std::string known;
+  for (const auto& n : engine_names()) known += (known.empty() ? "" : "|") + n;
+  throw usage_error("invalid engine '" + w.engine + "' (expected " + known + ")");
+}
+
+std::vector<std::string> engine_names() {
+  std::vector<std::string> out;
+  for (const auto& [name, e] : default_throughput_constants().engines) {
+    out.push_back(name);
+    out.insert(out.end(), e.aliases.begin(), e.aliases.end());
+  }
+  return out;
+}
+
+void require_engine(const std::string& name) {
+  if (name.empty()) return;
+  Workload w;
+  w.engine = name;
+  engine_for(w, default_throughput_constants());
+}
+
+int node_size(const Gpu& g) {
+  if (g.unified_memory || g.form_factor == "soc") return 1;
+  return g.interconnect.kind != "none" && g.interconnect.max_gpus > 8 ? g.interconnect.max_gpus : 8;
+}
+
+const ClusterNetwork* cluster_network(const Gpu& g, const K& k) {
+  if (g.segment == "consumer" || g.unified_memory) return nullptr;  // desktops: no server NICs
+  for (const auto& n : k.cluster_networks)
+    if (n.match.matches(g)) return &n;
+  return nullptr;
+}
+
+const ClusterNetwork* cluster_network(const Gpu& g) {
+  return cluster_network(g, default_throughput_constants());
+}
 
 Throughput estimate_throughput(const Workload& w, const Gpu& gpu, int count, bool linked,
                                const ThroughputConstants& k) {
@@ -289,7 +181,7 @@ Throughput estimate_throughput(const Workload& w, const Gpu& gpu, int count, boo
   if (is_training(w.mode))
     estimate_training(w, gpu, count, linked, k, s, t);
   else
-    estimate_inference(w, gpu, count, linked, k, s, t);
+    tput::estimate_inference(w, gpu, count, linked, k, s, t);
   return t;
 }
 

@@ -1,67 +1,101 @@
-// data/throughput.json -> ThroughputConstants. Every constant is a record with a value, a
-// source and a date, so that a wrong or unsourced number fails loudly here, not silently
-// in a ranking.
+// data/throughput.json -> ThroughputConstants: the scalar constants. Every number is a
+// record with a value, a source and a date, so that a wrong or unsourced number fails
+// loudly here, not silently in a ranking. The tables are read in throughput_tables.cpp.
 #include <cmath>
 #include <string>
 
+#include "gpusel/base/error.hpp"
 #include "gpusel/data/catalog.hpp"
 #include "gpusel/json/embedded.hpp"
-#include "gpusel/base/error.hpp"
 #include "gpusel/speed/throughput.hpp"
+#include "throughput_model.hpp"
 
 namespace gpusel {
-namespace {
+namespace tput {
 
 using nlohmann::json;
 
-const json& record(const json& constants, const char* key, const std::string& origin) {
-  const std::string at = origin + ": constants." + key;
-  if (!constants.contains(key)) throw data_error(at + ": missing");
-  const json& r = constants.at(key);
-  if (!r.is_object() || !r.contains("value")) throw data_error(at + ": needs a 'value'");
+const json& sourced(const json& parent, const std::string& key, const std::string& at) {
+  const std::string where = at + "." + key;
+  if (!parent.is_object() || !parent.contains(key)) throw data_error(where + ": missing");
+  const json& r = parent.at(key);
+  if (!r.is_object() || !r.contains("value")) throw data_error(where + ": needs a 'value'");
   for (const char* field : {"source", "as_of"})
     if (!r.contains(field) || !r[field].is_string() || r[field].get<std::string>().empty())
-      throw data_error(at + ": needs a non-empty '" + field + "'");
+      throw data_error(where + ": needs a non-empty '" + field + "'");
   return r.at("value");
 }
 
-double number(const json& constants, const char* key, const std::string& origin, double lo,
-              double hi) {
-  const json& v = record(constants, key, origin);
-  if (!v.is_number()) throw data_error(origin + ": constants." + key + ": value must be a number");
+double in_range(const json& v, const std::string& where, double lo, double hi) {
+  if (!v.is_number()) throw data_error(where + ": value must be a number");
   const double x = v.get<double>();
   if (!std::isfinite(x) || x < lo || x > hi)
-    throw data_error(origin + ": constants." + key + ": value " + std::to_string(x) + " outside [" +
-                     std::to_string(lo) + ", " + std::to_string(hi) + "]");
+    throw data_error(where + ": value " + num(x) + " outside [" + num(lo) + ", " + num(hi) + "]");
   return x;
 }
 
-bool flag(const json& constants, const char* key, const std::string& origin) {
-  const json& v = record(constants, key, origin);
-  if (!v.is_boolean())
-    throw data_error(origin + ": constants." + key + ": value must be true/false");
+double number(const json& parent, const std::string& key, const std::string& at, double lo,
+              double hi) {
+  return in_range(sourced(parent, key, at), at + "." + key, lo, hi);
+}
+
+bool flag(const json& parent, const std::string& key, const std::string& at) {
+  const json& v = sourced(parent, key, at);
+  if (!v.is_boolean()) throw data_error(at + "." + key + ": value must be true/false");
   return v.get<bool>();
 }
 
-// {"2": 0.99, "4": 0.98, ...}: GPU count -> efficiency in (0, 1.2] (measured runs can be
-// slightly superlinear).
-std::map<int, double> by_count(const json& constants, const char* key, const std::string& origin) {
-  const json& v = record(constants, key, origin);
-  const std::string at = origin + ": constants." + key;
-  if (!v.is_object() || v.empty()) throw data_error(at + ": value must be {\"<count>\": number}");
+// {"2": 6, "8": 40}: an integer key -> number in [lo, hi].
+std::map<int, double> by_int(const json& parent, const std::string& key, const std::string& at,
+                             double lo, double hi) {
+  const json& v = sourced(parent, key, at);
+  const std::string where = at + "." + key;
+  if (!v.is_object() || v.empty()) throw data_error(where + ": value must be {\"<n>\": number}");
   std::map<int, double> out;
-  for (const auto& [count, eff] : v.items()) {
-    int n = 0;
+  for (const auto& [n, x] : v.items()) {
+    int i = 0;
     try {
-      n = std::stoi(count);
+      i = std::stoi(n);
     } catch (const std::exception&) {
-      throw data_error(at + ": key '" + count + "' is not a GPU count");
+      throw data_error(where + ": key '" + n + "' is not a whole number");
     }
-    if (n < 2 || !eff.is_number() || eff.get<double>() <= 0 || eff.get<double>() > 1.2)
-      throw data_error(at + ": '" + count + "' needs a count >= 2 and an efficiency in (0, 1.2]");
-    out[n] = eff.get<double>();
+    out[i] = in_range(x, where + "." + n, lo, hi);
   }
   return out;
+}
+
+}  // namespace tput
+
+namespace {
+
+using nlohmann::json;
+using tput::by_int;
+using tput::number;
+
+void parse_scalars(const json& c, const std::string& at, ThroughputConstants& k) {
+  k.int4_bits_per_weight = number(c, "int4_bits_per_weight", at, 4, 8);
+  k.int8_bits_per_weight = number(c, "int8_bits_per_weight", at, 8, 16);
+  k.kv_cache_bytes_per_value = number(c, "kv_cache_bytes_per_value", at, 0.5, 4);
+  k.qlora_dequant_bytes = number(c, "qlora_dequant_bytes_per_weight", at, 0, 16);
+  k.fp8_training_factor = number(c, "fp8_training_factor", at, 0.1, 1.5);
+  k.prefill_quantized_factor = number(c, "prefill_quantized_factor", at, 0.05, 1);
+  k.ddp_bucket_bytes = number(c, "ddp_bucket_mb", at, 1, 1e4) * 1e6;
+  k.comm_overlap_fraction = number(c, "comm_overlap_fraction", at, 0, 1);
+  k.allreduce_latency_pcie_s = number(c, "allreduce_latency_pcie_us", at, 0, 1e5) * 1e-6;
+  k.allreduce_latency_linked_s.clear();
+  for (const auto& [n, us] : by_int(c, "allreduce_latency_linked_us", at, 0, 1e5))
+    k.allreduce_latency_linked_s[n] = us * 1e-6;
+  k.llama_cpp_ubatch = int(number(c, "llama_cpp_ubatch", at, 1, 1e6));
+  k.host_copy_fraction = by_int(c, "host_copy_fraction", at, 0.01, 1);
+  k.matmul_default_fraction = number(c, "matmul_default_fraction", at, 0.05, 1.5);
+  k.fp8_default_fraction = number(c, "fp8_default_fraction", at, 0.05, 1.5);
+  k.training_efficiency_default = number(c, "training_efficiency_default", at, 0.01, 1);
+  const json& e = tput::sourced(c, "default_engine", at);
+  if (!e.is_object() || !e.contains("batch1") || !e.contains("batched") ||
+      !e["batch1"].is_string() || !e["batched"].is_string())
+    throw data_error(at + ".default_engine: value must be {\"batch1\": name, \"batched\": name}");
+  k.default_engine_batch1 = e["batch1"].get<std::string>();
+  k.default_engine_batched = e["batched"].get<std::string>();
 }
 
 }  // namespace
@@ -69,28 +103,12 @@ std::map<int, double> by_count(const json& constants, const char* key, const std
 ThroughputConstants parse_throughput_constants(const json& doc, const std::string& origin) {
   if (!doc.is_object() || !doc.contains("constants") || !doc["constants"].is_object())
     throw data_error(origin + ": expected an object with 'constants'");
-  const json& c = doc["constants"];
   ThroughputConstants k;
-  k.train_utilisation = number(c, "train_utilisation", origin, 0.01, 1);
-  k.prefill_utilisation = number(c, "prefill_utilisation", origin, 0.01, 1);
-  k.balance_reference = number(c, "balance_reference_flop_per_byte", origin, 1, 10000);
-  k.balance_exponent = number(c, "balance_exponent", origin, 0, 2);
-  k.utilisation_cap = number(c, "utilisation_cap", origin, 0.01, 1);
-  k.prefill_quantized_factor = number(c, "prefill_quantized_factor", origin, 0.05, 1);
-  k.prefill_fp16_accumulate = flag(c, "prefill_fp16_accumulate", origin);
-  k.decode_bandwidth_efficiency = number(c, "decode_bandwidth_efficiency", origin, 0.05, 1);
-  k.decode_layer_overhead_s = number(c, "decode_layer_overhead_us", origin, 0, 10000) * 1e-6;
-  k.int4_bits_per_weight = number(c, "int4_bits_per_weight", origin, 4, 8);
-  k.int8_bits_per_weight = number(c, "int8_bits_per_weight", origin, 8, 16);
-  k.kv_cache_bytes_per_value = number(c, "kv_cache_bytes_per_value", origin, 0.5, 4);
-  k.qlora_step_time_factor = number(c, "qlora_step_time_factor", origin, 1, 10);
-  k.scaling_linked = by_count(c, "scaling_linked", origin);
-  k.scaling_pcie = by_count(c, "scaling_pcie", origin);
-  k.scaling_per_doubling_beyond = number(c, "scaling_per_doubling_beyond", origin, 0.5, 1);
-  k.busbw_fraction_linked = number(c, "busbw_fraction_linked", origin, 0.01, 1);
-  k.busbw_fraction_pcie = number(c, "busbw_fraction_pcie", origin, 0.01, 1);
-  k.allreduce_latency_linked_s = number(c, "allreduce_latency_linked_us", origin, 0, 1e5) * 1e-6;
-  k.allreduce_latency_pcie_s = number(c, "allreduce_latency_pcie_us", origin, 0, 1e5) * 1e-6;
+  parse_scalars(doc["constants"], origin + ": constants", k);
+  tput::parse_tables(doc, origin, k);
+  for (const std::string& name : {k.default_engine_batch1, k.default_engine_batched})
+    if (!k.engines.count(name))
+      throw data_error(origin + ": constants.default_engine: unknown engine '" + name + "'");
   return k;
 }
 

@@ -1,9 +1,10 @@
-// Multi-GPU: the link between the cards and what data-parallel training sends over it.
+// Multi-GPU: the fabric between the cards (a fast link or PCIe inside a node, a cluster
+// network between nodes), ring-collective times over it, and what each training strategy
+// sends per step that does not hide behind compute.
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
-#include "gpusel/data/models.hpp"
+#include "gpusel/base/error.hpp"
 #include "throughput_model.hpp"
 
 namespace gpusel::tput {
@@ -18,94 +19,207 @@ double pcie_bytes_per_s(int gen, int lanes) {
   return gt_per_s[gen] * 1e9 * code / 8 * lanes;
 }
 
-// The tabulated efficiency at `count`: exact, interpolated in log2(count) between entries,
-// or extended past the last entry by the per-doubling factor (multi-node).
-double table_efficiency(const std::map<int, double>& table, int count, double per_doubling) {
-  if (count <= 1 || table.empty()) return 1;
-  auto hi = table.lower_bound(count);
-  if (hi != table.end() && hi->first == count) return hi->second;
-  if (hi == table.end()) {
-    const auto& [last, eff] = *table.rbegin();
-    return eff * std::pow(per_doubling, std::log2(double(count) / last));
-  }
-  const double lo_n = hi == table.begin() ? 1 : std::prev(hi)->first;
-  const double lo_e = hi == table.begin() ? 1 : std::prev(hi)->second;
-  const double f = std::log2(count / lo_n) / std::log2(hi->first / lo_n);
-  return lo_e + f * (hi->second - lo_e);
+int gen_of(const Gpu& g) { return g.pcie_gen > 0 ? g.pcie_gen : 4; }
+int lanes_of(const Gpu& g) { return g.pcie_lanes > 0 ? g.pcie_lanes : 16; }
+
+// GeForce 40 and 50 series drivers disable peer-to-peer over PCIe: NCCL then copies through
+// host memory (NVIDIA/nccl#1639; tinygrad/open-gpu-kernel-modules README).
+bool peer_to_peer(const Gpu& g) {
+  const bool geforce = g.vendor == "nvidia" && g.segment == "consumer";
+  const bool newer = g.architecture.find("Ada") != std::string::npos ||
+                     g.architecture.find("Blackwell") != std::string::npos;
+  return !(geforce && newer);
+}
+
+double value_at(const std::map<int, double>& table, int key) {  // nearest key at or below
+  auto it = table.upper_bound(key);
+  return it == table.begin() ? it->second : std::prev(it)->second;
 }
 
 bool shards_params(Shard s) { return s == Shard::zero3 || s == Shard::fsdp; }
+bool adapters(Mode m) { return m == Mode::lora || m == Mode::qlora; }
 
-// Bytes each card sends per micro-batch step (ring collectives: 2(n-1)/n of the buffer for
-// an all-reduce, (n-1)/n for a gather or a reduce-scatter). Data parallel syncs gradients;
-// tensor parallel (Megatron, Shoeybi et al. 2019 Sec. 3) instead all-reduces activations,
-// two per layer forward and two backward, within a node.
-double step_bytes(const Workload& w, const Shape& s, int n) {
-  const double ring = double(n - 1) / n;
-  if (w.shard == Shard::tp) {
-    const int tp = std::min(n, 8);
-    return 4.0 * s.layers * w.batch * w.seq_len * s.hidden * 2 * 2 * double(tp - 1) / tp;
+// Gradients as they are reduced: fp32 for LoRA adapters (PEFT keeps them fp32), AMP and
+// fp32 training; the weights' 16-bit dtype for pure bf16/fp16 training.
+double grad_bytes(const Workload& w, const Shape& s) {
+  const bool fp32 = w.amp || w.precision == Precision::fp32 || adapters(w.mode);
+  return s.trainable * (fp32 ? 4 : 2);
+}
+
+// Parameters as FSDP/ZeRO-3 gathers them: a frozen base in its storage dtype (NF4 for
+// QLoRA), trained weights in the 16-bit compute dtype (FSDP param_dtype; FP8 runs gather
+// the bf16 weights and cast after).
+double gathered_param_bytes(const Workload& w, const Shape& s) {
+  if (w.mode == Mode::qlora) return s.total * 0.5;
+  if (adapters(w.mode)) return s.total * bytes_per_value(w.precision);
+  return s.total * (w.precision == Precision::fp32 && !w.amp ? 4 : 2);
+}
+
+struct Parts {
+  double overlapped_fwd = 0, overlapped_bwd = 0, exposed = 0;
+};
+
+Parts strategy_traffic(const Workload& w, const Shape& s, const Fabric& f, double fwd, double bwd,
+                       const K& k, std::string& what) {
+  Parts p;
+  const int n = f.count;
+  const double grads = grad_bytes(w, s), last_bucket = std::min(1.0, k.ddp_bucket_bytes / grads);
+  switch (w.shard) {
+    case Shard::none: {  // layers split: one card works at a time, activations hop between
+      const double act = double(w.batch) * w.seq_len * s.hidden * 2;
+      p.exposed = (n - 1) * (fwd + bwd) + 2 * (n - 1) * act / f.intra;
+      what = "layers split over " + std::to_string(n) + " cards: one works at a time";
+      return p;
+    }
+    case Shard::ddp:
+      p.overlapped_bwd = allreduce_s(f, grads);
+      p.exposed = p.overlapped_bwd * last_bucket;
+      what = "DDP all-reduce of " + num(grads / 1e9) + " GB of gradients";
+      return p;
+    case Shard::zero1:
+    case Shard::zero2:
+      p.overlapped_bwd = gather_s(f, grads);
+      p.exposed = p.overlapped_bwd * last_bucket + gather_s(f, s.trainable * 2);
+      what = "ZeRO reduce-scatter of " + num(grads / 1e9) +
+             " GB of gradients + all-gather of the updated weights after the step";
+      return p;
+    case Shard::zero3:
+    case Shard::fsdp: {
+      const double params = gathered_param_bytes(w, s), ag = gather_s(f, params);
+      p.overlapped_fwd = ag;
+      p.overlapped_bwd = ag + gather_s(f, grads);
+      p.exposed = ag / std::max(1, s.layers);  // the first gather overlaps nothing
+      what = "FSDP/ZeRO-3 all-gather of " + num(params / 1e9) +
+             " GB of weights in forward and backward + reduce-scatter of " + num(grads / 1e9) +
+             " GB of gradients";
+      return p;
+    }
+    case Shard::tp: {  // Megatron: 2 all-reduces per layer forward, 2 backward, 2 recompute
+      const int tp = std::min(n, f.per_node);
+      Fabric group = f;
+      group.count = tp, group.nodes = 1;
+      const double act = double(w.batch) * w.seq_len * s.hidden * 2;
+      const int per_layer = 4 + (w.grad_ckpt ? 2 : 0);
+      const double one = allreduce_s(group, act) + latency_s(group, tp, k);
+      p.exposed = tp * s.layers * per_layer * one;  // per card, in one card's step terms
+      if (n > tp) p.overlapped_bwd = allreduce_s(f, grads / tp);
+      what = "tensor parallel over " + std::to_string(tp) + ": " + std::to_string(per_layer) +
+             " all-reduces of " + num(act / 1e6) + " MB per layer on the critical path";
+      return p;
+    }
   }
-  const double grad_bytes = (w.precision == Precision::fp32 && !w.amp ? 4 : 2) * s.trainable;
-  if (!shards_params(w.shard)) return 2 * ring * grad_bytes;
-  const bool frozen_base = w.mode == Mode::lora || w.mode == Mode::qlora;
-  const double param_bytes = s.total * (frozen_base ? bytes_per_value(w.precision) : 2.0);
-  return 2 * ring * param_bytes + ring * grad_bytes;  // gather fwd + bwd, reduce-scatter
+  return p;
+}
+
+// ZeRO-Offload / FSDP CPU offload: what crosses PCIe to the host per step.
+Parts offload_traffic(const Workload& w, const Shape& s, const Gpu& g, const Fabric& f, const K& k,
+                      std::string& what) {
+  Parts p;
+  if (w.offload == Offload::none) return p;
+  const double host = host_bytes_per_s(g, k);
+  const double share = shards_params(w.shard) || w.shard == Shard::zero1 || w.shard == Shard::zero2
+                           ? 1.0 / f.count
+                           : 1.0;
+  const double down = grad_bytes(w, s) * share, up = s.trainable * 2 * share;
+  if (w.offload == Offload::optimizer) {  // gradients down during backward, weights back up
+    p.overlapped_bwd = down / host;
+    p.exposed = up / host;
+  } else {  // params: each step brings the weight shard up twice and the gradients down
+    const double weights = gathered_param_bytes(w, s) * share;
+    p.overlapped_fwd = weights / host;
+    p.overlapped_bwd = (weights + down) / host;
+  }
+  what = "offload " + to_string(w.offload) + ": " + num((down + up) / 1e9) +
+         " GB per step over PCIe at " + num(host / 1e9) + " GB/s [host_copy_fraction]";
+  return p;
 }
 
 }  // namespace
 
-std::string num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, std::fabs(v) >= 1000 ? "%.0f" : "%.3g", v);
-  return buf;
-}
-
-double busbw_bytes_per_s(const Gpu& g, bool linked, const ThroughputConstants& k,
-                         std::string* what) {
-  const int gen = g.pcie_gen > 0 ? g.pcie_gen : 4;
-  const int lanes = g.pcie_lanes > 0 ? g.pcie_lanes : 16;
-  const double pcie = pcie_bytes_per_s(gen, lanes) * k.busbw_fraction_pcie;
-  // Vendors quote NVLink as the total of both directions; a ring uses one direction.
-  const double link = g.interconnect.bandwidth_gbs * 1e9 / 2 * k.busbw_fraction_linked;
-  if (linked && link > pcie) {  // linked cards still have PCIe: the faster path carries
-    if (what) *what = g.interconnect.kind + " " + num(g.interconnect.bandwidth_gbs) + " GB/s";
-    return link;
+Fabric fabric_of(const Gpu& g, int count, bool linked, const K& k) {
+  Fabric f;
+  f.count = count, f.linked = linked, f.per_node = node_size(g);
+  f.nodes = (count + f.per_node - 1) / f.per_node;
+  const bool p2p = peer_to_peer(g);
+  const double pcie =
+      pcie_bytes_per_s(gen_of(g), lanes_of(g)) * k.links.at(p2p ? "pcie-p2p" : "pcie-host");
+  const auto kind = k.links.find(g.interconnect.kind);
+  const double link = linked && kind != k.links.end()
+                          ? g.interconnect.bandwidth_gbs * 1e9 / 2 * kind->second
+                          : 0;  // vendors quote both directions added; a ring uses one
+  f.intra = std::max(link, pcie);
+  f.what = link > pcie ? g.interconnect.kind + " " + num(g.interconnect.bandwidth_gbs) +
+                             " GB/s x " + num(kind->second) + " [links." + kind->first + "]"
+                       : "PCIe " + std::to_string(gen_of(g)) + ".0 x" +
+                             std::to_string(lanes_of(g)) + (p2p ? "" : " without peer-to-peer") +
+                             " [links." + (p2p ? "pcie-p2p" : "pcie-host") + "]";
+  if (f.nodes > 1) {
+    const ClusterNetwork* net = cluster_network(g, k);
+    if (!net)
+      throw usage_error(g.id + " does not cluster: at most " + std::to_string(f.per_node) +
+                        " in one machine, and no network joins machines of " + g.segment +
+                        " cards (asked for " + std::to_string(count) + ")");
+    f.inter = net->bytes_per_s_per_gpu;
+    f.what += ", " + std::to_string(f.nodes) + " nodes over " + net->label + " [cluster_networks." +
+              net->id + "]";
   }
-  if (what)
-    *what = "PCIe gen" + std::to_string(gen) + " x" + std::to_string(lanes) +
-            (g.pcie_gen > 0 ? "" : " (not in the catalog: gen4 x16 assumed)");
-  return pcie;
+  return f;
 }
 
-double training_scaling(const Workload& w, const Shape& s, const Gpu& g, int count, bool linked,
-                        double step_compute_s, const ThroughputConstants& k,
-                        std::vector<std::string>& notes) {
-  if (count <= 1) return 1;
-  // A faster link cannot make scaling worse: where the measured linked table dips below
-  // the PCIe one (different machines in the measurements), the PCIe figure holds.
-  const double pcie = table_efficiency(k.scaling_pcie, count, k.scaling_per_doubling_beyond);
-  const double base =
-      linked
-          ? std::max(pcie, table_efficiency(k.scaling_linked, count, k.scaling_per_doubling_beyond))
-          : pcie;
-  std::string link;
-  const double busbw = busbw_bytes_per_s(g, linked, k, &link);
-  const double comm_s = step_bytes(w, s, count) / busbw;
-  // DDP overlaps the all-reduce with the backward pass (2/3 of the FLOPs); sharded
-  // training also prefetches the forward gathers.
-  // tensor-parallel all-reduces sit on the critical path: no overlap.
-  const double window =
-      w.shard == Shard::tp ? 0.0 : step_compute_s * (shards_params(w.shard) ? 1.0 : 2.0 / 3.0);
-  const double exposed = std::max(0.0, comm_s - window);
-  const double comm_factor = step_compute_s / (step_compute_s + exposed);
-  notes.push_back("multi-GPU: " + std::to_string(count) + " cards over " + link +
-                  ", data-parallel efficiency " + num(base) + " [" +
-                  (linked ? "scaling_linked" : "scaling_pcie") + "], " + num(comm_s * 1e3) +
-                  " ms of gradient/parameter traffic per step vs " + num(step_compute_s * 1e3) +
-                  " ms compute -> x" + num(comm_factor) + " [busbw_fraction_" +
-                  (linked ? "linked" : "pcie") + "]");
-  return base * comm_factor;
+double allreduce_s(const Fabric& f, double bytes) {
+  const int m = std::min(f.count, f.per_node), n = f.nodes;
+  const double intra = m > 1 ? 2.0 * (m - 1) / m * bytes / f.intra : 0;
+  // Hierarchical/multi-ring NCCL: every GPU's NIC carries 1/m of what crosses nodes.
+  const double inter = n > 1 ? 2.0 * (n - 1) / n * bytes / (m * f.inter) : 0;
+  return std::max(intra, inter);
+}
+
+double gather_s(const Fabric& f, double bytes) { return allreduce_s(f, bytes) / 2; }
+
+double latency_s(const Fabric& f, int group, const K& k) {
+  const int in_node = std::min(group, f.per_node);
+  double t = k.allreduce_latency_pcie_s;
+  if (f.linked && !k.allreduce_latency_linked_s.empty()) {
+    const auto& tab = k.allreduce_latency_linked_s;
+    const auto hi = tab.lower_bound(in_node);
+    if (hi == tab.end()) {
+      t = tab.rbegin()->second;
+    } else if (hi == tab.begin() || hi->first == in_node) {
+      t = hi->second;
+    } else {  // log2 interpolation between the neighbouring counts
+      const auto lo = std::prev(hi);
+      const double x =
+          std::log2(double(in_node) / lo->first) / std::log2(double(hi->first) / lo->first);
+      t = lo->second + x * (hi->second - lo->second);
+    }
+  }
+  const int nodes = (group + f.per_node - 1) / f.per_node;
+  const double hop =
+      k.allreduce_latency_linked_s.empty() ? t : k.allreduce_latency_linked_s.rbegin()->second;
+  return t + (nodes - 1) * hop;
+}
+
+double host_bytes_per_s(const Gpu& g, const K& k) {
+  const double frac = k.host_copy_fraction.empty() ? 1 : value_at(k.host_copy_fraction, gen_of(g));
+  return pcie_bytes_per_s(gen_of(g), lanes_of(g)) * frac;
+}
+
+double exposed_step_s(const Workload& w, const Shape& s, const Gpu& g, const Fabric& f, double fwd,
+                      double bwd, const K& k, std::vector<std::string>& notes) {
+  std::string what, off_what;
+  const Parts p = f.count > 1 ? strategy_traffic(w, s, f, fwd, bwd, k, what) : Parts{};
+  const Parts o = offload_traffic(w, s, g, f, k, off_what);
+  const double ov = k.comm_overlap_fraction;
+  const double exposed = p.exposed + o.exposed +
+                         std::max(0.0, p.overlapped_fwd + o.overlapped_fwd - ov * fwd) +
+                         std::max(0.0, p.overlapped_bwd + o.overlapped_bwd - ov * bwd);
+  if (f.count > 1) notes.push_back(std::to_string(f.count) + " cards over " + f.what + ": " + what);
+  if (!off_what.empty()) notes.push_back(off_what);
+  if (f.count > 1 || !off_what.empty())
+    notes.push_back("communication not hidden behind compute: " + num(exposed * 1e3) +
+                    " ms per step of " + num((fwd + bwd) * 1e3) +
+                    " ms compute [comm_overlap_fraction " + num(ov) + "]");
+  return exposed;
 }
 
 }  // namespace gpusel::tput

@@ -1,37 +1,71 @@
 #pragma once
-// Internal pieces of the throughput model shared by throughput.cpp and throughput_link.cpp.
+// Internal pieces of the throughput model shared by the speed/ sources.
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "gpusel/data/catalog.hpp"
-#include "gpusel/speed/throughput.hpp"
 #include "gpusel/memory/workload.hpp"
+#include "gpusel/speed/throughput.hpp"
 
 namespace gpusel::tput {
 
-// Per-token quantities of the workload's model.
+using K = ThroughputConstants;
+
+// --- loading (throughput_data.cpp, throughput_tables.cpp) ------------------------------
+// The "value" of the sourced record parent[key]; Error(data) "at.key: ..." without one.
+const nlohmann::json& sourced(const nlohmann::json& parent, const std::string& key,
+                              const std::string& at);
+double in_range(const nlohmann::json& v, const std::string& where, double lo, double hi);
+double number(const nlohmann::json& parent, const std::string& key, const std::string& at,
+              double lo, double hi);
+bool flag(const nlohmann::json& parent, const std::string& key, const std::string& at);
+void parse_tables(const nlohmann::json& doc, const std::string& origin, ThroughputConstants& k);
+
+// --- the workload's shape (throughput_compute.cpp) ---------------------------------------
 struct Shape {
   double matmul = 0;     // active parameters multiplied per token, LM head's matmul included
   double head = 0;       // the LM head's share (kept 16-bit when the body is quantized)
   double total = 0;      // all parameters (MoE: every expert), for gradients and gathers
   double trainable = 0;  // parameters with gradients in this mode
   double attn_dim = 0;   // heads x head_dim
-  double kv_values = 0;  // values the KV cache holds per token, all layers
   int layers = 0;
   double hidden = 0;
 };
 Shape shape_of(const Workload& w);
 
-// Data-parallel training efficiency of `count` cards: the measured table times what the
-// gradient / parameter traffic costs beyond what overlaps with compute.
-// `step_compute_s`: one micro-batch step's compute time on one card.
-double training_scaling(const Workload& w, const Shape& s, const Gpu& g, int count, bool linked,
-                        double step_compute_s, const ThroughputConstants& k,
-                        std::vector<std::string>& notes);
+// --- achievable compute (throughput_compute.cpp) -----------------------------------------
+double spec16(const Gpu& g);  // catalog dense 16-bit TFLOPS: BF16, else FP16, else FP32
+struct Achievable {
+  double tflops16 = 0;        // measured or derived achievable 16-bit matmul TFLOPS
+  double fraction = 1;        // of spec16 (1 where the card has no spec figure)
+  std::optional<double> fp8;  // achievable FP8 TFLOPS, only where the card has FP8 math
+  std::string what;           // "h100-sxm (CUDA ...): 794.5 TFLOPS" for the assumptions
+};
+Achievable achievable(const Gpu& g, const K& k);
+double training_efficiency(const Gpu& g, const K& k, std::string& id);
 
-// All-reduce bus bandwidth (bytes/s) between the cards and its description.
-double busbw_bytes_per_s(const Gpu& g, bool linked, const ThroughputConstants& k,
-                         std::string* what = nullptr);
+// --- links and collectives (throughput_link.cpp) -----------------------------------------
+struct Fabric {
+  int count = 1, per_node = 8, nodes = 1;
+  double intra = 0;  // ring bus bandwidth inside a node, bytes/s per GPU
+  double inter = 0;  // achieved NIC rate per GPU between nodes, bytes/s (0: one node)
+  bool linked = false;
+  std::string what;  // "nvlink 900 GB/s x 0.8 [links.nvlink]" ...
+};
+Fabric fabric_of(const Gpu& g, int count, bool linked, const K& k);
+double allreduce_s(const Fabric& f, double bytes);         // ring all-reduce over all f.count GPUs
+double gather_s(const Fabric& f, double bytes);            // all-gather or reduce-scatter
+double latency_s(const Fabric& f, int group, const K& k);  // one small all-reduce
+// Host <-> device copy rate per GPU, bytes/s per direction.
+double host_bytes_per_s(const Gpu& g, const K& k);
+
+// Training: the communication (and offload traffic) of one micro-batch step that does not
+// hide behind its compute. `forward_s`/`backward_s`: that step's compute on one card.
+double exposed_step_s(const Workload& w, const Shape& s, const Gpu& g, const Fabric& f,
+                      double forward_s, double backward_s, const K& k,
+                      std::vector<std::string>& notes);
 
 // Short number formatting for the assumption texts: 3 significant digits.
 std::string num(double v);

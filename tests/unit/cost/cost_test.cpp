@@ -4,6 +4,7 @@
 
 #include "gpusel/base/error.hpp"
 #include "gpusel/base/text.hpp"
+#include "gpusel/data/platforms.hpp"
 
 using namespace gpusel;
 
@@ -15,8 +16,8 @@ nlohmann::json doc(const std::string& name) {
   return parse_json_text(read_file(fixture(name)), name);
 }
 
-// Fixture data: the small catalog, five offers, round-number owning defaults
-// (consumer host 2000 USD for 2 GPUs, 25 % left after a year), power at 0.20 USD/kWh.
+// Fixture data: the small catalog, five offers, round-number resale (25 % left after a year),
+// power at 0.20 USD/kWh; hosts are the platforms recommend prices (data/platforms.json).
 struct Fixture {
   Catalog catalog = parse_catalog(doc("catalog/small.json"), "small.json");
   Cloud cloud = parse_cloud(doc("cloud/small.json"), "cloud/small.json");
@@ -27,6 +28,12 @@ struct Fixture {
                             "test");
   CostData data() const { return {catalog, cloud, ownership, kwh, rates}; }
 };
+
+// The platform two RTX 4090s need: a two-card desktop with a PSU sized to them.
+double two_4090_host() {
+  static const Catalog c = parse_catalog(doc("catalog/small.json"), "small.json");
+  return quote_platform(default_platforms(), *c.find("rtx-4090"), 2, false).total_usd;
+}
 
 CostQuery two_4090s_vs_a100(double hours_per_day = 8, double months = 6) {
   CostQuery q;
@@ -149,20 +156,23 @@ TEST_CASE("two 4090s vs an A100 80GB, 8 h/day for 6 months, hand-worked") {
   const CostReport r = compare_costs(two_4090s_vs_a100(), f.data());
   REQUIRE(r.own);
   CHECK(r.hours == Approx(1460));
-  // Cards 2 x 1900 (street) + one 2000 host; half left after 6 months; 0.9 kW x 1460 h x 0.20.
-  CHECK(r.own->purchase == Approx(5800));
+  // Cards 2 x 1900 (street) + the platform recommend prices for them (a two-card desktop
+  // with its PSU, data/platforms.json); half left after 6 months; 0.9 kW x 1460 h x 0.20.
+  const double host = two_4090_host();
+  CHECK(r.own->purchase == Approx(3800 + host));
   CHECK(r.own->hosts == 1);
-  CHECK(r.own->resale == Approx(2900));
+  CHECK(r.own->resale == Approx((3800 + host) / 2));
   CHECK(r.own->electricity == Approx(262.8));
-  CHECK(r.own->total == Approx(3162.8));
+  CHECK(r.own->total == Approx((3800 + host) / 2 + 262.8));
   CHECK(quote(r, RentKind::on_demand)->total == Approx(2920));
-  CHECK(quote(r, RentKind::spot)->total == Approx(1168));
+  CHECK(quote(r, RentKind::spot)->total == Approx(1168));  // derived: shown, not chosen
+  CHECK_FALSE(quote(r, RentKind::spot)->published);
   CHECK(quote(r, RentKind::commit_1y)->total == Approx(8760 * 1.26));
   CHECK_FALSE(quote(r, RentKind::monthly));
-  CHECK(r.verdict.choice == "rent-spot");
-  REQUIRE(r.break_even.size() == 2);
-  CHECK(*r.break_even[0].hours_per_day == Approx(2900 / (1.82 * 182.5)));
-  CHECK(*r.break_even[0].months == Approx(7.741753).epsilon(1e-6));
+  CHECK(r.verdict.choice == "rent-on-demand");  // the cheapest published price
+  CHECK_THAT(r.verdict.reasons.front(), Catch::StartsWith("scenario, not the verdict: rent spot"));
+  REQUIRE(r.break_even.size() == 1);  // against published prices only
+  CHECK(*r.break_even[0].hours_per_day == Approx((3800 + host) / 2 / (1.82 * 182.5)));
 }
 
 TEST_CASE("storage and egress are charged to every rental and shift the break-even") {
@@ -174,7 +184,8 @@ TEST_CASE("storage and egress are charged to every rental and shift the break-ev
   const double extras = 500 * 0.08 * 6 + 1000 * 0.09;  // 240 + 90
   CHECK(quote(r, RentKind::on_demand)->extras == Approx(extras));
   CHECK(quote(r, RentKind::on_demand)->total == Approx(2920 + extras));
-  CHECK(*r.break_even[0].hours_per_day == Approx((2900 - extras) / (1.82 * 182.5)));
+  CHECK(*r.break_even[0].hours_per_day ==
+        Approx(((3800 + two_4090_host()) / 2 - extras) / (1.82 * 182.5)));
 }
 
 TEST_CASE("the session currency converts the card, the host and the offers") {
@@ -183,7 +194,7 @@ TEST_CASE("the session currency converts the card, the host and the offers") {
   q.currency = "CNY";
   q.kwh_price = 1.4;  // 0.20 USD at 7 CNY per USD
   const CostReport r = compare_costs(q, f.data());
-  CHECK(r.own->total == Approx(3162.8 * 7));
+  CHECK(r.own->total == Approx(((3800 + two_4090_host()) / 2 + 262.8) * 7));
   CHECK(quote(r, RentKind::spot)->total == Approx(1168 * 7));
   CHECK_FALSE(r.conversions.empty());
 }
@@ -238,7 +249,10 @@ TEST_CASE("no price for the card: renting is still quoted, buying is not") {
   r = compare_costs(q, f.data());
   REQUIRE(r.own);
   CHECK(r.own->card_price == 20000);
-  CHECK(r.own->host_price == 40000);  // a datacenter host for up to 8 GPUs
+  // An OAM module needs its 8-GPU server board (data/platforms.json), whatever the count.
+  CHECK(r.own->host_price ==
+        Approx(quote_platform(default_platforms(), *f.catalog.find("mi300x"), 2, false).total_usd));
+  CHECK(r.own->host_basis.find("HGX/OAM") != std::string::npos);
 }
 
 // Properties. Each hour used saves the owner (rent - power); so long as renting costs more
@@ -291,11 +305,11 @@ TEST_CASE("the property's limits are real: dear power or a flat commitment beats
   q.hours_per_day = 20;
   const CostReport high = compare_costs(q, f.data());
   CHECK(cheapest_pay_per_use(high) - high.own->total < cheapest_pay_per_use(low) - low.own->total);
-  CHECK(high.verdict.choice == "rent-spot");
-  CHECK_FALSE(high.break_even[1].hours_per_day);
+  CHECK(high.verdict.choice == "rent-on-demand");
+  CHECK(high.break_even.size() == 1);  // spot is derived here: no break-even against it
 
   // A 3-year commitment costs the same at any use; owning's power bill grows with it.
-  // 2 x 4090 for 36 months: owning 5709.4 + 197.1 x h; committed 2 x 0.19 x 26280 = 9986.4.
+  // 2 x 4090 for 36 months: owning about 5730 + 197.1 x h; committed 2 x 0.19 x 26280 = 9986.4.
   std::erase_if(f.cloud.offers, [](const Offer& o) { return o.gpu == "rtx-4090"; });
   Offer o = f.cloud.offers.front();
   o.id = "tc-4090-commit";
@@ -312,6 +326,7 @@ TEST_CASE("the property's limits are real: dear power or a flat commitment beats
   CHECK(compare_costs(c, f.data()).verdict.choice == "buy");
   c.hours_per_day = 24;
   const CostReport full = compare_costs(c, f.data());
-  CHECK(full.own->total == Approx(5800 * (1 - 0.25 * 0.25 * 0.25) + 0.9 * 24 * 1095 * 0.2));
+  CHECK(full.own->total ==
+        Approx((3800 + two_4090_host()) * (1 - 0.25 * 0.25 * 0.25) + 0.9 * 24 * 1095 * 0.2));
   CHECK(full.verdict.choice == "commit-3y");
 }

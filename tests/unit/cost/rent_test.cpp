@@ -116,7 +116,12 @@ TEST_CASE("renting the same work as a bought configuration") {
   CHECK(r->offer->id == "tc-h100-1x");
   CHECK(r->instances == 1);
   CHECK(*r->hours == Approx(1e9 / r->eval.tokens_per_s / 3600));
-  CHECK(*rent_hours_to_purchase(bought, *r) == Approx(30000.0 / 4.0));
+  // Buying means the module and the HGX server it needs (data/platforms.json).
+  CHECK(bought.cards_price == Approx(30000.0));
+  const double server = quote_platform(default_platforms(), h100, 1, false).total_usd;
+  CHECK(bought.platform_quote.platform->id == "hgx-server");
+  CHECK(bought.platform_price == Approx(server));
+  CHECK(*rent_hours_to_purchase(bought, *r) == Approx((30000.0 + server) / 4.0));
 
   // Without tokens, --hours is the bought configuration's use: the same tokens elsewhere.
   f.req.tokens.reset();

@@ -1,6 +1,7 @@
 #include "gpusel/memory/param_count.hpp"
 #include "gpusel/data/models.hpp"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include "estimator_fixtures.hpp"
@@ -125,9 +126,9 @@ TEST_CASE("parse_models reads records and names the bad one") {
 TEST_CASE("the shipped presets parse, and their published sizes match their shapes") {
   const auto doc = parse_located(embedded_text("data/models.json"), "models").doc;
   const auto models = parse_models(doc, "data/models.json");
-  CHECK(models.size() >= 25);
+  CHECK(models.size() >= 85);
   for (auto m : models) {
-    if (m.kind != "decoder") continue;
+    if (m.kind != "decoder") continue;  // encoders' published counts include poolers, heads
     INFO(m.id);
     const double published = m.params;
     m.params = 0;
@@ -139,5 +140,194 @@ TEST_CASE("the shipped presets parse, and their published sizes match their shap
   } catch (const Error& e) {
     CHECK(e.code() == ExitCode::usage);
     CHECK(std::string(e.what()).find("llama-3.1-8b") != std::string::npos);
+  }
+}
+
+namespace {
+
+// One decoder record with the given fields replaced (null erases nothing: it sets null).
+nlohmann::json with(const nlohmann::json& patch) {
+  auto doc = one_record();
+  for (auto& [k, v] : patch.items()) doc["models"][0][k] = v;
+  return doc;
+}
+
+void check_rejected(const nlohmann::json& patch, const char* says) {
+  INFO(patch.dump() << " -> " << says);
+  CHECK_THROWS_WITH(parse_models(with(patch), "x.json"),
+                    Catch::Contains("models[0] (m)") && Catch::Contains(says));
+}
+
+}  // namespace
+
+TEST_CASE("layer_pattern cycles from layer 0 and counts each kind of layer") {
+  ModelArch m = test_models::llama2_7b();
+  CHECK(layer_mix(m).full == 32);         // no pattern: every layer full
+  m.layers = 26, m.sliding_window = 512;  // Gemma 3 1B: five sliding, then one global
+  m.layer_pattern.assign(5, LayerKind::sliding);
+  m.layer_pattern.push_back(LayerKind::full);
+  CHECK(layer_kind(m, 0) == LayerKind::sliding);
+  CHECK(layer_kind(m, 5) == LayerKind::full);
+  CHECK(layer_kind(m, 23) == LayerKind::full);
+  CHECK(layer_kind(m, 25) == LayerKind::sliding);
+  const LayerMix g = layer_mix(m);
+  CHECK(g.sliding == 22);
+  CHECK(g.full == 4);
+  m.layers = 48;  // Qwen3-Next: full_attention_interval 4
+  m.layer_pattern = {LayerKind::linear, LayerKind::linear, LayerKind::linear, LayerKind::full};
+  CHECK(layer_mix(m).linear == 36);
+  CHECK(layer_mix(m).full == 12);
+}
+
+TEST_CASE("parse_models reads the attention fields and names the record that breaks them") {
+  const auto gemma =
+      parse_models(with({{"sliding_window", 1024}, {"layer_pattern", {"sliding", "full"}}}), "x");
+  CHECK(gemma[0].sliding_window == 1024);
+  CHECK(gemma[0].layer_pattern.size() == 2);
+  const auto hybrid = parse_models(with({{"layer_pattern", {"linear", "full"}},
+                                         {"linear_attention",
+                                          {{"kind", "gated-deltanet"},
+                                           {"num_key_heads", 16},
+                                           {"key_head_dim", 128},
+                                           {"num_value_heads", 32},
+                                           {"value_head_dim", 128},
+                                           {"conv_kernel", 4}}}}),
+                                   "x");
+  REQUIRE(hybrid[0].linear_attention);
+  CHECK(hybrid[0].linear_attention->num_value_heads == 32);
+  CHECK(layer_mix(hybrid[0]).linear == 1);
+  const auto mla = parse_models(
+      with({{"mla", {{"kv_lora_rank", 512}, {"qk_rope_head_dim", 64}, {"q_lora_rank", 1536}}}}),
+      "x");
+  CHECK(mla[0].mla->q_lora_rank == 1536);
+  check_rejected({{"sliding_window", 4096}}, "no sliding or chunked layer");
+  check_rejected({{"layer_pattern", {"sliding", "full"}}}, "sliding_window is null");
+  check_rejected({{"layer_pattern", {"local"}}}, "'local' is not one of");
+  check_rejected({{"layer_pattern", nlohmann::json::array()}}, "must not be empty");
+  check_rejected({{"layer_pattern", {"full", "full", "linear"}}}, "longer than layers");
+  check_rejected({{"layer_pattern", {"linear", "full"}}}, "linear_attention is null");
+  check_rejected({{"linear_attention",
+                   {{"kind", "gated-deltanet"},
+                    {"num_key_heads", 1},
+                    {"key_head_dim", 1},
+                    {"num_value_heads", 1},
+                    {"value_head_dim", 1},
+                    {"conv_kernel", 4}}}},
+                 "no linear layer");
+  check_rejected(
+      {{"layer_pattern", {"linear", "full"}}, {"linear_attention", {{"kind", "mamba2"}}}},
+      "'mamba2' is not one of");
+  check_rejected({{"vision_params", 0}}, "vision_params must be positive");
+  check_rejected({{"kind", "diffusion"}}, "'diffusion' is not one of");
+}
+
+TEST_CASE("arch_params counts query latents, linear-attention layers and a vision tower") {
+  ModelArch m = test_models::llama2_7b();
+  m.params = 0;
+  const double base = arch_params(m).total;
+  m.vision_params = 4e8;
+  CHECK(arch_params(m).total == Approx(base + 4e8));
+  CHECK(arch_params(m).linear == Approx(arch_params(test_models::llama2_7b()).linear));
+
+  // DeepSeek-V3 (config.json): 61 layers, MLA with q_lora_rank 1536, 256+1 experts of
+  // 2048, 3 dense layers of 18432. Published 671B total / 36.6B active (README_WEIGHTS).
+  ModelArch ds = m;
+  ds.vision_params.reset();
+  ds.layers = 61, ds.hidden = 7168, ds.heads = 128, ds.kv_heads = 128, ds.head_dim = 128;
+  ds.intermediate = 18432, ds.vocab = 129280;
+  ds.moe = MoeSpec{256, 8, 1, 2048, 3};
+  ds.mla = MlaSpec{512, 64, 1536};
+  CHECK(arch_params(ds).total / 1e9 == Approx(671.0).epsilon(0.002));
+  CHECK(arch_params(ds).active / 1e9 == Approx(37.55).epsilon(0.002));
+
+  // Qwen3-Next-80B-A3B: 36 Gated DeltaNet layers and 12 full-attention layers.
+  ModelArch qn = m;
+  qn.vision_params.reset();
+  qn.layers = 48, qn.hidden = 2048, qn.heads = 16, qn.kv_heads = 2, qn.head_dim = 256;
+  qn.intermediate = 512, qn.vocab = 151936;
+  qn.moe = MoeSpec{512, 10, 1, 512, 0};
+  qn.layer_pattern = {LayerKind::linear, LayerKind::linear, LayerKind::linear, LayerKind::full};
+  qn.linear_attention = LinearAttentionSpec{"gated-deltanet", 16, 128, 32, 128, 4};
+  const double with_linear = arch_params(qn).total;
+  CHECK(with_linear / 1e9 == Approx(80.0).epsilon(0.01));
+  qn.linear_attention.reset();
+  // 36 x (33.7M linear-attention projections - 18.9M softmax attention) = +0.53B
+  CHECK((with_linear - arch_params(qn).total) / 1e9 == Approx(0.534).epsilon(0.01));
+}
+
+TEST_CASE("a CNN record carries its published size and stages, and is not estimated") {
+  auto doc = nlohmann::json::parse(R"({"schema_version": 1, "models": [{
+    "id": "resnet-50", "name": "ResNet-50", "family": "resnet", "kind": "cnn",
+    "params": 25557032, "active_params": null, "classes": 1000,
+    "cnn": {"image_size": 224, "gflops": 4.089, "stages": [
+      {"stride": 2, "channels": 64, "mid_channels": 64, "blocks": 1},
+      {"stride": 4, "channels": 256, "mid_channels": 64, "blocks": 3}]},
+    "source": "https://example.org", "as_of": "2026-12-03", "notes": ""}]})");
+  const auto models = parse_models(doc, "x.json");
+  REQUIRE(models[0].cnn);
+  CHECK(models[0].cnn->stages.size() == 2);
+  CHECK(models[0].cnn->stages[1].mid_channels == 64);
+  CHECK(models[0].vocab == 1000);
+  CHECK(arch_params(models[0]).total == 25557032.0);
+  CHECK_THROWS_WITH(require_model(models, "resnet-50"), Catch::Contains("convolutional"));
+  doc["models"][0]["cnn"]["stages"][1].erase("blocks");
+  CHECK_THROWS_WITH(parse_models(doc, "x.json"),
+                    Catch::Contains("(resnet-50).cnn.stages[1]") && Catch::Contains("blocks"));
+}
+
+TEST_CASE("the shipped presets' attention patterns match their configs") {
+  const auto doc = parse_located(embedded_text("data/models.json"), "models").doc;
+  const auto models = parse_models(doc, "data/models.json");
+  struct Case {
+    const char* id;
+    int full, sliding, chunked, linear;
+  };
+  const Case cases[] = {{"llama-3.1-8b", 32, 0, 0, 0},
+                        {"mistral-7b-v0.1", 0, 32, 0, 0},
+                        {"gemma-2-9b", 21, 21, 0, 0},
+                        {"gemma-3-1b", 4, 22, 0, 0},
+                        {"gemma-3-27b", 10, 52, 0, 0},
+                        {"gpt-oss-120b", 18, 18, 0, 0},
+                        {"llama-4-scout-17b-16e", 12, 0, 36, 0},
+                        {"qwen3-next-80b-a3b", 12, 0, 0, 36},
+                        {"deepseek-v3", 61, 0, 0, 0}};
+  for (const auto& c : cases) {
+    INFO(c.id);
+    const LayerMix mix = layer_mix(require_model(models, c.id));
+    CHECK(mix.full == c.full);
+    CHECK(mix.sliding == c.sliding);
+    CHECK(mix.chunked == c.chunked);
+    CHECK(mix.linear == c.linear);
+  }
+  CHECK(require_model(models, "deepseek-v3").mla->kv_lora_rank +
+            require_model(models, "deepseek-v3").mla->qk_rope_head_dim ==
+        576);
+}
+
+TEST_CASE("the shipped CNN presets carry their published sizes") {
+  const auto doc = parse_located(embedded_text("data/models.json"), "models").doc;
+  const auto models = parse_models(doc, "data/models.json");
+  struct Case {
+    const char* id;
+    double params, gflops;
+    int image_size, last_channels;
+  };
+  // torchvision weights metadata; ultralytics yolov8.yaml summary comments.
+  const Case cases[] = {{"resnet-50", 25557032, 4.089, 224, 2048},
+                        {"resnet-101", 44549160, 7.801, 224, 2048},
+                        {"yolov8n", 3157200, 8.9, 640, 256},
+                        {"yolov8m", 25902640, 79.3, 640, 576},
+                        {"yolov8x", 68229648, 258.5, 640, 640}};
+  for (const auto& c : cases) {
+    INFO(c.id);
+    const auto it = std::find_if(models.begin(), models.end(),
+                                 [&](const ModelArch& m) { return m.id == c.id; });
+    REQUIRE(it != models.end());
+    REQUIRE(it->cnn);
+    CHECK(it->params == c.params);
+    CHECK(it->cnn->gflops == c.gflops);
+    CHECK(it->cnn->image_size == c.image_size);
+    CHECK(it->cnn->stages.back().channels == c.last_channels);
+    CHECK(it->cnn->stages.back().stride == 32);
   }
 }

@@ -48,6 +48,9 @@ Facts base() {
           {"config.headroom", 0.3},
           {"config.total_tdp_w", 450.0},
           {"config.one_card_fits", true},
+          {"config.rented", false},
+          {"config.platform", "desktop"s},
+          {"config.platform_priced", true},
           {"workload.mode", "lora"s},
           {"workload.training", true},
           {"workload.params_b", 7.0},
@@ -115,7 +118,8 @@ const std::vector<Case>& cases() {
        {kTrain2},
        {{},
         plus(kTrain2, {{"gpu.segment", "workstation"s}}),
-        plus(kTrain2, {{"gpu.form_factor", "soc"s}})}},
+        plus(kTrain2, {{"gpu.form_factor", "soc"s}}),
+        plus(kTrain2, {{"config.rented", true}})}},
       {"k18-many-cards-need-server-platform",
        {{{"config.count", 4.0}, {"gpu.segment", "workstation"s}}},
        {kTrain2, {{"config.count", 8.0}, {"gpu.form_factor", "sxm"s}}}},
@@ -127,7 +131,10 @@ const std::vector<Case>& cases() {
       {"gaudi-software-stack", {eco("synapseai")}, {eco("oneapi")}},
       {"k27-high-power-consumer-card",
        {{}, {{"gpu.tdp_w", 575.0}}},
-       {{{"gpu.tdp_w", 350.0}}, {{"gpu.segment", "workstation"s}, {"gpu.tdp_w", 600.0}}, kTrain2}},
+       {{{"gpu.tdp_w", 350.0}},
+        {{"gpu.segment", "workstation"s}, {"gpu.tdp_w", 600.0}},
+        kTrain2,
+        {{"config.rented", true}}}},
       {"k27-two-high-power-consumer-cards",
        {kTrain2},
        {{},
@@ -136,7 +143,11 @@ const std::vector<Case>& cases() {
       {"k30-no-ecc-long-run",
        {{{"workload.long_run", true}}},
        {{}, {{"workload.long_run", true}, {"gpu.ecc", true}}}},
-      {"k31-used-card", {{{"gpu.used_price", true}}}, {{}}},
+      {"k31-used-card",  // purchase advice: not for rented or datacenter cards
+       {{{"gpu.used_price", true}}},
+       {{},
+        {{"gpu.used_price", true}, {"config.rented", true}},
+        {{"gpu.used_price", true}, {"gpu.segment", "datacenter"s}}}},
       {"bnb-rocm-recent-backend",
        {amd({{"workload.needs_bitsandbytes", true}})},
        {amd({}), {{"workload.needs_bitsandbytes", true}}}},
@@ -182,10 +193,12 @@ const std::vector<Case>& cases() {
       {"k34-domestic-ascend",
        {eco("cann", {{"workload.domestic", true}, {"gpu.vendor", "huawei"s}})},
        {eco("cann", {{"gpu.vendor", "huawei"s}}), {{"workload.domestic", true}}}},
-      {"module-needs-server",
-       {{{"gpu.segment", "datacenter"s}, {"gpu.form_factor", "sxm"s}},
-        {{"gpu.segment", "datacenter"s}, {"gpu.form_factor", "oam"s}}},
-       {{}, {{"gpu.segment", "datacenter"s}}}},
+      {"module-needs-server",  // only when the server is not in the price, never when rented
+       {{{"gpu.form_factor", "sxm"s}, {"config.platform_priced", false}},
+        {{"gpu.form_factor", "oam"s}, {"config.platform_priced", false}}},
+       {{},
+        {{"gpu.form_factor", "sxm"s}},
+        {{"gpu.form_factor", "sxm"s}, {"config.platform_priced", false}, {"config.rented", true}}}},
       {"cuda13-drops-pre-turing",
        {{{"gpu.platform_target", "sm_70"s}}, {{"gpu.platform_target", "sm_61"s}}},
        {{}, {{"gpu.platform_target", "sm_75"s}}, eco("rocm", {{"gpu.platform_target", "sm_70"s}})}},
@@ -283,11 +296,19 @@ TEST_CASE("fired texts render every placeholder", "[rules]") {
     }
 }
 
+TEST_CASE("no shipped rule moves the compute score: it is measured speed", "[rules]") {
+  for (const Case& c : cases())
+    for (const Changes& ch : c.fires) {
+      const RuleOutcome out = apply_rules(shipped(), with(ch));
+      CHECK(out.delta.budget <= 0);  // rules only take away, and never compute (no such field)
+    }
+}
+
 TEST_CASE("shipped rules say concrete things about concrete configurations", "[rules]") {
   const RuleOutcome small = apply_rules(shipped(), with({{"gpu.vram_gb", 16.0}}));
   REQUIRE_FALSE(small.warnings.empty());
   CHECK_THAT(small.warnings.front().text, Catch::StartsWith("16 GB per card is under the 24 GB"));
-  CHECK(small.delta.compute == -5);
+  CHECK(small.delta.ecosystem == -5);
 
   const RuleOutcome tight = apply_rules(shipped(), with({{"config.headroom", 0.075}}));
   CHECK_THAT(tight.warnings.front().text, Catch::StartsWith("Only 7.5% of usable memory"));
@@ -299,9 +320,9 @@ TEST_CASE("shipped rules say concrete things about concrete configurations", "[r
 
   const RuleOutcome pcie = apply_rules(
       shipped(), with(plus(kTrain2, {{"config.linked", false}, {"config.one_card_fits", false}})));
-  CHECK(pcie.delta.compute == -15);
+  CHECK(pcie.delta.ecosystem == -5);  // the PCIe slowdown itself is in the tokens/s
   const RuleOutcome spare = apply_rules(shipped(), with(plus(kTrain2, {{"config.linked", false}})));
-  CHECK(spare.delta.compute == -15 - 20);  // and one card would have held it
+  CHECK(spare.delta.ecosystem == -5 - 10);  // and one card would have held it
   CHECK_FALSE(pcie.excluded);
 
   const RuleOutcome qlora_mac = apply_rules(

@@ -148,9 +148,13 @@ TEST_CASE("rule fields and effects are checked", "[rules]") {
              }),
              Catch::Contains("effects.warning: must be a non-empty string"));
   CHECK_THAT(edited([](json& r) {
-               r["effects"] = {{"score", {{"compute", -150}}}};
+               r["effects"] = {{"score", {{"budget", -150}}}};
              }),
-             Catch::Contains("effects.score.compute: must be a number from -100 to 100"));
+             Catch::Contains("effects.score.budget: must be a number from -100 to 100"));
+  CHECK_THAT(edited([](json& r) {
+               r["effects"] = {{"score", {{"compute", -10}}}};
+             }),
+             Catch::Contains("effects.score.compute: the compute score is measured tokens/s"));
   CHECK_THAT(edited([](json& r) {
                r["effects"] = {{"score", {{"speed", 1}}}};
              }),
@@ -193,9 +197,9 @@ TEST_CASE("bad placeholders fail at load time", "[rules]") {
 TEST_CASE("apply_rules collects messages, sums scores and keeps the first exclusion", "[rules]") {
   const json doc = json::parse(R"({"rules": [
     {"id": "a", "fact": "f", "source": "https://a", "when": ["gpu.ecc", "==", false],
-     "effects": {"warning": "{gpu.vram_gb} GB", "score": {"compute": -10, "ecosystem": -5}}},
+     "effects": {"warning": "{gpu.vram_gb} GB", "score": {"budget": -10, "ecosystem": -5}}},
     {"id": "b", "fact": "f", "when": ["config.count", ">", 1],
-     "effects": {"note": "n", "exclude": "first", "score": {"compute": -1, "budget": 2}}},
+     "effects": {"note": "n", "exclude": "first", "score": {"budget": 2}}},
     {"id": "c", "fact": "f", "when": ["config.count", ">", 5], "effects": {"exclude": "never"}},
     {"id": "d", "fact": "f", "when": ["gpu.vram_gb", ">", 1], "effects": {"exclude": "second"}}
   ]})");
@@ -207,7 +211,7 @@ TEST_CASE("apply_rules collects messages, sums scores and keeps the first exclus
   CHECK(out.warnings[0].source == "https://a");
   REQUIRE(out.notes.size() == 1);
   CHECK(out.notes[0].rule_id == "b");
-  CHECK(out.delta == ScoreDelta{-11, 2, -5});
+  CHECK(out.delta == ScoreDelta{-8, -5});
   CHECK(out.excluded);
   CHECK(out.exclude_rule == "b");
   CHECK(out.exclude_reason == "first");

@@ -1,88 +1,21 @@
+// The throughput model's arithmetic, on hand-made constants where every factor is 1 or a
+// round number, so that the expected values can be written down exactly.
 #include "gpusel/speed/throughput.hpp"
 
 #include <catch2/catch.hpp>
 #include <cmath>
-#include <limits>
 
-#include "gpusel/json/embedded.hpp"
 #include "gpusel/base/error.hpp"
-#include "gpusel/json/json_schema.hpp"
+#include "throughput_fixtures.hpp"
 
 using namespace gpusel;
-
-namespace {
-
-// Constants with every refinement switched off, so that hand-computed values are exact.
-ThroughputConstants plain() {
-  ThroughputConstants k;
-  k.train_utilisation = 0.5, k.prefill_utilisation = 0.5;
-  k.balance_reference = 150, k.balance_exponent = 0, k.utilisation_cap = 1;
-  k.prefill_quantized_factor = 1, k.prefill_fp16_accumulate = true;
-  k.decode_bandwidth_efficiency = 0.8, k.decode_layer_overhead_s = 0;
-  k.int4_bits_per_weight = 4, k.int8_bits_per_weight = 8, k.kv_cache_bytes_per_value = 0;
-  k.qlora_step_time_factor = 1.5;
-  k.scaling_linked = {{2, 1.0}, {4, 1.0}, {8, 1.0}};
-  k.scaling_pcie = {{2, 0.9}, {4, 0.8}, {8, 0.7}};
-  k.scaling_per_doubling_beyond = 0.9;
-  k.busbw_fraction_linked = 1, k.busbw_fraction_pcie = 1;
-  return k;
-}
-
-// A decoder whose matmul parameter count is exactly `params`: tied embeddings, so the LM
-// head's multiply is the embedding table already counted in `params`.
-ModelArch decoder(double params, int layers = 32, int hidden = 4096) {
-  ModelArch m;
-  m.id = m.name = "test";
-  m.params = params;
-  m.layers = layers, m.hidden = hidden, m.heads = 32, m.kv_heads = 8;
-  m.head_dim = hidden / 32, m.intermediate = 4 * hidden, m.vocab = 32000;
-  m.tied_embeddings = true;
-  return m;
-}
-
-Workload inference(double params, Precision p = Precision::bf16) {
-  Workload w;
-  w.model = decoder(params);
-  w.mode = Mode::inference;
-  w.precision = p;
-  w.seq_len = 2, w.prompt_len = 1;
-  return w;
-}
-
-Workload training(Mode mode, double params) {
-  Workload w;
-  w.model = decoder(params);
-  w.mode = mode;
-  w.precision = mode == Mode::qlora ? Precision::int4 : Precision::bf16;
-  w.grad_ckpt = false;
-  w.seq_len = 100, w.batch = 1;
-  return w;
-}
-
-// 1000 GB/s, 100 TFLOPS dense BF16: a round card.
-Gpu card(double bf16 = 100, std::optional<double> acc16 = std::nullopt) {
-  Gpu g;
-  g.id = "round";
-  g.bandwidth_gbs = 1000, g.fp32_tflops = bf16 / 4;
-  g.bf16_tflops_dense = g.fp16_tflops_dense = bf16;
-  g.fp16_acc16_tflops_dense = acc16;
-  g.pcie_gen = 4, g.pcie_lanes = 16;
-  g.interconnect = {"nvlink", 600, 8};
-  return g;
-}
-
-// Attention FLOPs per token, forward: 4·L·d·s.
-double attention(const Workload& w) {
-  return 4.0 * w.model.layers * w.model.heads * w.model.head_dim * w.seq_len;
-}
-
-}  // namespace
+using namespace tput_fixtures;
 
 TEST_CASE("decode of a 7B bf16 model is bandwidth x efficiency / bytes per token") {
   const Throughput t = estimate_throughput(inference(7e9), card(1e6), 1, false, plain());
   CHECK(t.decode_tokens_per_s == Approx(1000e9 * 0.8 / (2 * 7e9)));
   CHECK(t.bound == "memory-bandwidth");
-  CHECK(t.mfu == Approx(0.5));
+  CHECK(t.engine == "llama.cpp");
 }
 
 TEST_CASE("int4 weights read a quarter of the bytes of bf16 on the same card") {
@@ -95,47 +28,70 @@ TEST_CASE("int4 weights read a quarter of the bytes of bf16 on the same card") {
                           .decode_tokens_per_s;
   CHECK(int4 == Approx(1000e9 * 0.8 / (body * 0.5 + head * 2)));
   CHECK(int4 > 3 * bf16);
-  CHECK(estimate_throughput(inference(7e9, Precision::int4), card(), 1, false).decode_tokens_per_s >
-        estimate_throughput(inference(7e9), card(), 1, false).decode_tokens_per_s);
 }
 
-TEST_CASE("the per-layer decode overhead adds to every step") {
+TEST_CASE("the engine's dequantization factor and per-layer overhead add to every step") {
   auto k = plain();
-  k.decode_layer_overhead_s = 100e-6;
+  k.engines.at("llama.cpp").layer_overhead_s = 100e-6;
+  k.engines.at("llama.cpp").int8_factor = 0.5;
   const double t_step = 2 * 7e9 / (1000e9 * 0.8) + 32 * 100e-6;
   CHECK(estimate_throughput(inference(7e9), card(1e6), 1, false, k).decode_tokens_per_s ==
         Approx(1 / t_step));
+  const double head = 32000.0 * 4096, body = 7e9 - head;
+  const double t8 = (body + head * 2) / (1000e9 * 0.8 * 0.5) + 32 * 100e-6;
+  CHECK(estimate_throughput(inference(7e9, Precision::int8), card(1e6), 1, false, k)
+            .decode_tokens_per_s == Approx(1 / t8));
 }
 
-TEST_CASE("a large batch turns decode compute-bound") {
+TEST_CASE("the memory type's achievable fraction and the engine's kernel multiply") {
+  auto k = plain();
+  k.memory_types["HBM3e"] = 0.5;
+  Gpu g = card(1e6);
+  g.memory_type = "HBM3e";
+  const double hbm = estimate_throughput(inference(7e9), g, 1, false, k).decode_tokens_per_s;
+  CHECK(hbm == Approx(1000e9 * 0.5 * 0.6 / (2 * 7e9)));  // kernel_hbm 0.6 in plain()
+  Workload w = inference(7e9);
+  w.engine = "vllm";
+  CHECK(estimate_throughput(w, g, 1, false, k).decode_tokens_per_s ==
+        Approx(1000e9 * 0.5 * 0.9 / (2 * 7e9)));
+}
+
+TEST_CASE("a large batch turns decode compute-bound at the engine's prompt efficiency") {
   Workload w = inference(7e9);
   w.batch = 4096;
+  w.engine = "vllm";
   const Throughput t = estimate_throughput(w, card(100), 1, false, plain());
   CHECK(t.bound == "compute");
   const double flops = 2 * 7e9 + 4.0 * 32 * 32 * 128 * 1.5;  // decode context 1.5 tokens
-  CHECK(t.decode_tokens_per_s == Approx(100e12 * 0.5 / flops));
+  CHECK(t.decode_tokens_per_s == Approx(4096 / (4096 * flops / (100e12 * 0.5))));
 }
 
-TEST_CASE("full training costs 6 x params + 12·L·d·s FLOPs per token") {
+TEST_CASE("full training costs 6 x params + 12·L·d·s FLOPs per token at the stack's efficiency") {
   const Workload w = training(Mode::full, 1e9);
   const Throughput t = estimate_throughput(w, card(100), 1, false, plain());
   CHECK(t.train_tokens_per_s == Approx(100e12 * 0.5 / (6e9 + 3 * attention(w))));
   CHECK(t.tflops_used == 100);
+  CHECK(t.mfu == Approx(0.5));
   CHECK(t.bound == "compute");
   CHECK(t.decode_tokens_per_s == 0);
 }
 
 TEST_CASE("LoRA skips weight gradients; recompute adds a forward; QLoRA pays dequantization") {
   Workload w = training(Mode::lora, 1e9);
-  const auto k = plain();
+  auto k = plain();
   CHECK(estimate_throughput(w, card(100), 1, false, k).train_tokens_per_s ==
         Approx(100e12 * 0.5 / (4e9 + 3 * attention(w))));
   w.grad_ckpt = true;
-  const double with_ckpt = 100e12 * 0.5 / (6e9 + 4 * attention(w));
-  CHECK(estimate_throughput(w, card(100), 1, false, k).train_tokens_per_s == Approx(with_ckpt));
+  const double per_token = (6e9 + 4 * attention(w)) / (100e12 * 0.5);
+  CHECK(estimate_throughput(w, card(100), 1, false, k).train_tokens_per_s == Approx(1 / per_token));
   w.mode = Mode::qlora, w.precision = Precision::int4;
+  k.qlora_dequant_bytes = 2.5;  // 3 passes x (1e9 - head) weights x 2.5 B at 1000 GB/s
+  const double dequant = 3 * (1e9 - 32000.0 * 4096) * 2.5 / 1000e9;
+  const double step = per_token * w.batch * w.seq_len + dequant;
   CHECK(estimate_throughput(w, card(100), 1, false, k).train_tokens_per_s ==
-        Approx(with_ckpt / 1.5));
+        Approx(w.batch * w.seq_len / step));
+  w.batch = 64;  // the dequantization is per step: a big batch hides it
+  CHECK(estimate_throughput(w, card(100), 1, false, k).train_tokens_per_s > 0.95 / per_token);
 }
 
 TEST_CASE("MoE training and decode use the active parameters only") {
@@ -152,7 +108,7 @@ TEST_CASE("MoE training and decode use the active parameters only") {
         3 * estimate_throughput(dense_inf, card(), 1, false, k).decode_tokens_per_s);
 }
 
-TEST_CASE("GeForce trains at half its FP16-accumulate rate, but prefill may use it") {
+TEST_CASE("GeForce trains at its FP32-accumulate rate; llama.cpp prompts use FP16 accumulate") {
   const auto k = plain();
   const Gpu geforce = card(165.2, 330.3), full_rate = card(330.3);
   const Workload w = training(Mode::lora, 7e9);
@@ -165,56 +121,49 @@ TEST_CASE("GeForce trains at half its FP16-accumulate rate, but prefill may use 
   prompt.seq_len = prompt.prompt_len = 512;
   CHECK(estimate_throughput(prompt, geforce, 1, false, k).prefill_tokens_per_s ==
         Approx(estimate_throughput(prompt, full_rate, 1, false, k).prefill_tokens_per_s));
-  auto no_acc16 = k;
-  no_acc16.prefill_fp16_accumulate = false;
-  CHECK(estimate_throughput(prompt, geforce, 1, false, no_acc16).prefill_tokens_per_s <
+  prompt.engine = "vllm";  // PyTorch GEMMs accumulate in FP32: half the rate on GeForce
+  CHECK(estimate_throughput(prompt, geforce, 1, false, k).prefill_tokens_per_s <
         0.51 * estimate_throughput(prompt, full_rate, 1, false, k).prefill_tokens_per_s);
 }
 
-TEST_CASE("utilisation falls with FLOPs per byte and never passes the cap") {
-  auto k = plain();
-  k.balance_exponent = 0.5, k.utilisation_cap = 0.7;
-  Gpu g = card(150);  // 150 TFLOPS / 1000 GB/s = the reference balance
-  const Workload w = training(Mode::full, 1e9);
-  CHECK(estimate_throughput(w, g, 1, false, k).mfu == Approx(0.5));
-  g.bf16_tflops_dense = 600;  // 4x the reference: u = 0.5 x (1/4)^0.5
-  CHECK(estimate_throughput(w, g, 1, false, k).mfu == Approx(0.25));
-  g.bf16_tflops_dense = 15;  // 0.1x: 0.5 x 10^0.5 = 1.58, capped
-  CHECK(estimate_throughput(w, g, 1, false, k).mfu == Approx(0.7));
-}
-
-TEST_CASE("the GPU count: more cards never lower total training throughput; links help") {
-  for (Shard shard : {Shard::ddp, Shard::fsdp})
-    for (double params : {1e9, 7e9, 70e9})
-      for (bool linked : {false, true}) {
-        Workload w = training(Mode::full, params);
-        w.shard = shard;
-        w.seq_len = 2048;  // a real recipe's step: tiny steps over PCIe are comm-bound
-        double last = 0;
-        for (int n = 1; n <= 8; ++n) {
-          const Throughput t = estimate_throughput(w, card(), n, linked);
-          CHECK(t.train_tokens_per_s >= last);
-          CHECK(t.scaling <= 1.2);
-          last = t.train_tokens_per_s;
-          if (n > 1)
-            CHECK(estimate_throughput(w, card(), n, true).train_tokens_per_s >=
-                  estimate_throughput(w, card(), n, false).train_tokens_per_s);
-        }
-      }
-}
-
-TEST_CASE("PCIe makes large-model sharded training pay for its traffic") {
-  Workload w = training(Mode::full, 70e9);
-  w.shard = Shard::fsdp;
-  w.batch = 8;  // 6.7 s of compute per step against 10 s of gathers over PCIe, 1 s over NVLink
+TEST_CASE("FP8 runs the linear layers at FP8 speed only on cards with FP8 tensor cores") {
   const auto k = plain();
-  const Throughput pcie = estimate_throughput(w, card(), 4, false, k);
-  const Throughput nvlink = estimate_throughput(w, card(), 4, true, k);
-  CHECK(pcie.scaling < 0.8 * 0.8);  // table 0.8, and the gathers do not hide
-  CHECK(nvlink.scaling == Approx(1.0));
+  Workload w = training(Mode::full, 7e9);
+  w.precision = Precision::fp8;
+  Gpu with = card(100), without = card(100);
+  with.fp8_tflops_dense = 200;
+  const Throughput fast = estimate_throughput(w, with, 1, false, k);
+  const Throughput slow = estimate_throughput(w, without, 1, false, k);
+  Workload bf16 = w;
+  bf16.precision = Precision::bf16;
+  CHECK(fast.train_tokens_per_s > 1.8 * slow.train_tokens_per_s);
+  CHECK(slow.train_tokens_per_s ==
+        Approx(estimate_throughput(bf16, without, 1, false, k).train_tokens_per_s));
+  CHECK(joined(slow).find("no FP8 tensor cores") != std::string::npos);
+  CHECK(joined(fast).find("no FP8 tensor cores") == std::string::npos);
 }
 
-TEST_CASE("multi-GPU inference: tensor parallel adds bandwidth, a layer split does not") {
+TEST_CASE("the achievable matmul rate: measured per card, else a family fraction, else default") {
+  auto k = plain();
+  k.matmul_default_fraction = 0.5;
+  Gpu g = card(100);
+  const Workload w = training(Mode::full, 1e9);
+  const double at_default = estimate_throughput(w, g, 1, false, k).tflops_used;
+  CHECK(at_default == Approx(50));
+  MatmulEntry family;
+  family.id = "family", family.stack = "test", family.match.vendor = "testvendor";
+  family.fraction = 0.8;
+  k.matmul.push_back(family);
+  g.vendor = "testvendor";
+  CHECK(estimate_throughput(w, g, 1, false, k).tflops_used == Approx(80));
+  MatmulEntry exact;
+  exact.id = "round", exact.stack = "test", exact.match.gpus = {"round"};
+  exact.tflops = 70;
+  k.matmul.insert(k.matmul.begin(), exact);
+  CHECK(estimate_throughput(w, g, 1, false, k).tflops_used == Approx(70));
+}
+
+TEST_CASE("several cards: tensor parallel adds bandwidth, a layer split does not") {
   Workload w = inference(70e9);
   const auto k = plain();
   const double one = estimate_throughput(w, card(), 1, true, k).decode_tokens_per_s;
@@ -223,38 +172,45 @@ TEST_CASE("multi-GPU inference: tensor parallel adds bandwidth, a layer split do
   const Throughput tp = estimate_throughput(w, card(), 4, true, k);
   CHECK(tp.decode_tokens_per_s == Approx(4 * one));  // zero latency in plain()
   CHECK(tp.scaling == Approx(1.0));
-  CHECK(estimate_throughput(w, card(), 4, true).decode_tokens_per_s >
-        estimate_throughput(w, card(), 4, false).decode_tokens_per_s);
 }
 
-TEST_CASE("a bigger model is slower everywhere") {
-  for (Mode mode : {Mode::full, Mode::lora, Mode::qlora}) {
-    CHECK(estimate_throughput(training(mode, 13e9), card(), 1, false).train_tokens_per_s <
-          estimate_throughput(training(mode, 7e9), card(), 1, false).train_tokens_per_s);
-  }
-  CHECK(estimate_throughput(inference(13e9), card(), 1, false).decode_tokens_per_s <
-        estimate_throughput(inference(7e9), card(), 1, false).decode_tokens_per_s);
+TEST_CASE("training with layers split keeps one card busy: the total is one card's") {
+  Workload w = training(Mode::lora, 7e9);
+  const auto k = plain();
+  const double one = estimate_throughput(w, card(), 1, false, k).train_tokens_per_s;
+  w.shard = Shard::none;
+  const Throughput split = estimate_throughput(w, card(), 4, false, k);
+  CHECK(split.train_tokens_per_s <= one);
+  CHECK(split.train_tokens_per_s > 0.9 * one);
+  w.shard = Shard::ddp;
+  CHECK(estimate_throughput(w, card(), 4, false, k).train_tokens_per_s > 3 * one);
 }
 
-TEST_CASE("a card without a compute figure still decodes, but cannot train") {
-  Gpu apple = card();
-  apple.bf16_tflops_dense = apple.fp16_tflops_dense = std::nullopt;
-  apple.fp32_tflops = 0;
-  const Throughput train = estimate_throughput(training(Mode::lora, 7e9), apple, 1, false);
-  CHECK(train.train_tokens_per_s == 0);
-  CHECK_FALSE(train.assumptions.empty());
-  const Throughput inf = estimate_throughput(inference(7e9), apple, 1, false);
-  CHECK(inf.decode_tokens_per_s > 0);
-  CHECK(inf.prefill_tokens_per_s == 0);
+TEST_CASE("communication that exceeds the compute it overlaps is paid") {
+  Workload w = training(Mode::full, 70e9);
+  w.shard = Shard::fsdp;
+  w.batch = 1, w.seq_len = 512;
+  auto k = plain();
+  k.links["pcie-p2p"] = 0.1;  // a slow link: gathers outlast the compute
+  const Throughput slow = estimate_throughput(w, card(), 4, false, k);
+  const Throughput fast = estimate_throughput(w, card(), 4, true, k);
+  CHECK(slow.scaling < 0.7);
+  CHECK(fast.scaling > slow.scaling);
+  CHECK(joined(slow).find("FSDP/ZeRO-3 all-gather") != std::string::npos);
 }
 
-TEST_CASE("assumptions name the constants they used") {
-  const Throughput t = estimate_throughput(training(Mode::lora, 7e9), card(), 2, false);
-  std::string all;
-  for (const auto& a : t.assumptions) all += a + "\n";
-  CHECK(all.find("[train_utilisation]") != std::string::npos);
-  CHECK(all.find("[scaling_pcie]") != std::string::npos);
-  CHECK(all.find("[balance_exponent]") != std::string::npos);
+TEST_CASE("offloading to the host costs the PCIe traffic it moves") {
+  Workload w = training(Mode::full, 7e9);
+  w.shard = Shard::zero3, w.batch = 1, w.seq_len = 256;
+  const auto k = plain();
+  const double none = estimate_throughput(w, card(), 2, true, k).train_tokens_per_s;
+  w.offload = Offload::optimizer;
+  const double opt = estimate_throughput(w, card(), 2, true, k).train_tokens_per_s;
+  CHECK(opt < none);
+  w.offload = Offload::params;
+  CHECK(estimate_throughput(w, card(), 2, true, k).train_tokens_per_s < none);
+  CHECK(joined(estimate_throughput(w, card(), 2, true, k)).find("offload params") !=
+        std::string::npos);
 }
 
 TEST_CASE("primary throughput and time to finish") {
@@ -267,33 +223,4 @@ TEST_CASE("primary throughput and time to finish") {
   CHECK(std::isinf(hours_for_tokens(1, 0)));
   CHECK_THROWS_AS(hours_for_tokens(-1, 10), Error);
   CHECK_THROWS_AS(estimate_throughput(inference(7e9), card(), 0, false), Error);
-}
-
-TEST_CASE("the shipped constants parse, carry sources and follow their schema") {
-  const auto& k = default_throughput_constants();
-  CHECK(k.train_utilisation > 0);
-  CHECK(k.decode_bandwidth_efficiency <= 1);
-  CHECK(k.scaling_pcie.count(2) == 1);
-  const auto doc = nlohmann::json::parse(embedded_text("data/throughput.json"));
-  const auto schema = nlohmann::json::parse(embedded_text("data/schema/throughput.schema.json"));
-  CHECK(check_schema(schema, doc).empty());
-  for (const auto& [key, c] : doc["constants"].items()) {
-    INFO(key);
-    CHECK_FALSE(c["source"].get<std::string>().empty());
-  }
-}
-
-TEST_CASE("bad constants are data errors naming the key") {
-  auto doc = nlohmann::json::parse(embedded_text("data/throughput.json"));
-  doc["constants"]["decode_bandwidth_efficiency"]["value"] = 1.7;
-  try {
-    parse_throughput_constants(doc, "t.json");
-    FAIL("accepted an efficiency above 1");
-  } catch (const Error& e) {
-    CHECK(e.code() == ExitCode::data);
-    CHECK(std::string(e.what()).find("decode_bandwidth_efficiency") != std::string::npos);
-  }
-  doc = nlohmann::json::parse(embedded_text("data/throughput.json"));
-  doc["constants"]["qlora_step_time_factor"].erase("source");
-  CHECK_THROWS_AS(parse_throughput_constants(doc, "t.json"), Error);
 }

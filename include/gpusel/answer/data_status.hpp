@@ -1,0 +1,79 @@
+#pragma once
+// The data a buyer acts on, and how fresh it is: `gpusel cloud list` (the offers, with their
+// age) and `gpusel catalog status` (each dataset's review date, what is past its freshness
+// limit and where to refresh it). One answer struct per command; the CLI renders them.
+#include <map>
+#include <string>
+#include <vector>
+
+#include "gpusel/data/cloud.hpp"
+
+namespace gpusel {
+
+// Freshness limits, in days: the project's policy (CONTRIBUTING.md), the same limits
+// `catalog validate` warns at.
+constexpr long kPriceMaxAgeDays = 365;  // street, used, estimate and quote card prices
+constexpr long kOfferMaxAgeDays = 183;  // cloud offers: six months
+constexpr long kRatesMaxAgeDays = 31;   // exchange rates: a month
+constexpr long kReviewMaxAgeDays = 92;  // every dataset is reviewed each quarter
+
+// ---- cloud list ----
+
+struct CloudListQuery {
+  std::string gpu, provider;  // "" = any; the GPU id must exist, the provider must have offers
+  std::string as_of;          // YYYY-MM-DD the ages are measured to; "" = today
+};
+
+struct CloudOfferRow {
+  const Offer* offer = nullptr;
+  double per_gpu_hour = 0;  // on-demand / GPUs per instance, offer currency
+  long age_days = 0;        // from the offer's as_of to the query's
+  bool past_limit = false;  // older than kOfferMaxAgeDays
+};
+
+struct CloudListAnswer {
+  std::vector<CloudOfferRow> offers;  // by GPU id, then on-demand price per GPU-hour
+  std::size_t total = 0;              // offers in the data
+  std::string as_of, origin, reviewed;
+  int past_limit = 0;
+};
+
+// Error(usage) for an unknown GPU id (with suggestions) or a provider with no offers (listing
+// the providers), or a malformed as_of.
+CloudListAnswer list_cloud(const Cloud& cloud, const Catalog& catalog, const CloudListQuery& q);
+
+// ---- catalog status ----
+
+struct StaleEntry {
+  std::string what;  // "rtx-3080 street price", "aws-p4d.24xlarge-us-east-1"
+  std::string as_of;
+  long age_days = 0;
+};
+
+struct DatasetStatus {
+  std::string file, what;         // "data/gpus.json", "GPU catalog"
+  std::string reviewed;           // the file's review date ("" when it has none)
+  long review_age_days = -1;      // -1 without a review date
+  bool review_due = false;        // reviewed more than kReviewMaxAgeDays ago (or never)
+  int dated = 0;                  // entries with a date that can age
+  long limit_days = 0;            // 0: these entries are facts that do not age
+  std::string limit;              // "street/used/estimate/quote prices: 12 months"
+  std::string oldest;             // oldest entry date ("" when none)
+  std::vector<StaleEntry> stale;  // entries past the limit, oldest first
+  std::string refresh;            // where the data comes from and how to refresh it
+};
+
+struct CatalogStatusAnswer {
+  std::string as_of;
+  std::vector<DatasetStatus> datasets;
+  int stale_entries = 0, reviews_due = 0;
+  bool fresh() const { return stale_entries == 0 && reviews_due == 0; }
+};
+
+// Every embedded data file (data/*.json); `replaced` maps a file name ("data/gpus.json") to
+// the text that replaces it (--catalog, --cloud). Error(usage) on a malformed as_of,
+// Error(data) naming the file when one cannot be parsed.
+CatalogStatusAnswer catalog_status(const std::string& as_of,
+                                   const std::map<std::string, std::string>& replaced = {});
+
+}  // namespace gpusel

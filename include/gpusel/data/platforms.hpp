@@ -1,0 +1,79 @@
+#pragma once
+// What a configuration needs around its cards (data/platforms.json): a desktop with a PSU
+// sized to the cards, a workstation, a PCIe or HGX/OAM server, a superchip node, a rack, or
+// nothing for a unified-memory machine; a cluster network beyond one host. A configuration's
+// price is cards + platform, so server-only parts rank where their real cost puts them.
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpusel/data/catalog.hpp"
+#include "gpusel/data/cloud.hpp"
+
+namespace gpusel {
+
+struct PlatformMatch {  // every given condition must hold
+  std::vector<std::string> gpu_ids, segments, form_factors;
+  std::optional<bool> unified_memory, used;
+  int max_count = 0;  // 0: any count (in hosts of gpus_per_host)
+};
+
+struct Platform {
+  std::string id, name, network;  // network: "" = a single host only
+  PlatformMatch match;
+  int gpus_per_host = 1;
+  bool psu = false;
+  Figure cost;  // USD per host
+};
+
+struct Network {
+  std::string id, name;
+  Figure cost_per_gpu;  // USD
+};
+
+struct PsuStep {
+  double watts = 0, price = 0;  // price in USD
+};
+
+struct Platforms {
+  std::string origin, reviewed;
+  double psu_rest_w = 0, psu_headroom = 1;
+  std::vector<PsuStep> psu_steps;  // ascending watts
+  std::vector<Platform> platforms;
+  std::vector<Network> networks;
+  const Network* network(const std::string& id) const;
+};
+
+// Checks the document against data/schema/platforms.schema.json and each figure's range;
+// Error(data) naming origin and the first problem (also an unknown network id).
+Platforms parse_platforms(const nlohmann::json& doc, const std::string& origin);
+// A platforms file's text through the pass `catalog validate` runs (validate_document): refused
+// at its first error, file:line:col, exactly where validate reports one.
+Platforms platforms_from_text(std::string_view text, const std::string& origin);
+const Platforms& default_platforms();  // the embedded file, parsed once
+
+struct PlatformQuote {
+  const Platform* platform = nullptr;  // nullptr: no platform hosts this configuration
+  int hosts = 0;
+  double psu_watts = 0;    // per host, where the platform sizes a PSU
+  double hosts_usd = 0;    // all hosts, PSUs included
+  double network_usd = 0;  // beyond one host
+  const Network* network = nullptr;
+  double total_usd = 0;  // hosts + network
+  std::string label;     // "desktop, PSU 1200 W", "2x HGX/OAM baseboard server + InfiniBand..."
+};
+
+// The platform `count` cards of `gpu` need (`used`: the cards are bought used), priced.
+PlatformQuote quote_platform(const Platforms& p, const Gpu& gpu, int count, bool used);
+
+// The most cards of `gpu` one host takes, and whether hosts can be joined by a network:
+// what configurations and fit's sharding advice may propose.
+struct HostLimits {
+  int per_host = 0;  // 0: no platform takes this card
+  bool networked = false;
+};
+HostLimits host_limits(const Platforms& p, const Gpu& gpu);
+
+}  // namespace gpusel

@@ -1,0 +1,188 @@
+#include "gpusel/data/platforms.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "gpusel/base/error.hpp"
+#include "gpusel/base/text.hpp"
+#include "gpusel/json/embedded.hpp"
+#include "gpusel/json/json_schema.hpp"
+#include "gpusel/json/json_source.hpp"
+#include "json/json_fields.hpp"
+#include "records_internal.hpp"
+#include "validate_internal.hpp"
+
+namespace gpusel {
+namespace {
+
+using nlohmann::json;
+
+// Checked reads throughout (json_fields.hpp): a mistyped or out-of-range field in a platforms
+// file given to `catalog validate` is a located data error, never a library exception.
+std::vector<std::string> strings(const json& m, const char* key, const std::string& at) {
+  return detail::present<std::vector<std::string>>(m, key, at).value_or(std::vector<std::string>{});
+}
+
+Platform parse_platform(const json& j, const std::string& at) {
+  using detail::present;
+  using detail::required;
+  if (!j.is_object()) throw data_error(at + ": a platform must be an object");
+  Platform p;
+  p.id = required<std::string>(j, "id", at);
+  p.name = required<std::string>(j, "name", at);
+  p.network = present<std::string>(j, "network", at).value_or("");
+  const json m = required<json>(j, "match", at);
+  const std::string mat = at + ".match";
+  p.match = {strings(m, "gpu_ids", mat),      strings(m, "segments", mat),
+             strings(m, "form_factors", mat), present<bool>(m, "unified_memory", mat),
+             present<bool>(m, "used", mat),   present<int>(m, "max_count", mat).value_or(0)};
+  p.gpus_per_host = required<int>(j, "gpus_per_host", at);
+  if (p.gpus_per_host < 1 || p.match.max_count < 0)
+    throw data_error(at + ": gpus_per_host must be at least 1 and max_count not negative");
+  p.psu = present<bool>(j, "psu", at).value_or(false);
+  p.cost = parse_figure(required<json>(j, "cost", at), at + ".cost");
+  return p;
+}
+
+bool in(const std::vector<std::string>& list, const std::string& v) {
+  return list.empty() || std::find(list.begin(), list.end(), v) != list.end();
+}
+
+// The card (and used-ness) fits the platform, whatever the count.
+bool takes(const Platform& p, const Gpu& g, std::optional<bool> used) {
+  const PlatformMatch& m = p.match;
+  return in(m.gpu_ids, g.id) && in(m.segments, g.segment) && in(m.form_factors, g.form_factor) &&
+         (!m.unified_memory || *m.unified_memory == g.unified_memory) &&
+         (!m.used || !used || *m.used == *used);
+}
+
+// Power supply for the cards of one host: (TDP + rest of system) x headroom, next step up.
+PsuStep psu_for(const Platforms& p, double card_watts) {
+  const double need = (card_watts + p.psu_rest_w) * p.psu_headroom;
+  for (const auto& s : p.psu_steps)
+    if (s.watts >= need) return s;
+  return p.psu_steps.back();  // beyond the largest step: the largest (the label says so)
+}
+
+}  // namespace
+
+const Network* Platforms::network(const std::string& id) const {
+  for (const auto& n : networks)
+    if (n.id == id) return &n;
+  return nullptr;
+}
+
+void detail::parse_platforms_top(Platforms& out, const json& doc, const std::string& origin) {
+  using detail::required;
+  out.origin = origin;
+  out.reviewed = required<std::string>(doc, "reviewed", origin);
+  const json psu = required<json>(doc, "psu", origin);
+  const json sizing = required<json>(psu, "sizing", origin + ": psu");
+  out.psu_rest_w = required<double>(sizing, "rest_of_system_w", origin + ": psu.sizing");
+  out.psu_headroom = required<double>(sizing, "headroom", origin + ": psu.sizing");
+  const auto steps = required<std::vector<json>>(psu, "steps", origin + ": psu");
+  if (steps.empty()) throw data_error(origin + ": psu.steps must not be empty");
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const std::string at = origin + ": psu.steps[" + std::to_string(i) + "]";
+    out.psu_steps.push_back(
+        {required<double>(steps[i], "watts", at), required<double>(steps[i], "price", at)});
+  }
+  std::sort(out.psu_steps.begin(), out.psu_steps.end(),
+            [](const PsuStep& a, const PsuStep& b) { return a.watts < b.watts; });
+  const auto nets = required<std::vector<json>>(doc, "networks", origin);
+  for (std::size_t i = 0; i < nets.size(); ++i) {
+    const std::string at = detail::record_at(origin, "networks", i, nets[i]);
+    out.networks.push_back({required<std::string>(nets[i], "id", at),
+                            required<std::string>(nets[i], "name", at),
+                            parse_figure(required<json>(nets[i], "cost_per_gpu", at), at)});
+  }
+}
+
+Platform detail::parse_platform_record(const Platforms& top, const json& rec,
+                                       const std::string& at) {
+  Platform p = parse_platform(rec, at);
+  if (!p.network.empty() && !top.network(p.network))
+    throw data_error(at + ": unknown network '" + quote_input(p.network) + "'");
+  return p;
+}
+
+Platforms parse_platforms(const json& doc, const std::string& origin) {
+  static const json schema = json::parse(embedded_text("data/schema/platforms.schema.json"));
+  require_schema(schema, doc, origin);
+  Platforms out;
+  detail::parse_platforms_top(out, doc, origin);
+  const auto list = detail::required<std::vector<json>>(doc, "platforms", origin);
+  for (std::size_t i = 0; i < list.size(); ++i)
+    out.platforms.push_back(detail::parse_platform_record(
+        out, list[i], origin + ": platforms[" + std::to_string(i) + "]"));
+  return out;
+}
+
+Platforms platforms_from_text(std::string_view text, const std::string& origin) {
+  Platforms out;
+  bool top = false;
+  detail::DocumentSink sink;
+  sink.top = [&](const json& outline) {
+    detail::parse_platforms_top(out, outline, origin);
+    top = true;
+  };
+  sink.record = [&](std::size_t, const json& rec, const std::string& at, detail::Span) {
+    if (top) out.platforms.push_back(detail::parse_platform_record(out, rec, at));
+  };
+  detail::PassOptions pass;
+  pass.expected = &detail::platforms_kind();
+  pass.errors_only = true;
+  const ValidateOptions opt{today_iso(), nullptr};
+  detail::throw_first_error(detail::check_document(text, origin, opt, pass, &sink), origin);
+  return out;
+}
+
+const Platforms& default_platforms() {
+  static const Platforms p = [] {
+    const std::string origin = "data/platforms.json";
+    return parse_platforms(parse_located(embedded_text(origin), origin).doc, origin);
+  }();
+  return p;
+}
+
+PlatformQuote quote_platform(const Platforms& p, const Gpu& gpu, int count, bool used) {
+  PlatformQuote q;
+  for (const auto& pl : p.platforms) {
+    if (!takes(pl, gpu, used) || (pl.match.max_count > 0 && count > pl.match.max_count)) continue;
+    const int hosts = (count + pl.gpus_per_host - 1) / pl.gpus_per_host;
+    if (hosts > 1 && pl.network.empty()) continue;  // a single-host platform cannot grow
+    q.platform = &pl;
+    q.hosts = hosts;
+    q.hosts_usd = pl.cost.value * hosts;
+    q.label = hosts > 1 ? fmt::format("{}x {}", hosts, pl.name) : pl.name;
+    if (pl.psu) {
+      const PsuStep s = psu_for(p, gpu.tdp_w * std::min(count, pl.gpus_per_host));
+      q.psu_watts = s.watts;
+      q.hosts_usd += s.price * hosts;
+      q.label += fmt::format(", PSU {:.0f} W", s.watts);
+    }
+    if (hosts > 1) {
+      q.network = p.network(pl.network);
+      q.network_usd = q.network->cost_per_gpu.value * count;
+      q.label += " + " + q.network->name;
+    }
+    q.total_usd = q.hosts_usd + q.network_usd;
+    return q;
+  }
+  return q;
+}
+
+HostLimits host_limits(const Platforms& p, const Gpu& gpu) {
+  HostLimits h;
+  for (const auto& pl : p.platforms)
+    if (takes(pl, gpu, std::nullopt)) {
+      const int cap = pl.match.max_count > 0 ? pl.match.max_count : pl.gpus_per_host;
+      h.per_host = std::max(h.per_host, cap);
+      h.networked = h.networked || (!pl.network.empty() && pl.match.max_count == 0);
+    }
+  return h;
+}
+
+}  // namespace gpusel

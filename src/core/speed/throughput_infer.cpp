@@ -1,0 +1,215 @@
+// Inference. Decode is bandwidth-bound: bytes read per step against the card's bandwidth x
+// its memory type's achievable fraction x the engine's kernel efficiency for that memory
+// class and weight precision, plus the engine's per-layer overhead, until the batch makes
+// it compute-bound. Prefill is compute-bound: the achievable matmul rate x the engine's
+// prompt efficiency. Several cards: tensor parallel adds bandwidth and pays two small
+// all-reduces per layer; a layer split keeps one card busy at a time (llama.cpp pipelines
+// prompt chunks across the stages).
+#include "throughput_infer.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "gpusel/data/models.hpp"
+#include "gpusel/memory/kv_cache.hpp"
+
+namespace gpusel::tput {
+namespace {
+
+std::string memory_class(const Gpu& g) {
+  const std::string& m = g.memory_type;
+  if (m.rfind("HBM", 0) == 0) return "hbm";  // before unified: MI300A shares HBM3
+  if (g.unified_memory || m.rfind("LPDDR", 0) == 0) return "unified";
+  return "gddr";
+}
+
+double weight_bytes(const Workload& w, const Shape& s, const K& k) {
+  // A GGUF file's bits per weight already cover every tensor, the output included.
+  if (w.weight_bits > 0) return s.matmul * w.weight_bits / 8;
+  double bpv = bytes_per_value(w.precision);
+  if (w.precision == Precision::int4) bpv = k.int4_bits_per_weight / 8;
+  if (w.precision == Precision::int8) bpv = k.int8_bits_per_weight / 8;
+  return (s.matmul - s.head) * bpv + s.head * std::max(2.0, bpv);  // LM head stays 16-bit
+}
+
+// The mean context a decode step attends to; each layer kind caps it its own way
+// (kv_cache_size: windows for sliding/chunked layers, none for full ones).
+double decode_context(const Workload& w) {
+  return w.prompt_len > 0 ? w.prompt_len + (w.seq_len - w.prompt_len) / 2.0 : w.seq_len;
+}
+
+// KV cache bytes one decode step reads over all `split` cards: the per-card cache times the
+// cards (an MLA latent replicated by tensor parallelism is read on every card).
+double kv_step_bytes(const Workload& w, const K& k, int split) {
+  const double value = kv_value_bytes(w, k.kv_cache_bytes_per_value);  // --kv-dtype, else 16-bit
+  const KvCacheSize kv = kv_cache_size(w.model, decode_context(w), value,
+                                       k.kv_cache_bytes_per_value, {split, split > 1});
+  return w.batch * kv.bytes * split;
+}
+
+// Attention FLOPs per token read the context each layer keeps: full layers all of it,
+// windowed layers their window, linear layers none (their state update is in the matmuls).
+double attended_context(const Workload& w, double ctx) {
+  const LayerMix mix = layer_mix(w.model);
+  const double window = std::min(ctx, double(w.model.sliding_window.value_or(0)));
+  return (mix.full * ctx + (mix.sliding + mix.chunked) * window) / std::max(1, w.model.layers);
+}
+
+struct Ctx {
+  const Workload& w;
+  const Gpu& g;
+  const Shape& s;
+  const K& k;
+  const Engine& e;
+  Fabric f;
+  double bw = 0;                     // achieved bytes/s per card for weights
+  double linear = 0, attention = 0;  // prompt GEMM rates, TFLOPS achieved
+  double fraction = 1;               // of the spec those rates come from
+  int tp = 1, stages = 1;            // tensor-parallel width, sequential stages
+};
+
+// Achieved decode bandwidth: spec x memory type x engine kernel x weight precision.
+double decode_bandwidth(const Ctx& c, Throughput& t) {
+  const auto mt = c.k.memory_types.find(c.g.memory_type);
+  const double mem = mt != c.k.memory_types.end() ? mt->second : 1.0;
+  const std::string cls = memory_class(c.g);
+  const double kernel = cls == "hbm"       ? c.e.kernel_hbm
+                        : cls == "unified" ? c.e.kernel_unified
+                                           : c.e.kernel_gddr;
+  const Precision p = c.w.precision;
+  const double quant = p == Precision::int4                          ? c.e.int4_factor
+                       : p == Precision::int8 || p == Precision::fp8 ? c.e.int8_factor
+                                                                     : 1.0;
+  t.assumptions.push_back(
+      "decode bandwidth " + num(c.g.bandwidth_gbs) + " GB/s x " + num(mem) + " achievable (" +
+      c.g.memory_type + (mt == c.k.memory_types.end() ? ", not in the data: 1 assumed" : "") +
+      ") [memory_types] x " + num(kernel) + " " + c.e.label + " on " + cls + " [engines." +
+      c.e.name + ".kernel]" +
+      (quant != 1 ? " x " + num(quant) + " for " + to_string(p) + " weights" : ""));
+  return c.g.bandwidth_gbs * 1e9 * mem * kernel * quant;
+}
+
+// Prompt GEMM rates: FP8 where the card has it; GeForce FP16-accumulate where the engine
+// runs it (llama.cpp); else the achievable 16-bit rate.
+void prefill_rates(Ctx& c, Throughput& t) {
+  const Achievable a = achievable(c.g, c.k);
+  double r16 = a.tflops16;
+  std::string how = "achievable 16-bit matmul rate: " + a.what;
+  if (c.e.prefill_fp16_accumulate && c.g.fp16_acc16_tflops_dense) {
+    r16 = a.fraction * *c.g.fp16_acc16_tflops_dense;
+    how = "FP16-accumulate GEMMs (" + c.e.label + "): " + num(a.fraction) + " x " +
+          num(*c.g.fp16_acc16_tflops_dense) + " TFLOPS [engines." + c.e.name +
+          ".prefill_fp16_accumulate]";
+  }
+  c.linear = c.attention = r16;
+  c.fraction = a.fraction;
+  if (c.w.precision == Precision::fp8 && a.fp8) c.linear = *a.fp8;
+  if (c.w.precision == Precision::fp8 && !a.fp8)
+    t.assumptions.push_back(c.g.id + " has no FP8 tensor cores: FP8 weights run at 16-bit speed");
+  t.assumptions.push_back(how);
+}
+
+struct Rate {
+  double per_s = 0;
+  bool memory_bound = true;
+};
+
+// One decode step of `batch` sequences.
+Rate decode_rate(const Ctx& c, int tp, int stages) {
+  const double ctx = attended_context(c.w, decode_context(c.w));
+  const double bytes = weight_bytes(c.w, c.s, c.k) + kv_step_bytes(c.w, c.k, tp);
+  double t_mem = bytes / (tp * c.bw) + c.s.layers * c.e.layer_overhead_s;
+  if (tp > 1) t_mem += 2 * c.s.layers * latency_s(c.f, tp, c.k);   // attention out, MLP out
+  if (stages > 1) t_mem += (stages - 1) * latency_s(c.f, 2, c.k);  // activations hop on
+  const double flops = c.w.batch * (2 * c.s.matmul + 4 * c.s.layers * c.s.attn_dim * ctx);
+  const double eff = c.e.prefill_efficiency;
+  const double t_cmp = c.linear > 0 ? flops / (tp * c.linear * 1e12 * eff) : 0;
+  return {c.w.batch / std::max(t_mem, t_cmp), t_mem >= t_cmp};
+}
+
+// Prompt tokens/s: compute-bound, but never faster than reading the weights once per pass.
+double prefill_rate(const Ctx& c) {
+  if (c.linear <= 0 || c.attention <= 0) return 0;
+  const double prompt = c.w.prompt_len > 0 ? c.w.prompt_len : c.w.seq_len;
+  const double eff =
+      c.e.prefill_efficiency * (is_quantized(c.w.precision) ? c.k.prefill_quantized_factor : 1);
+  // Causal attention: a prompt token attends to half the prompt on average (FlashAttention-2
+  // skips the masked blocks, Dao 2023 Sec. 3.1).
+  const double lin = 2 * c.s.matmul, att = 4 * c.s.layers * c.s.attn_dim * prompt / 2;
+  double t_tok = (lin / c.linear + att / c.attention) / (c.tp * 1e12 * eff);
+  if (c.tp > 1) {  // the two all-reduces per layer now carry hidden x 2 B per token
+    Fabric group = c.f;
+    group.count = c.tp, group.nodes = 1;
+    t_tok += 2 * c.s.layers * allreduce_s(group, c.s.hidden * 2);
+  }
+  const double floor = weight_bytes(c.w, c.s, c.k) / (c.tp * c.bw) / (prompt * c.w.batch);
+  double rate = 1 / std::max(t_tok, floor);
+  if (c.stages > 1 && c.e.name == "llama.cpp") {  // prompt chunks pipelined over the stages
+    const double chunks = std::ceil(prompt / c.k.llama_cpp_ubatch);
+    rate *= chunks * c.stages / (chunks + c.stages - 1);
+  }
+  return rate;
+}
+
+void describe(const Ctx& c, int count, Throughput& t) {
+  const Workload& w = c.w;
+  t.assumptions.push_back(
+      "decode: " + num(weight_bytes(w, c.s, c.k) / 1e9) + " GB of weights + KV cache at " +
+      num(decode_context(w)) + " tokens (" + num(kv_step_bytes(w, c.k, c.tp) / 1e9) +
+      " GB, by attention kind) per step + " + num(c.e.layer_overhead_s * 1e6) +
+      " us per layer [engines." + c.e.name + ".layer_overhead_us]" +
+      (!w.weight_format.empty() ? ", GGUF " + w.weight_format + " at " + num(w.weight_bits) +
+                                      " bits/weight [data/quantizations.json]"
+       : w.precision == Precision::int4
+           ? ", int4 at " + num(c.k.int4_bits_per_weight) + " bits/weight [int4_bits_per_weight]"
+           : ""));
+  if (count == 1) return;
+  const std::string over = " over " + c.f.what;
+  if (c.tp > 1)
+    t.assumptions.push_back("tensor parallel over " + std::to_string(c.tp) + " cards" + over +
+                            ": bandwidth adds, 2 all-reduces per layer [allreduce_latency_*]" +
+                            (c.stages > 1 ? "; " + std::to_string(c.stages) +
+                                                " nodes as pipeline stages, one busy at a time"
+                                          : ""));
+  else if (c.stages > 1)
+    t.assumptions.push_back("layers split over " + std::to_string(count) + " cards" + over +
+                            ": one card works at a time" +
+                            (c.e.name == "llama.cpp"
+                                 ? "; prompts pipelined in chunks of " +
+                                       std::to_string(c.k.llama_cpp_ubatch) + " [llama_cpp_ubatch]"
+                                 : ""));
+  else
+    t.assumptions.push_back(std::to_string(count) + " replicas, each serving its own requests");
+}
+
+}  // namespace
+
+void estimate_inference(const Workload& w, const Gpu& g, int count, bool linked, const K& k,
+                        const Shape& s, Throughput& t) {
+  const Engine& e = engine_for(w, k);
+  Ctx c{w, g, s, k, e, fabric_of(g, count, linked, k)};
+  t.engine = e.name;
+  t.assumptions.push_back(
+      "engine " + e.label +
+      (w.engine.empty() ? " (default at batch " + std::to_string(w.batch) + "; --engine to change)"
+                        : ""));
+  c.bw = decode_bandwidth(c, t);
+  prefill_rates(c, t);
+  if (w.shard == Shard::tp) c.tp = std::min(count, c.f.per_node), c.stages = c.f.nodes;
+  if (w.shard == Shard::none) c.stages = count;
+  const int replicas = c.tp * c.stages == 1 ? count : 1;
+  const Rate d = decode_rate(c, c.tp, c.stages);
+  t.decode_tokens_per_s = replicas * d.per_s;
+  t.prefill_tokens_per_s = replicas * prefill_rate(c);
+  t.scaling = count > 1 ? t.decode_tokens_per_s / (count * decode_rate(c, 1, 1).per_s) : 1;
+  t.tflops_used = c.linear;
+  t.mfu = c.fraction * e.prefill_efficiency;  // prompt GEMMs against the spec of their path
+  t.bound = d.memory_bound ? "memory-bandwidth" : "compute";
+  if (c.linear <= 0)
+    t.assumptions.push_back(g.id +
+                            " has no compute figure and no measurement: prefill unknown "
+                            "(reported as 0)");
+  describe(c, count, t);
+}
+
+}  // namespace gpusel::tput

@@ -1,0 +1,174 @@
+// data/throughput.json -> the tables of ThroughputConstants: achievable matmul rates,
+// training efficiencies, memory types, engines, links and cluster networks. Each entry names
+// where it came from (source, as_of); the loader refuses entries without them.
+#include <algorithm>
+#include <string>
+
+#include "gpusel/base/error.hpp"
+#include "gpusel/base/text.hpp"
+#include "gpusel/speed/throughput.hpp"
+#include "throughput_model.hpp"
+
+namespace gpusel {
+
+bool CardMatch::matches(const Gpu& g) const {
+  const auto in = [](const std::vector<std::string>& list, const std::string& v) {
+    return list.empty() || std::find(list.begin(), list.end(), v) != list.end();
+  };
+  if (!gpus.empty()) return std::find(gpus.begin(), gpus.end(), g.id) != gpus.end();
+  return (vendor.empty() || vendor == g.vendor) &&
+         (architecture.empty() || g.architecture.find(architecture) != std::string::npos) &&
+         in(segments, g.segment) && in(form_factors, g.form_factor);
+}
+
+namespace tput {
+namespace {
+
+using nlohmann::json;
+
+std::string text(const json& o, const char* key, const std::string& at, bool required = true) {
+  if (!o.contains(key)) {
+    if (required) throw data_error(at + "." + key + ": missing");
+    return "";
+  }
+  if (!o[key].is_string() || o[key].get<std::string>().empty())
+    throw data_error(at + "." + key + ": must be a non-empty string");
+  return o[key].get<std::string>();
+}
+
+std::vector<std::string> texts(const json& o, const char* key, const std::string& at) {
+  std::vector<std::string> out;
+  if (!o.contains(key)) return out;
+  if (!o[key].is_array() || o[key].empty())
+    throw data_error(at + "." + key + ": must be a non-empty array of strings");
+  for (const auto& v : o[key]) {
+    if (!v.is_string()) throw data_error(at + "." + key + ": must hold strings");
+    out.push_back(v.get<std::string>());
+  }
+  return out;
+}
+
+std::optional<double> optional_number(const json& o, const char* key, const std::string& at,
+                                      double lo, double hi) {
+  if (!o.contains(key)) return std::nullopt;
+  return in_range(o[key], at + "." + key, lo, hi);
+}
+
+// Every entry of a list: an id, a match, a source and a date.
+const json& entry(const json& list, std::size_t i, const std::string& at) {
+  const json& e = list[i];
+  const std::string where = at + "[" + std::to_string(i) + "]";
+  if (!e.is_object()) throw data_error(where + ": must be an object");
+  text(e, "id", where), text(e, "source", where), text(e, "as_of", where);
+  return e;
+}
+
+CardMatch match_of(const json& e, const std::string& at) {
+  if (!e.contains("match") || !e["match"].is_object() || e["match"].empty())
+    throw data_error(at + ".match: must be a non-empty object");
+  const json& m = e["match"];
+  const std::string where = at + ".match";
+  CardMatch c;
+  c.gpus = texts(m, "gpus", where);
+  c.vendor = text(m, "vendor", where, false);
+  c.architecture = text(m, "architecture", where, false);
+  c.segments = texts(m, "segments", where);
+  if (const std::string one = text(m, "segment", where, false); !one.empty())
+    c.segments.push_back(one);
+  c.form_factors = texts(m, "form_factors", where);
+  return c;
+}
+
+const json& list_of(const json& doc, const char* key, const std::string& origin) {
+  if (!doc.contains(key) || !doc[key].is_array())
+    throw data_error(origin + ": '" + key + "' must be an array");
+  return doc[key];
+}
+
+void parse_matmul(const json& doc, const std::string& origin, ThroughputConstants& k) {
+  const json& list = list_of(doc, "matmul", origin);
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::string at = origin + ": matmul[" + std::to_string(i) + "]";
+    const json& e = entry(list, i, origin + ": matmul");
+    MatmulEntry m;
+    m.id = text(e, "id", at), m.stack = text(e, "stack", at), m.match = match_of(e, at);
+    m.tflops = optional_number(e, "tflops", at, 0.01, 1e5);
+    m.fraction = optional_number(e, "fraction", at, 0.01, 1.5);
+    m.fp8_tflops = optional_number(e, "fp8_tflops", at, 0.01, 1e5);
+    m.fp8_fraction = optional_number(e, "fp8_fraction", at, 0.01, 1.5);
+    if (!m.tflops == !m.fraction) throw data_error(at + ": give exactly one of tflops, fraction");
+    k.matmul.push_back(std::move(m));
+  }
+}
+
+void parse_efficiency(const json& doc, const std::string& origin, ThroughputConstants& k) {
+  const json& list = list_of(doc, "training_efficiency", origin);
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::string at = origin + ": training_efficiency[" + std::to_string(i) + "]";
+    const json& e = entry(list, i, origin + ": training_efficiency");
+    if (!e.contains("value")) throw data_error(at + ".value: missing");
+    k.training_efficiency.push_back(
+        {text(e, "id", at), match_of(e, at), in_range(e["value"], at + ".value", 0.01, 1)});
+  }
+}
+
+void parse_networks(const json& doc, const std::string& origin, ThroughputConstants& k) {
+  const json& list = list_of(doc, "cluster_networks", origin);
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::string at = origin + ": cluster_networks[" + std::to_string(i) + "]";
+    const json& e = entry(list, i, origin + ": cluster_networks");
+    for (const char* f : {"gbs_per_gpu", "efficiency"})
+      if (!e.contains(f)) throw data_error(at + "." + f + ": missing");
+    const double gbs = in_range(e["gbs_per_gpu"], at + ".gbs_per_gpu", 0.01, 1e4);
+    const double eff = in_range(e["efficiency"], at + ".efficiency", 0.01, 1);
+    k.cluster_networks.push_back(
+        {text(e, "id", at), text(e, "label", at), match_of(e, at), gbs * 1e9 * eff});
+  }
+}
+
+Engine parse_engine(const std::string& name, const json& e, const std::string& at) {
+  if (!e.is_object()) throw data_error(at + ": must be an object");
+  Engine g;
+  g.name = name, g.label = text(e, "label", at), g.aliases = texts(e, "aliases", at);
+  if (!e.contains("kernel") || !e["kernel"].is_object())
+    throw data_error(at + ".kernel: must be an object");
+  g.kernel_gddr = number(e["kernel"], "gddr", at + ".kernel", 0.05, 1.5);
+  g.kernel_hbm = number(e["kernel"], "hbm", at + ".kernel", 0.05, 1.5);
+  g.kernel_unified = number(e["kernel"], "unified", at + ".kernel", 0.05, 1.5);
+  g.int8_factor = number(e, "int8_factor", at, 0.05, 1.5);
+  g.int4_factor = number(e, "int4_factor", at, 0.05, 1.5);
+  g.layer_overhead_s = number(e, "layer_overhead_us", at, 0, 1e4) * 1e-6;
+  g.prefill_efficiency = number(e, "prefill_efficiency", at, 0.01, 1);
+  g.prefill_fp16_accumulate = flag(e, "prefill_fp16_accumulate", at);
+  return g;
+}
+
+// A map of sourced fractions: memory types, links.
+std::map<std::string, double> fractions(const json& doc, const char* key,
+                                        const std::string& origin) {
+  if (!doc.contains(key) || !doc[key].is_object() || doc[key].empty())
+    throw data_error(origin + ": '" + key + "' must be a non-empty object");
+  std::map<std::string, double> out;
+  for (const auto& [name, r] : doc[key].items())
+    out[name] = number(doc[key], name, origin + ": " + key, 0.01, 1.2);
+  return out;
+}
+
+}  // namespace
+
+void parse_tables(const json& doc, const std::string& origin, ThroughputConstants& k) {
+  parse_matmul(doc, origin, k);
+  parse_efficiency(doc, origin, k);
+  parse_networks(doc, origin, k);
+  k.memory_types = fractions(doc, "memory_types", origin);
+  k.links = fractions(doc, "links", origin);
+  for (const char* needed : {"pcie-p2p", "pcie-host"})
+    if (!k.links.count(needed)) throw data_error(origin + ": links." + needed + ": missing");
+  if (!doc.contains("engines") || !doc["engines"].is_object() || doc["engines"].empty())
+    throw data_error(origin + ": 'engines' must be a non-empty object");
+  for (const auto& [name, e] : doc["engines"].items())
+    k.engines[to_lower(name)] = parse_engine(to_lower(name), e, origin + ": engines." + name);
+}
+
+}  // namespace tput
+}  // namespace gpusel

@@ -1,0 +1,209 @@
+// How the wording of throughput_measured.csv maps to gpusel's terms: architectures (the
+// published configurations: Llama/Mistral litgpt config.py as tabulated in shared
+// ESTIMATOR.md; Llama 3.1 405B its config.json; MPT: llm-foundry benchmarking yamls; GPT-3:
+// Brown et al. 2020 Table 2.1; BERT-large: Devlin et al. 2019; Transformer-XL large: Dai et
+// al. 2019 WT103 config), catalog cards, precisions, engines and sequence lengths.
+#include <algorithm>
+#include <regex>
+#include <stdexcept>
+
+#include "throughput_rows_map.hpp"
+
+namespace tput_calibration {
+namespace {
+
+using gpusel::ModelArch;
+using gpusel::Precision;
+
+struct Arch {
+  const char* key;
+  const char* kind;
+  double params_b;
+  int layers, hidden, heads, kv_heads, intermediate;
+  long vocab;
+  bool tied;
+  const char* mlp;
+  const char* norm;
+};
+
+constexpr Arch kArchs[] = {
+    {"llama-2-7b", "decoder", 6.74, 32, 4096, 32, 32, 11008, 32000, false, "swiglu", "rmsnorm"},
+    {"llama-2-13b", "decoder", 13.02, 40, 5120, 40, 40, 13824, 32000, false, "swiglu", "rmsnorm"},
+    {"llama-2-70b", "decoder", 68.98, 80, 8192, 64, 8, 28672, 32000, false, "swiglu", "rmsnorm"},
+    {"llama-3-8b", "decoder", 8.03, 32, 4096, 32, 8, 14336, 128256, false, "swiglu", "rmsnorm"},
+    {"llama-3-70b", "decoder", 70.55, 80, 8192, 64, 8, 28672, 128256, false, "swiglu", "rmsnorm"},
+    {"llama-3.1-405b", "decoder", 405.85, 126, 16384, 128, 8, 53248, 128256, false, "swiglu",
+     "rmsnorm"},
+    {"mistral-7b", "decoder", 7.24, 32, 4096, 32, 8, 14336, 32000, false, "swiglu", "rmsnorm"},
+    {"mpt-1b", "decoder", 1.316, 24, 2048, 16, 16, 8192, 50368, true, "gelu", "layernorm"},
+    {"mpt-7b", "decoder", 6.659, 32, 4096, 32, 32, 16384, 50368, true, "gelu", "layernorm"},
+    {"mpt-13b", "decoder", 12.854, 40, 5120, 40, 40, 20480, 50368, true, "gelu", "layernorm"},
+    {"mpt-30b", "decoder", 29.975, 48, 7168, 64, 64, 28672, 50368, true, "gelu", "layernorm"},
+    {"mpt-70b", "decoder", 64.862, 80, 8192, 64, 64, 32768, 50368, true, "gelu", "layernorm"},
+    {"gpt-3-175b", "decoder", 175, 96, 12288, 96, 96, 49152, 50257, true, "gelu", "layernorm"},
+    {"bert-large", "encoder", 0.335, 24, 1024, 16, 16, 4096, 30522, true, "gelu", "layernorm"},
+    {"transformer-xl-large", "decoder", 0.52, 18, 1024, 16, 16, 4096, 267735, true, "gelu",
+     "layernorm"},
+};
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), ::tolower);
+  return s;
+}
+
+std::string arch_key(const std::string& model) {
+  const std::string m = lower(model);
+  if (has(m, "transformer-xl")) return "transformer-xl-large";
+  if (has(m, "bert")) return "bert-large";
+  for (const char* mpt : {"mpt-1b", "mpt-7b", "mpt-13b", "mpt-30b", "mpt-70b"})
+    if (has(m, mpt)) return mpt;
+  if (has(m, "175b")) return "gpt-3-175b";
+  if (has(m, "405b")) return "llama-3.1-405b";
+  if (has(m, "mistral")) return "mistral-7b";
+  const bool v3 = has(m, "llama 3");
+  if (has(m, "70b")) return v3 ? "llama-3-70b" : "llama-2-70b";
+  if (has(m, "13b")) return "llama-2-13b";
+  return v3 || has(m, "8b") ? "llama-3-8b" : "llama-2-7b";
+}
+
+// Row gpu names -> catalog ids, with what the mapping leaves out.
+const std::map<std::string, std::pair<std::string, std::string>> kCards = {
+    {"RTX 4090", {"rtx-4090", ""}},
+    {"RTX 4090 (PCIe)", {"rtx-4090", ""}},
+    {"RTX 4090 (PCIe, no NVLink)", {"rtx-4090", ""}},
+    {"RTX 4090 (PCIe 4.0 x16, no NVLink)", {"rtx-4090", ""}},
+    {"RTX 3090", {"rtx-3090", "NVLink bridge not stated: PCIe assumed"}},
+    {"RTX 3090 (280 W cap, no NVLink, older board)", {"rtx-3090", "280 W power cap not modelled"}},
+    {"RTX 3090 Ti", {"rtx-3090-ti", ""}},
+    {"RTX A5000", {"rtx-a5000", "NVLink bridge not stated: PCIe assumed"}},
+    {"RTX A6000", {"rtx-a6000", ""}},
+    {"RTX 6000 Ada", {"rtx-6000-ada", ""}},
+    {"RTX 6000 Ada (PCIe)", {"rtx-6000-ada", ""}},
+    {"RTX 4070 Laptop GPU 8GB", {"rtx-4070-laptop", ""}},
+    {"Tesla P40 24GB", {"tesla-p40", ""}},
+    {"Quadro RTX 8000 (NVLink)", {"quadro-rtx-8000", ""}},
+    {"V100 16GB", {"v100-sxm2-32gb", "V100 variant not stated: SXM2 rates assumed"}},
+    {"A100 40GB", {"a100-40gb-sxm", "MosaicML cluster: SXM"}},
+    {"A100 40GB SXM4", {"a100-40gb-sxm", ""}},
+    {"A100 80GB", {"a100-80gb-sxm", "MosaicML cluster: SXM"}},
+    {"A100 80GB SXM4", {"a100-80gb-sxm", ""}},
+    {"A100 80GB SXM4 (330W cap)", {"a100-80gb-sxm", "330 W power cap not modelled"}},
+    {"A100 80GB SXM4 (330W cap, NVLink)", {"a100-80gb-sxm", "330 W power cap not modelled"}},
+    {"A100 80GB PCIe", {"a100-80gb-pcie", ""}},
+    {"A100 (PCIe interconnect per source)",
+     {"a100-80gb-pcie", "A100 memory not stated: 80GB (70B fp16 on 2 cards needs >40 GB each)"}},
+    {"H100 80GB", {"h100-sxm", "MosaicML cluster: SXM"}},
+    {"H100 80GB PCIe", {"h100-pcie", "NVLink bridge not stated: PCIe assumed"}},
+    {"H100 PCIe 80GB", {"h100-pcie", ""}},
+    {"H100 80GB SXM5", {"h100-sxm", ""}},
+    {"H100 80GB SXM5 (NVLink)", {"h100-sxm", ""}},
+    {"H100 SXM 80GB (DGX-H100)", {"h100-sxm", ""}},
+    {"H100 80GB SXM (Grand Teton, RoCE 400 Gb/s per GPU)", {"h100-sxm", ""}},
+    {"AMD MI300X", {"mi300x", ""}},
+    {"RX 7900 XTX", {"rx-7900-xtx", ""}},
+    {"Intel Arc A770 16GB", {"arc-a770-16gb", ""}},
+    {"Intel Gaudi 2", {"gaudi-2", ""}},
+    {"Intel Gaudi 2 (HL-225H, 8 per node)", {"gaudi-2", ""}},
+    {"Intel Gaudi 3", {"gaudi-3", ""}},
+    {"Apple M2 Ultra (192GB)", {"apple-m2-ultra", "GPU core count not stated: 76-core assumed"}},
+    {"Apple M2 Ultra (GPU cores not stated)", {"apple-m2-ultra", "76-core assumed"}},
+    {"Apple M2 Ultra (76-core GPU)", {"apple-m2-ultra", ""}},
+    {"Apple M2 Max (30-core GPU)", {"apple-m2-max", ""}},
+    {"Apple M4 Max (40-core GPU)", {"apple-m4-max", ""}},
+    {"Apple M4 Pro (20-core GPU)", {"apple-m4-pro", ""}},
+};
+
+}  // namespace
+
+bool has(const std::string& s, const char* part) { return s.find(part) != std::string::npos; }
+
+int first_int(const std::string& s, int fallback) {
+  std::smatch m;
+  return std::regex_search(s, m, std::regex(R"(\d+)")) ? std::stoi(m.str()) : fallback;
+}
+
+ModelArch arch_for(const std::string& model) {
+  const std::string key = arch_key(model);
+  for (const Arch& a : kArchs) {
+    if (key != a.key) continue;
+    ModelArch m;
+    m.id = m.name = a.key;
+    m.kind = a.kind;
+    m.params = a.params_b * 1e9;
+    m.layers = a.layers, m.hidden = a.hidden, m.heads = a.heads, m.kv_heads = a.kv_heads;
+    m.head_dim = a.hidden / a.heads, m.intermediate = a.intermediate, m.vocab = a.vocab;
+    m.tied_embeddings = a.tied, m.mlp = a.mlp, m.norm = a.norm;
+    return m;
+  }
+  throw std::logic_error("no architecture for " + model);
+}
+
+std::optional<std::pair<std::string, std::string>> card_for(const std::string& gpu) {
+  const auto it = kCards.find(gpu);
+  if (it == kCards.end()) return std::nullopt;
+  return it->second;
+}
+
+Precision precision_of(const std::string& text) {
+  const std::string p = lower(text);
+  if (has(p, "fp8")) return Precision::fp8;
+  if (has(p, "q4") || has(p, "int4") || has(p, "4-bit") || has(p, "gptq") || has(p, "nf4") ||
+      has(p, "exl2") || has(p, "awq"))
+    return Precision::int4;
+  if (has(p, "q8") || has(p, "int8")) return Precision::int8;
+  if (has(p, "fp32")) return Precision::fp32;
+  if (has(p, "bf16")) return Precision::bf16;
+  return Precision::fp16;
+}
+
+std::string engine_of(const std::string& framework) {
+  const std::string f = lower(framework);
+  for (const auto& [word, engine] :
+       std::vector<std::pair<const char*, const char*>>{{"llama.cpp", "llama.cpp"},
+                                                        {"exllamav2", "exllamav2"},
+                                                        {"tensorrt-llm", "tensorrt-llm"},
+                                                        {"mlc", "mlc"},
+                                                        {"vllm", "vllm"},
+                                                        {"optimum habana", "vllm"},
+                                                        {"gpt-fast", "gpt-fast"},
+                                                        {"mlx", "mlx"}})
+    if (has(f, word)) return engine;
+  return "";
+}
+
+std::pair<int, int> prompt_and_output(const std::string& s) {
+  std::smatch m;
+  const auto find = [&](const char* re) { return std::regex_search(s, m, std::regex(re)); };
+  if (find(R"(tg(\d+))")) return {1, std::stoi(m[1])};
+  if (find(R"(pp(\d+))")) return {std::stoi(m[1]), 0};
+  if (find(R"(in (\d+) / out (\d+))")) return {std::stoi(m[1]), std::stoi(m[2])};
+  if (find(R"(input (\d+), output (\d+))")) return {std::stoi(m[1]), std::stoi(m[2])};
+  if (find(R"(prompt (\d+), (?:generate )?(\d+))")) return {std::stoi(m[1]), std::stoi(m[2])};
+  if (find(R"(-n (\d+))")) return {1, std::stoi(m[1])};
+  if (find(R"((\d+) generated)"))
+    return {7, std::stoi(m[1])};  // MLC's prompt "What is the meaning of life?" ~7 tokens
+  if (find(R"(prompt (\d+))")) return {std::stoi(m[1]), 0};
+  if (has(s, "tg") || has(s, "short prompt")) return {16, 128};  // llama-bench / README default
+  return {first_int(s, 2048), 0};
+}
+
+std::string unexpressible(const Row& r) {
+  const std::string& p = r.at("precision_or_quant");
+  const std::string& how = r.at("method") + " " + r.at("framework");
+  if (has(p, "EXL2 2.5"))
+    return "EXL2 at 2.5 bits per weight has no --precision (int4 is 4.5 bits)";
+  if (has(how, "bigdl") || has(how, "ipex-llm"))
+    return "ipex-llm (bigdl-llm) is not one of the modelled engines";
+  if (std::regex_search(how, std::regex(R"(TP([2-9]|[1-9]\d).*PP([2-9]|[1-9]\d))")))
+    return "tensor x pipeline parallelism (" + r.at("method") + ") is not one --shard strategy";
+  if (has(r.at("gpu"), "one GCD")) return "one GCD of an MI250X: the catalog's mi250x is the card";
+  if (has(how, "lora.py"))
+    return "MLX lora.py adapts only the last 16 layers (backward through half the model): no "
+           "CLI equivalent";
+  if (has(r.at("model"), "Transformer-XL"))
+    return "Transformer-XL: relative-position attention and adaptive softmax are not "
+           "expressible as a ModelArch, so FLOPs per token are unknown";
+  return "";
+}
+
+}  // namespace tput_calibration

@@ -1,0 +1,152 @@
+// Properties of the command answers: every suggestion honours every filter, a budget is never
+// exceeded by cards + platform, and the same flags give the same per-GPU need everywhere.
+#include "gpusel/answer/answers.hpp"
+
+#include <catch2/catch.hpp>
+
+#include "gpusel/base/error.hpp"
+#include "gpusel/base/text.hpp"
+#include "ranker_fixtures.hpp"
+
+using namespace ranker_fixtures;
+
+namespace {
+
+const Cloud& cloud() {
+  static const Cloud c = load_cloud({});
+  return c;
+}
+
+Sources sources() {
+  return {catalog(), [] { return &cloud(); }, rules(), rates()};
+}
+
+struct Filtered {
+  std::string name;
+  RankRequest request;
+};
+
+// Requests that nothing satisfies as asked, under each kind of filter.
+std::vector<Filtered> tight_requests() {
+  std::vector<Filtered> out;
+  auto add = [&](const std::string& name, Workload w, double budget, auto edit) {
+    RankRequest r = request(w, budget);
+    edit(r);
+    out.push_back({name, r});
+  };
+  const Workload big = preset("llama-3.1-70b", Mode::lora);
+  add("70B LoRA, 1,000 USD", big, 1000, [](RankRequest&) {});
+  add("70B LoRA, 3,000 USD, AMD only", big, 3000,
+      [](RankRequest& r) { r.filters.vendors = {"amd"}; });
+  add("70B LoRA, 5,000 USD, consumer only", big, 5000,
+      [](RankRequest& r) { r.filters.segments = {"consumer"}; });
+  add("70B LoRA, 20,000 USD, domestic", big, 20000, [](RankRequest& r) { r.domestic = true; });
+  add("70B LoRA, 4,000 USD, new only", big, 4000, [](RankRequest& r) { r.price.new_only = true; });
+  add("8B full, 1,500 USD, no rtx-4090", preset("llama-3.1-8b", Mode::full), 1500,
+      [](RankRequest& r) { r.filters.exclude_ids = {"RTX-4090"}; });
+  return out;
+}
+
+bool allowed(const Result& r, const RankRequest& q) {
+  return passes_filters(*r.config.gpu, q.filters) && !r.rules.excluded &&
+         r.need.total_bytes <= r.usable_bytes &&
+         (!q.price.new_only || !r.unit_price || !r.unit_price->used);
+}
+
+}  // namespace
+
+TEST_CASE("nothing fits: every suggestion honours every filter and rule, in the order to try") {
+  for (const auto& [name, q] : tight_requests()) {
+    CAPTURE(name);
+    const RecommendAnswer a = recommend(sources(), {q, 10, false, {}});
+    REQUIRE(a.top.empty());
+    CHECK_FALSE(a.remedies.empty());
+    int last_kind = -1;
+    for (const Remedy& m : a.remedies) {
+      CAPTURE(m.change, static_cast<int>(m.kind));
+      CHECK(static_cast<int>(m.kind) >= last_kind);  // changes, then renting, then over budget
+      last_kind = static_cast<int>(m.kind);
+      if (m.kind == Remedy::Kind::rent) {
+        REQUIRE(m.rental);
+        CHECK(allowed(m.rental->eval, q));
+        continue;
+      }
+      REQUIRE(m.purchase);
+      CHECK(allowed(*m.purchase, q));
+      if (m.kind == Remedy::Kind::change) CHECK(m.purchase->price <= *q.budget);
+      if (m.kind == Remedy::Kind::over_budget) CHECK(m.purchase->price > *q.budget);
+    }
+  }
+}
+
+TEST_CASE("a budget is never exceeded by the cards and the platform they need") {
+  for (const auto& [name, w] : property_workloads())
+    for (double budget : {2000.0, 8000.0, 30000.0, 400000.0}) {
+      CAPTURE(name, budget);
+      for (bool cards_only : {false, true}) {
+        RankRequest q = request(w, budget);
+        q.cards_only = cards_only;
+        for (const Result& r : run(q).results) {
+          CAPTURE(r.config.gpu->id, r.config.count, cards_only);
+          CHECK(r.price <= budget);
+          CHECK(r.price == Approx(r.cards_price + r.platform_price));
+          REQUIRE(r.platform_quote.platform);
+          if (cards_only) CHECK(r.platform_price == 0);
+          if (!cards_only && r.platform_quote.total_usd > 0) CHECK(r.platform_price > 0);
+        }
+      }
+    }
+}
+
+TEST_CASE("the same flags give the same per-GPU need in every command") {
+  const Sources src = sources();
+  for (const auto& [name, w] : property_workloads())
+    for (const char* id : {"rtx-4090", "a100-80gb-sxm", "h100-sxm", "rtx-a6000"})
+      for (int count : {1, 2, 4, 8}) {
+        const Gpu& g = require_gpu(catalog(), id);
+        if (!tensor_parallel_splits(w, count)) continue;
+        CAPTURE(name, id, count);
+        RankRequest q = request(w);
+        const double need = estimate(on_gpus(w, count)).total_bytes;  // estimate --gpus
+        CHECK(fit(w, g, count).requested.total_bytes == Approx(need));
+        CHECK(check(src, q, g, count).result.need.total_bytes == Approx(need));
+        const CompareAnswer c = compare(src, q, {{&g, count}, {&g, 1}});
+        CHECK(c.results[0].need.total_bytes == Approx(need));
+        CHECK(evaluate(make_config(g, count, w), rules(), rates(), q).need.total_bytes ==
+              Approx(need));
+        CHECK(c.results[0].config.shard == on_gpus(w, count).shard);  // each echoes it
+      }
+}
+
+TEST_CASE("a given --shard is kept where it applies and refused where it cannot") {
+  Workload w = preset("llama-3.1-8b", Mode::lora);
+  w.shard = Shard::ddp;
+  w.shard_given = true;
+  CHECK(on_gpus(w, 4).shard == Shard::ddp);
+  CHECK(on_gpus(w, 1).shard == Shard::ddp);  // one GPU keeps it: ZeRO-Offload style runs exist
+  Workload inf = preset("qwen2.5-7b", Mode::inference);  // 28 heads
+  inf.shard = Shard::tp;
+  inf.shard_given = true;
+  CHECK_THROWS_AS(on_gpus(inf, 8), Error);
+  inf.shard_given = false;
+  CHECK(on_gpus(inf, 8).shard == Shard::none);  // layer split when TP cannot divide the heads
+  CHECK(on_gpus(inf, 4).shard == Shard::tp);
+  CHECK(on_gpus(preset("llama-3.1-8b", Mode::full), 4).shard == Shard::fsdp);
+}
+
+TEST_CASE("fit suggests only what can be built, and says on which platform") {
+  Workload w = preset("llama-3.1-8b", Mode::qlora);
+  w.seq_len = 4096;
+  const FitResult r = fit(w, require_gpu(catalog(), "rtx-3060-12gb"), 1);
+  REQUIRE_FALSE(r.fits);
+  for (const auto& c : r.changes) {
+    CAPTURE(c.change);
+    CHECK(c.workload.gpus <= 2);  // K18: a desktop board takes two consumer cards
+    if (c.workload.gpus > 1) CHECK_THAT(c.change, Catch::Contains("desktop"));
+  }
+  const FitResult big =
+      fit(preset("llama-3.1-70b", Mode::lora), require_gpu(catalog(), "a100-80gb-sxm"), 1);
+  bool server = false;
+  for (const auto& c : big.changes) server = server || c.change.find("server") != std::string::npos;
+  CHECK(server);
+}

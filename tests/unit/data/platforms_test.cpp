@@ -1,0 +1,106 @@
+#include "gpusel/data/platforms.hpp"
+
+#include <catch2/catch.hpp>
+
+#include "gpusel/base/error.hpp"
+#include "gpusel/data/data_source.hpp"
+#include "gpusel/json/embedded.hpp"
+
+using namespace gpusel;
+
+namespace {
+
+const Catalog& shipped() {
+  static const Catalog c = load_catalog({});
+  return c;
+}
+
+PlatformQuote quote(const std::string& id, int count, bool used = false) {
+  return quote_platform(default_platforms(), require_gpu(shipped(), id), count, used);
+}
+
+nlohmann::json shipped_doc() { return nlohmann::json::parse(embedded_text("data/platforms.json")); }
+
+}  // namespace
+
+TEST_CASE("every shipped card has a platform for one card, with a sourced price") {
+  for (const auto& g : shipped().gpus) {
+    CAPTURE(g.id);
+    const PlatformQuote q = quote_platform(default_platforms(), g, 1, false);
+    REQUIRE(q.platform);
+    CHECK(q.hosts == 1);
+    CHECK(q.total_usd >= 0);
+    CHECK_FALSE(q.platform->cost.source.empty());
+  }
+}
+
+TEST_CASE("a desktop's power supply is sized to its cards, in the data's steps") {
+  // (TDP + 350 W) x 1.2, next step up: 450 W -> 960 -> 1000 W; 575 W -> 1110 -> 1200 W;
+  // two 575 W cards -> 1800 -> 2000 W; a 170 W card -> 624 -> 850 W.
+  CHECK(quote("rtx-4090", 1).psu_watts == 1000);
+  CHECK(quote("rtx-5090", 1).psu_watts == 1200);
+  CHECK(quote("rtx-5090", 2).psu_watts == 2000);
+  CHECK(quote("rtx-3060-12gb", 1).psu_watts == 850);
+  CHECK(quote("rtx-5090", 2).platform->id == "desktop-2");
+  CHECK(quote("rtx-5090", 2).total_usd > quote("rtx-5090", 1).total_usd);
+}
+
+TEST_CASE("what can be built: two consumer cards, four workstation cards, eight per server") {
+  CHECK(quote("rtx-4090", 3).platform == nullptr);  // K18: a desktop board takes two
+  CHECK(quote("rtx-a6000", 4).platform->id == "workstation");
+  CHECK(quote("rtx-a6000", 8).platform->id == "pcie-server");
+  CHECK(quote("t4", 1).platform->id == "small-server");  // passive: server airflow
+  CHECK(quote("l40s", 8).platform->id == "pcie-server");
+  const HostLimits consumer = host_limits(default_platforms(), require_gpu(shipped(), "rtx-4090"));
+  CHECK(consumer.per_host == 2);
+  CHECK_FALSE(consumer.networked);
+  const HostLimits sxm = host_limits(default_platforms(), require_gpu(shipped(), "h100-sxm"));
+  CHECK(sxm.per_host == 8);
+  CHECK(sxm.networked);
+}
+
+TEST_CASE("modules need their server; beyond one host a network per GPU") {
+  const PlatformQuote one = quote("h100-sxm", 1), eight = quote("h100-sxm", 8);
+  CHECK(one.platform->id == "hgx-server");
+  CHECK(one.total_usd == eight.total_usd);  // one module still needs the whole board
+  const PlatformQuote sixteen = quote("h100-sxm", 16);
+  CHECK(sixteen.hosts == 2);
+  REQUIRE(sixteen.network);
+  CHECK(sixteen.network->id == "infiniband-ndr");
+  CHECK(sixteen.network_usd == Approx(16 * sixteen.network->cost_per_gpu.value));
+  CHECK(sixteen.total_usd == Approx(2 * eight.total_usd + sixteen.network_usd));
+  // Used SXM2 modules go in a used server; new ones in a new HGX-class host.
+  CHECK(quote("v100-sxm2-32gb", 8, true).platform->id == "used-sxm2-server");
+  CHECK(quote("v100-sxm2-32gb", 8, false).platform->id == "hgx-server");
+}
+
+TEST_CASE("a unified-memory machine is its own platform, at no extra cost") {
+  for (const auto& g : shipped().gpus)
+    if (g.unified_memory) {
+      CAPTURE(g.id);
+      const PlatformQuote q = quote_platform(default_platforms(), g, 1, false);
+      CHECK(q.platform->id == "system");
+      CHECK(q.total_usd == 0);
+    }
+}
+
+TEST_CASE("bad platform files are data errors naming the place") {
+  auto error_of = [](nlohmann::json doc) {
+    try {
+      parse_platforms(doc, "p.json");
+    } catch (const Error& e) {
+      CHECK(e.code() == ExitCode::data);
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  nlohmann::json doc = shipped_doc();
+  doc["platforms"][0]["network"] = "token-ring";
+  CHECK_THAT(error_of(doc), Catch::Contains("p.json: platforms[0]: unknown network 'token-ring'"));
+  doc = shipped_doc();
+  doc["platforms"][1]["cost"]["value"] = 1e7;
+  CHECK_THAT(error_of(doc), Catch::Contains("lies outside its range"));
+  doc = shipped_doc();
+  doc["psu"]["steps"][0]["watts"] = -1;
+  CHECK_THAT(error_of(doc), Catch::Contains("/psu/steps/0/watts"));
+}

@@ -1,0 +1,84 @@
+// Configurations beyond one machine (nodes joined by a cluster network) and the one path for
+// a user's --shard: what the user fixed holds on every multi-card configuration.
+#include <catch2/catch.hpp>
+
+#include "ranker_fixtures.hpp"
+
+using namespace gpusel;
+using namespace ranker_fixtures;
+
+namespace {
+
+Gpu card(const std::string& segment, const std::string& form, const std::string& link_kind,
+         int link_max) {
+  Gpu g;
+  g.id = "test-card", g.vendor = "nvidia", g.architecture = "Test";
+  g.segment = segment, g.form_factor = form, g.memory_type = "HBM3";
+  g.interconnect = {link_kind, link_kind == "none" ? 0.0 : 600.0, link_max};
+  g.pcie_gen = 5, g.pcie_lanes = 16;
+  return g;
+}
+
+std::vector<int> counts(const std::vector<Config>& cs) {
+  std::vector<int> out;
+  for (const auto& c : cs) out.push_back(c.count);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("configurations beyond 8: nodes of 8 joined by the card's cluster network") {
+  const Gpu hgx = card("datacenter", "sxm", "nvlink", 8);
+  const auto cs = configurations(hgx, 64, bare_7b_lora());
+  CHECK(counts(cs) == std::vector<int>{1, 2, 4, 8, 16, 32, 64});
+  for (const auto& c : cs) {
+    CAPTURE(c.count);
+    if (c.count > 1) CHECK(c.linked);  // inside each node
+    if (c.count > 8) CHECK(c.interconnect.find("nodes over InfiniBand") != std::string::npos);
+  }
+  CHECK(cs[4].interconnect == "nvlink 600 GB/s, 2 nodes over InfiniBand NDR 400 Gb/s per GPU");
+  // PCIe servers cluster over Ethernet; consumer boards and Macs never do.
+  const Gpu ws = card("workstation", "pcie", "none", 1);
+  CHECK(counts(configurations(ws, 32, bare_7b_lora())).back() == 32);
+  CHECK(configurations(ws, 32, bare_7b_lora()).back().interconnect.find("RoCE") !=
+        std::string::npos);
+  CHECK(counts(configurations(card("consumer", "pcie", "none", 1), 4096, bare_7b_lora())) ==
+        std::vector<int>{1, 2});
+}
+
+TEST_CASE("a ranking with --max-gpus 64 offers clusters for a 70B full fine-tune, never more") {
+  RankRequest req;
+  req.workload = bare_7b_lora();
+  req.workload.model = model("llama-2-70b");
+  req.workload.mode = Mode::full;
+  req.max_gpus = 64;
+  const Ranking r = rank(catalog(), rules(), rates(), req);
+  bool cluster = false;
+  for (const auto& x : r.results) {
+    CHECK(x.config.count <= 64);
+    if (x.config.count > 8) {
+      cluster = true;
+      CHECK(x.config.gpu->segment != "consumer");
+      CHECK(x.tokens_per_s > 0);
+    }
+  }
+  CHECK(cluster);
+}
+
+TEST_CASE("a --shard the user fixed holds: none means layers split, no speed-up") {
+  RankRequest req;
+  req.workload = bare_7b_lora();
+  req.workload.shard_given = true;
+  req.workload.shard = Shard::none;
+  const Gpu& g = require_gpu(catalog(), "rtx-a6000");
+  const Result one = evaluate(make_config(g, 1, req.workload), rules(), rates(), req);
+  const Result four = evaluate(make_config(g, 4, req.workload), rules(), rates(), req);
+  CHECK(four.config.shard == Shard::none);
+  CHECK(workload_for(four.config, req).shard == Shard::none);
+  CHECK(four.tokens_per_s <= one.tokens_per_s);
+  CHECK(four.tokens_per_s > 0.9 * one.tokens_per_s);
+  req.workload.shard_given = false;  // not given: the configuration's recipe (FSDP), a speed-up
+  const Result fsdp = evaluate(make_config(g, 4, req.workload), rules(), rates(), req);
+  CHECK(fsdp.config.shard == Shard::fsdp);
+  CHECK(fsdp.tokens_per_s > 3 * one.tokens_per_s);
+}

@@ -1,0 +1,196 @@
+// The shipped throughput data (data/throughput.json) on the shipped catalog: its schema and
+// sources, the sanity anchors the issue names (K16 scaling over NVLink, PCIe below it,
+// MI300X near H100), engines, clusters and cards without a compute figure.
+#include <catch2/catch.hpp>
+
+#include "gpusel/base/error.hpp"
+#include "gpusel/data/data_source.hpp"
+#include "gpusel/json/embedded.hpp"
+#include "gpusel/json/json_schema.hpp"
+#include "gpusel/speed/throughput.hpp"
+#include "throughput_fixtures.hpp"
+
+using namespace gpusel;
+using namespace tput_fixtures;
+
+namespace {
+
+const Catalog& catalog() {
+  static const Catalog c = load_catalog({});
+  return c;
+}
+
+const Gpu& gpu(const std::string& id) { return require_gpu(catalog(), id); }
+
+Workload llama(double params_b, Mode mode) {
+  Workload w;
+  w.model = decoder(params_b * 1e9, params_b > 30 ? 80 : 32, params_b > 30 ? 8192 : 4096);
+  w.mode = mode;
+  w.grad_ckpt = true;
+  w.precision = mode == Mode::qlora ? Precision::int4 : Precision::bf16;
+  return w;
+}
+
+double speedup(const Workload& w0, const Gpu& g, int n, bool linked) {
+  Workload w = w0;
+  w.gpus = n, w.shard = Shard::fsdp;
+  Workload one = w0;
+  return estimate_throughput(w, g, n, linked).train_tokens_per_s /
+         estimate_throughput(one, g, 1, false).train_tokens_per_s;
+}
+
+}  // namespace
+
+TEST_CASE("K16 anchor: a communication-heavy fine-tune scales about 3.8x on 4, 6.5x on 8 NVLink") {
+  // LoRA of a 7B model sharded with FSDP, one 512-token sequence per card: the weight
+  // gathers are as long as the compute they hide behind, as in K16's typical fine-tune.
+  Workload w = llama(7, Mode::lora);
+  w.seq_len = 512;
+  const Gpu& a100 = gpu("a100-80gb-sxm");
+  const double four = speedup(w, a100, 4, true), eight = speedup(w, a100, 8, true);
+  CHECK(four == Approx(3.8).epsilon(0.08));
+  CHECK(eight == Approx(6.5).epsilon(0.15));
+  // PCIe (the same cards without their NVLink) comes out clearly below.
+  CHECK(speedup(w, a100, 4, false) < 0.85 * four);
+  CHECK(speedup(w, a100, 8, false) < 0.75 * eight);
+}
+
+TEST_CASE("PCIe is below NVLink for every sharded recipe, and GeForce without P2P below that") {
+  for (Mode mode : {Mode::full, Mode::lora, Mode::qlora})
+    for (double b : {7.0, 13.0}) {
+      Workload w = llama(b, mode);
+      w.seq_len = 1024;
+      CHECK(speedup(w, gpu("h100-sxm"), 8, false) < speedup(w, gpu("h100-sxm"), 8, true));
+    }
+  Workload w = llama(7, Mode::lora);
+  w.seq_len = 512;
+  // An RTX 4090 and an RTX 6000 Ada pair: both PCIe, but GeForce goes through host memory.
+  CHECK(speedup(w, gpu("rtx-4090"), 2, false) < speedup(w, gpu("rtx-a6000"), 2, false));
+}
+
+TEST_CASE("more cards never lower total training throughput") {
+  for (Shard shard : {Shard::ddp, Shard::fsdp, Shard::zero2})
+    for (double b : {1.0, 7.0, 70.0})
+      for (bool linked : {false, true}) {
+        Workload w = llama(b, b > 30 ? Mode::qlora : Mode::full);
+        w.shard = shard;
+        double last = 0;
+        for (int n : {1, 2, 4, 8}) {
+          w.gpus = n;
+          if (n == 1) w.shard = Shard::none;
+          const Throughput t = estimate_throughput(w, gpu("a100-80gb-sxm"), n, linked);
+          CHECK(t.train_tokens_per_s >= last);
+          CHECK(t.scaling <= 1.0 + 1e-9);
+          last = t.train_tokens_per_s;
+          w.shard = shard;
+        }
+      }
+}
+
+TEST_CASE("non-CUDA stacks get what they measure: MI300X trains near an H100, not 1.5x") {
+  Workload w = llama(70, Mode::lora);
+  w.gpus = 8, w.shard = Shard::fsdp;
+  const double h100 = estimate_throughput(w, gpu("h100-sxm"), 8, true).train_tokens_per_s;
+  const double mi300 = estimate_throughput(w, gpu("mi300x"), 8, true).train_tokens_per_s;
+  CHECK(mi300 / h100 == Approx(1.0).margin(0.15));
+  Workload q = llama(7, Mode::qlora);
+  const double arc = estimate_throughput(q, gpu("arc-a770-16gb"), 1, false).train_tokens_per_s;
+  const double ti = estimate_throughput(q, gpu("rtx-4060-ti-16gb"), 1, false).train_tokens_per_s;
+  CHECK(arc / ti < 2.4);  // the A770's measured 91 TFLOPS, not its 137.6 spec
+}
+
+TEST_CASE("Apple cards without a catalog compute figure still prefill (measured TFLOPS)") {
+  Workload w = inference(7e9);
+  w.seq_len = w.prompt_len = 512;
+  for (const char* id : {"apple-m4-max", "apple-m3-max", "apple-m4-pro", "apple-m3-ultra"}) {
+    INFO(id);
+    CHECK(estimate_throughput(w, gpu(id), 1, false).prefill_tokens_per_s > 0);
+  }
+}
+
+TEST_CASE("engines: defaults by batch, aliases, unknown names, HBM efficiency differs") {
+  const auto& k = default_throughput_constants();
+  Workload w = inference(7e9);
+  CHECK(engine_for(w, k).name == "llama.cpp");
+  w.batch = 8;
+  CHECK(engine_for(w, k).name == "vllm");
+  w.engine = "Ollama";
+  CHECK(engine_for(w, k).name == "llama.cpp");
+  w.engine = "tgi";
+  CHECK_THROWS_AS(engine_for(w, k), Error);
+  CHECK_NOTHROW(require_engine("exllamav2"));
+  CHECK_THROWS_AS(require_engine("nonsense"), Error);
+  Workload a = inference(7e9), b = a;
+  b.engine = "vllm";
+  // llama.cpp reads far less of HBM than a CUDA-graph engine; on GDDR6X they are close.
+  const double llama_hbm = estimate_throughput(a, gpu("h100-sxm"), 1, false).decode_tokens_per_s;
+  const double vllm_hbm = estimate_throughput(b, gpu("h100-sxm"), 1, false).decode_tokens_per_s;
+  CHECK(llama_hbm < 0.85 * vllm_hbm);
+  CHECK(estimate_throughput(a, gpu("rtx-4090"), 1, false).decode_tokens_per_s >
+        0.9 * estimate_throughput(b, gpu("rtx-4090"), 1, false).decode_tokens_per_s);
+}
+
+TEST_CASE("clusters: nodes of eight joined by the card's network; consumer cards do not cluster") {
+  Workload w = llama(70, Mode::full);
+  w.shard = Shard::fsdp, w.batch = 4;
+  const Gpu& h100 = gpu("h100-sxm");
+  w.gpus = 8;
+  const double eight = estimate_throughput(w, h100, 8, true).train_tokens_per_s;
+  w.gpus = 64;
+  const Throughput t64 = estimate_throughput(w, h100, 64, true);
+  CHECK(t64.train_tokens_per_s > 7 * eight);
+  CHECK(t64.train_tokens_per_s <= 8 * eight * 1.0001);
+  CHECK(joined(t64).find("8 nodes over InfiniBand") != std::string::npos);
+  w.gpus = 4096;
+  CHECK(estimate_throughput(w, h100, 4096, true).train_tokens_per_s > 0);
+  CHECK(cluster_network(gpu("rtx-4090")) == nullptr);
+  w.gpus = 16;
+  CHECK_THROWS_AS(estimate_throughput(w, gpu("rtx-4090"), 16, false), Error);
+  REQUIRE(cluster_network(gpu("gaudi-3")) != nullptr);
+  CHECK(cluster_network(gpu("gaudi-3"))->bytes_per_s_per_gpu == Approx(75e9 * 0.73));
+  CHECK(node_size(gpu("gb200")) == 72);
+  CHECK(node_size(gpu("l40s")) == 8);
+}
+
+TEST_CASE("every catalog card gets a sourced compute rate, memory type and link") {
+  const auto& k = default_throughput_constants();
+  Workload w = inference(7e9);
+  w.seq_len = w.prompt_len = 256;
+  for (const auto& g : catalog().gpus) {
+    INFO(g.id);
+    CHECK(k.memory_types.count(g.memory_type) == 1);
+    if (g.interconnect.kind != "none") CHECK(k.links.count(g.interconnect.kind) == 1);
+    CHECK(estimate_throughput(w, g, 1, false).prefill_tokens_per_s > 0);
+  }
+}
+
+TEST_CASE("the shipped data parses, carries sources and follows its schema") {
+  const auto doc = nlohmann::json::parse(embedded_text("data/throughput.json"));
+  const auto schema = nlohmann::json::parse(embedded_text("data/schema/throughput.schema.json"));
+  CHECK(check_schema(schema, doc).empty());
+  const auto& k = default_throughput_constants();
+  CHECK(k.engines.count("llama.cpp") == 1);
+  CHECK_FALSE(k.matmul.empty());
+  for (const auto& [key, c] : doc["constants"].items()) {
+    INFO(key);
+    CHECK_FALSE(c["source"].get<std::string>().empty());
+  }
+}
+
+TEST_CASE("bad throughput data are data errors naming the key") {
+  auto doc = nlohmann::json::parse(embedded_text("data/throughput.json"));
+  doc["memory_types"]["GDDR6"]["value"] = 1.7;
+  try {
+    parse_throughput_constants(doc, "t.json");
+    FAIL("accepted an achievable fraction of 1.7");
+  } catch (const Error& e) {
+    CHECK(e.code() == ExitCode::data);
+    CHECK(std::string(e.what()).find("GDDR6") != std::string::npos);
+  }
+  doc = nlohmann::json::parse(embedded_text("data/throughput.json"));
+  doc["constants"]["qlora_dequant_bytes_per_weight"].erase("source");
+  CHECK_THROWS_AS(parse_throughput_constants(doc, "t.json"), Error);
+  doc = nlohmann::json::parse(embedded_text("data/throughput.json"));
+  doc["matmul"][0]["fraction"] = 0.5;  // both tflops and fraction
+  CHECK_THROWS_AS(parse_throughput_constants(doc, "t.json"), Error);
+}
