@@ -247,6 +247,7 @@ class Checker {
 
   // Sorted copies find duplicates in n log n, where comparing every pair would be quadratic.
   void check_unique(const json& v, const std::string& ptr) {
+    if (v.empty()) return;  // order[0] below needs an element (UBSan: null reference)
     std::vector<std::size_t> order(v.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
     std::stable_sort(order.begin(), order.end(),
