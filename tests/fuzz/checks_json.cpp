@@ -77,10 +77,12 @@ void check_json_source(std::string_view input) {
     src = parse_located(input, "f.json");
   } catch (const JsonSyntaxError& e) {
     require(e.pos.line >= 1 && e.pos.column >= 1, "syntax error without a position");
-    // Stricter than nlohmann by design: duplicate keys, nesting, numbers beyond a double.
+    // Stricter than nlohmann by design: duplicate keys, nesting, numbers beyond a double, and
+    // a NUL byte, where nlohmann's lexer stops as if the input ended (it accepts `""\0junk`).
     const bool stricter = e.reason.rfind("duplicate key", 0) == 0 ||
                           e.reason.rfind("nesting deeper", 0) == 0 ||
-                          e.reason.rfind("number too large", 0) == 0;
+                          e.reason.rfind("number too large", 0) == 0 ||
+                          e.reason.find("byte 0x00") != std::string::npos;
     require(!theirs || stricter, "refused what nlohmann accepts: " + e.reason);
     return;
   }
