@@ -1,6 +1,8 @@
 // `gpusel estimate` (memory per GPU, part by part) and `gpusel fit` (what fits on a card).
 #include "cli/cmd_estimate.hpp"
 
+#include <fmt/format.h>
+
 #include "cli/render.hpp"
 #include "cli/workload_options.hpp"
 #include "gpusel/base/error.hpp"
