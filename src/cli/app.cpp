@@ -1,13 +1,17 @@
 #include "cli/app.hpp"
 
+#include <csignal>
 #include <cstdlib>
 #include <iostream>
 
+#include "cli/cli_tree.hpp"
 #include "cli/cmd_cost.hpp"
 #include "cli/cmd_estimate.hpp"
+#include "cli/cmd_meta.hpp"
 #include "cli/cmd_recommend.hpp"
 #include "cli/context.hpp"
-#include "cli/render.hpp"
+#include "cli/help_text.hpp"
+#include "cli/terminal.hpp"
 #include "gpusel/base/error.hpp"
 
 namespace gpusel::cli {
@@ -24,19 +28,38 @@ void add_global_options(CLI::App& app, Context& ctx) {
       ->envname("GPUSEL_CLOUD");
   app.add_option("--cloud-add", ctx.cloud_paths.cloud_add,
                  "cloud offers JSON overlaid on the offers; same id replaces (repeatable)");
+  app.add_option("--color", ctx.color,
+                 "auto|always|never: colour verdicts, headroom and warnings (default auto: "
+                 "on a terminal unless NO_COLOR is set; never in a pipe)");
+  app.add_flag("--wide", ctx.wide,
+               "every table column at full width, whatever the terminal's width or COLUMNS");
 }
 
 void build(CLI::App& app, Context& ctx) {
-  app.set_version_flag("--version", std::string("gpusel ") + GPUSEL_VERSION);
+  app.set_version_flag("-V,--version", std::string("gpusel ") + GPUSEL_VERSION);
   app.require_subcommand(1);
   app.fallthrough();
   add_global_options(app, ctx);
-  add_catalog_commands(app, ctx);
-  add_estimate_commands(app, ctx);
   add_recommend_command(app, ctx);
   add_check_compare_commands(app, ctx);
+  add_estimate_commands(app, ctx);
   add_cost_command(app, ctx);
+  add_catalog_commands(app, ctx);
   add_cloud_commands(app, ctx);
+  add_meta_commands(app, ctx);
+  add_help_footers(app);
+}
+
+// CLI11's message, or ours when a word is not a command or option at all (with the nearest
+// real ones), and the help of the command the arguments reached.
+int usage(const CLI::App& app, const CLI::ParseError& e, int argc, char** argv) {
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  const CLI::App* reached = &app;
+  std::string msg = unknown_word(app, args, &reached);
+  if (msg.empty()) msg = e.what();
+  std::cerr << "gpusel: error: " << safe_text(msg) << "; see " << command_name(*reached)
+            << " --help\n";
+  return static_cast<int>(ExitCode::usage);
 }
 
 int parse(CLI::App& app, int argc, char** argv) {
@@ -49,8 +72,7 @@ int parse(CLI::App& app, int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << "gpusel: error: " << terminal_safe(e.what()) << " (see gpusel --help)\n";
-    return static_cast<int>(ExitCode::usage);
+    return usage(app, e, argc, argv);
   }
   return -1;
 }
@@ -58,6 +80,9 @@ int parse(CLI::App& app, int argc, char** argv) {
 }  // namespace
 
 int run(int argc, char** argv) {
+  // `gpusel ... | head` ends quietly when head stops reading (status 141, no message), even
+  // when the parent (a Python subprocess, say) left SIGPIPE ignored.
+  std::signal(SIGPIPE, SIG_DFL);
   Context ctx;
   ctx.out = &std::cout;
   CLI::App app{"gpusel: which GPU, bought or rented, runs this model, how fast, for how much"};
@@ -65,13 +90,14 @@ int run(int argc, char** argv) {
   try {
     build(app, ctx);
     if (int rc = parse(app, argc, argv); rc >= 0) return rc;
+    set_display(detect_display(ctx.color, ctx.wide));
     return ctx.action ? ctx.action() : 0;
   } catch (const Error& e) {
     std::cout.flush();
-    std::cerr << "gpusel: error: " << terminal_safe(e.what()) << "\n";
+    std::cerr << "gpusel: error: " << safe_text(e.what()) << "\n";
     return static_cast<int>(e.code());
   } catch (const std::exception& e) {
-    std::cerr << "gpusel: error: internal: " << terminal_safe(e.what()) << "\n";
+    std::cerr << "gpusel: error: internal: " << safe_text(e.what()) << "\n";
     return static_cast<int>(ExitCode::data);
   }
 }

@@ -28,19 +28,20 @@ std::string latest_price_text(const Gpu& g) {
   return p ? fixed(p->amount, 0) + " " + p->currency + " " + p->kind : "-";
 }
 
+// Narrow terminals lose the least-asked columns first (ecosystem, then FP32...).
 Table gpu_table(const std::vector<const Gpu*>& gpus) {
   Table t{{{"id"},
-           {"name"},
-           {"vendor"},
-           {"segment"},
+           {"name", false, 0, true},
+           {"vendor", false, 5},
+           {"segment", false, 6},
            {"vram_gb", true},
-           {"memory"},
-           {"bw_gbs", true},
-           {"bf16_tflops", true},
-           {"fp32_tflops", true},
-           {"tdp_w", true},
-           {"link_gbs"},
-           {"ecosystem"},
+           {"memory", false, 7},
+           {"bw_gbs", true, 2},
+           {"bf16_tflops", true, 1},
+           {"fp32_tflops", true, 8},
+           {"tdp_w", true, 4},
+           {"link_gbs", false, 3},
+           {"ecosystem", false, 9},
            {"latest price"}},
           {}};
   for (const Gpu* g : gpus)
@@ -51,12 +52,35 @@ Table gpu_table(const std::vector<const Gpu*>& gpus) {
   return t;
 }
 
+std::string raw_opt(const std::optional<double>& v) { return v ? raw_number(*v) : ""; }
+
+// For spreadsheets: one value per column, units in the headers, the price split in four.
+Table gpu_csv(const std::vector<const Gpu*>& gpus) {
+  Table t;
+  for (const char* h :
+       {"id", "name", "vendor", "segment", "vram_gb", "memory_type", "bandwidth_gbs",
+        "bf16_tflops_dense", "fp32_tflops", "tdp_w", "interconnect", "interconnect_gbs",
+        "ecosystem", "price", "currency", "price_kind", "price_as_of"})
+    t.columns.push_back({h});
+  for (const Gpu* g : gpus) {
+    const Price* p = latest_price(*g);
+    t.rows.push_back({g->id, g->name, g->vendor, g->segment, raw_number(g->vram_gb), g->memory_type,
+                      raw_number(g->bandwidth_gbs), raw_opt(g->bf16_tflops_dense),
+                      raw_number(g->fp32_tflops), raw_number(g->tdp_w), g->interconnect.kind,
+                      raw_number(g->interconnect.bandwidth_gbs), g->ecosystem,
+                      p ? raw_number(p->amount) : "", p ? p->currency : "", p ? p->kind : "",
+                      p ? p->as_of : ""});
+  }
+  return t;
+}
+
 int run_list(Context& ctx, const ListArgs& a) {
   const Format f = parse_format(a.format);
   const CatalogListAnswer ans = list_gpus(ctx.catalog(), {a.vendor, a.segment, a.min_vram});
   const auto& picked = ans.gpus;
   Output o;
   o.table = gpu_table(picked);
+  o.csv = gpu_csv(picked);
   o.after = std::to_string(picked.size()) + " of " + std::to_string(ans.total) + " GPUs (" +
             ctx.catalog().origin + "); tensor TFLOPS are dense, FP32 accumulate\n";
   o.json = {{"schema_version", 1}, {"count", picked.size()}, {"gpus", nlohmann::json::array()}};
@@ -68,14 +92,14 @@ int run_list(Context& ctx, const ListArgs& a) {
 }
 
 Table record_table(const nlohmann::json& rec) {
-  Table t{{{"field"}, {"value"}}, {}};
+  Table t{{{"field"}, {"value", false, 0, true}}, {}};
   for (const auto& [key, value] : rec.items())
     t.rows.push_back({key, value.is_string() ? value.get<std::string>() : value.dump()});
   return t;
 }
 
 int run_show(Context& ctx, const std::string& id, const std::string& format) {
-  const Format f = parse_format(format);
+  const Format f = parse_format(format, {Format::table, Format::json});
   const Gpu& g = require_gpu(ctx.catalog(), id);
   Output o;
   const nlohmann::json raw = g.raw();
@@ -92,7 +116,7 @@ void add_list(CLI::App& catalog, Context& ctx) {
   cmd->add_option("--segment", args->segment, "consumer, workstation or datacenter");
   cmd->add_option("--min-vram", args->min_vram, "only cards with at least this many GB")
       ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--format", args->format, "table, json or csv")->capture_default_str();
+  cmd->add_option("--format", args->format, format_help());
   cmd->callback([&ctx, args] { ctx.action = [&ctx, args] { return run_list(ctx, *args); }; });
 }
 
@@ -101,7 +125,7 @@ void add_show(CLI::App& catalog, Context& ctx) {
   auto format = std::make_shared<std::string>("table");
   auto* cmd = catalog.add_subcommand("show", "Show every field of one GPU, with its sources");
   cmd->add_option("id", *id, "GPU id, e.g. rtx-4090")->required();
-  cmd->add_option("--format", *format, "table or json")->capture_default_str();
+  cmd->add_option("--format", *format, format_help({Format::table, Format::json}));
   cmd->callback([&ctx, id, format] {
     ctx.action = [&ctx, id, format] { return run_show(ctx, *id, *format); };
   });

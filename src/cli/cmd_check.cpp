@@ -60,6 +60,21 @@ std::string room_text(const Result& r) {
   return fmt::format("{} GiB short", gib(r.need.total_bytes - r.usable_bytes));
 }
 
+const std::vector<CsvColumn>& check_csv_columns() {
+  static const std::vector<CsvColumn> c{{"fits", "/fits"},
+                                        {"gpu", "/gpu"},
+                                        {"count", "/count"},
+                                        {"shard", "/shard"},
+                                        {"need_bytes", "/per_gpu_need_bytes"},
+                                        {"need_low_bytes", "/per_gpu_need_low_bytes"},
+                                        {"need_high_bytes", "/per_gpu_need_high_bytes"},
+                                        {"usable_bytes", "/usable_bytes"},
+                                        {"headroom_pct", "/headroom", 100},
+                                        {"tokens_per_s", "/throughput/tokens_per_s"},
+                                        {"warning_count", "/warnings"}};
+  return c;
+}
+
 int run_check(Context& ctx, const CheckArgs& a) {
   const int count = checked_count(card_count(a.count, a.rank.workload), "--count");
   const Session s = resolve_session(a.rank);
@@ -73,7 +88,7 @@ int run_check(Context& ctx, const CheckArgs& a) {
       config_label(r.config), r.config.count > 1 ? ", sharding " + to_string(r.config.shard) : "",
       room_text(r));
   if (r.rules.excluded)
-    line += "; excluded: " + r.rules.exclude_reason;
+    line += "; excluded: " + safe_cell(r.rules.exclude_reason);
   else if (ans.remedy)
     line += fmt::format("; {} would fit ({} GiB)", ans.remedy->change,
                         gib(ans.remedy->estimate.total_bytes));
@@ -86,6 +101,8 @@ int run_check(Context& ctx, const CheckArgs& a) {
   o.json["schema_version"] = 1;
   o.json["fits"] = ans.fits;
   o.json["verdict"] = line;
+  o.csv = json_rows(nlohmann::json::array({o.json}), check_csv_columns());
+  o.highlights = {{ans.verdict + ":", ans.fits ? Tone::good : Tone::bad}};
   Output text_only = o;
   text_only.table = {};
   emit(*ctx.out, parse_format(a.rank.format) == Format::table ? text_only : o,
@@ -105,8 +122,10 @@ int run_compare(Context& ctx, const CheckArgs& a) {
   o.before = header_text(s, ans.one_gpu_need, converted_note(s, ans.converted_prices));
   o.table = results_table(rs, false, s.request.tokens.has_value());
   o.table.columns.insert(o.table.columns.begin(), {"fits"});
-  for (std::size_t i = 0; i < rs.size(); ++i)
+  for (std::size_t i = 0; i < rs.size(); ++i) {
     o.table.rows[i].insert(o.table.rows[i].begin(), ans.fits[i] ? "yes" : "NO");
+    o.table.tones[i].insert(o.table.tones[i].begin(), ans.fits[i] ? Tone::good : Tone::bad);
+  }
   o.after = "\n" + warnings_text(rs, 3);
   if (std::find(ans.fits.begin(), ans.fits.end(), false) != ans.fits.end())
     o.after += "Cards that do not fit are not scored (0): scores compare the ones that do.\n";
@@ -120,6 +139,10 @@ int run_compare(Context& ctx, const CheckArgs& a) {
     j["fits"] = static_cast<bool>(ans.fits[i]);
     o.json["results"].push_back(j);
   }
+  std::vector<CsvColumn> csv{{"fits", "/fits"}};
+  csv.insert(csv.end(), result_csv_columns().begin(), result_csv_columns().end());
+  o.csv = json_rows(o.json["results"], csv);
+  o.highlights = {{"Warnings:", Tone::warn}};
   emit(*ctx.out, o, f);
   return 0;
 }

@@ -2,8 +2,8 @@
 #include "cli/cmd_cost.hpp"
 
 #include <fmt/format.h>
-#include <cstdlib>
 
+#include "cli/currency.hpp"
 #include "cli/render.hpp"
 #include "gpusel/base/error.hpp"
 #include "gpusel/base/text.hpp"
@@ -19,11 +19,6 @@ struct CostArgs {
   std::string format = "table", currency, card_price, host_cost, ownership, as_of;
 };
 
-std::string env(const char* name) {
-  const char* v = std::getenv(name);
-  return v ? v : "";
-}
-
 // "1500", "1500 USD", "¥12000": an amount in the session currency unless it names another.
 double amount_in(const std::string& text, const std::string& currency, const Rates& rates) {
   const Budget b = parse_budget(text);
@@ -36,15 +31,13 @@ Rates embedded_rates() {
                      origin);
 }
 
-std::string num(double v, int decimals) { return fixed(v, decimals); }
-
 std::string own_lines(const OwnCost& o, const CostReport& r) {
   const auto& cur = r.query.currency;
   auto line = [](const std::string& label, double v, const std::string& how) {
     std::string s = fmt::format("  {:<12} {:>11.2f}  {}", label, v, how);
     return s.erase(s.find_last_not_of(' ') + 1) + "\n";
   };
-  std::string s = fmt::format("Owning {} x {} ({})\n", o.count, o.gpu->id, o.gpu->name);
+  std::string s = fmt::format("Owning {} x {} ({})\n", o.count, o.gpu->id, safe_cell(o.gpu->name));
   s += line("cards", o.cards,
             fmt::format("{} x {:.2f} {}: {}", o.count, o.card_price, cur, o.card_basis));
   s += line("host system", o.host_total,
@@ -64,33 +57,44 @@ struct Row {
   std::vector<std::string> cells;
 };
 
-Table options_table(const CostReport& r) {
+// The table people read (2 decimals), or with `raw` the one a spreadsheet reads: every
+// number unrounded and the currency in its own column.
+Table options_table(const CostReport& r, bool raw) {
+  auto cell = [raw](double v, int decimals) { return raw ? raw_number(v) : fixed(v, decimals); };
   Table t{{{"option"},
            {"offer"},
            {"gpus", true},
            {"rate/h", true},
-           {"price"},
+           {"price", false, 1},
            {"billed h", true},
-           {"compute", true},
-           {"extras", true},
+           {"compute", true, 2},
+           {"extras", true, 3},
            {"total", true}},
           {}};
+  if (raw)
+    for (auto& [c, name] : std::vector<std::pair<std::size_t, const char*>>{
+             {3, "rate_per_hour"}, {4, "basis"}, {5, "billed_hours"}})
+      t.columns[c].header = name;
   std::vector<Row> rows;
   if (r.own)
     rows.push_back({r.own->total,
                     {"buy", fmt::format("{} x {}", r.own->count, r.own->gpu->id),
-                     std::to_string(r.own->count), num(r.own->power_per_hour, 3), "power only",
-                     num(r.hours, 0), num(r.own->total, 2), "-", num(r.own->total, 2)}});
+                     std::to_string(r.own->count), cell(r.own->power_per_hour, 3), "power only",
+                     cell(r.hours, 0), cell(r.own->total, 2), "-", cell(r.own->total, 2)}});
   for (const auto& q : r.rent)
-    rows.push_back(
-        {q.total,
-         {verdict_text(rent_choice(q.kind)),
-          fmt::format("{} x {} ({})", q.instances, q.offer->id, q.offer->as_of),
-          std::to_string(q.instances * q.offer->gpus_per_instance), num(q.rate_per_hour, 3),
-          q.basis, num(q.billed_hours, 0), num(q.compute, 2), num(q.extras, 2), num(q.total, 2)}});
+    rows.push_back({q.total,
+                    {verdict_text(rent_choice(q.kind)),
+                     fmt::format("{} x {} ({})", q.instances, q.offer->id, q.offer->as_of),
+                     std::to_string(q.instances * q.offer->gpus_per_instance),
+                     cell(q.rate_per_hour, 3), q.basis, cell(q.billed_hours, 0), cell(q.compute, 2),
+                     cell(q.extras, 2), cell(q.total, 2)}});
   std::stable_sort(rows.begin(), rows.end(),
                    [](const Row& a, const Row& b) { return a.total < b.total; });
   for (auto& row : rows) t.rows.push_back(std::move(row.cells));
+  if (raw) {
+    t.columns.push_back({"currency"});
+    for (auto& row : t.rows) row.push_back(r.query.currency);
+  }
   return t;
 }
 
@@ -185,9 +189,8 @@ nlohmann::json report_json(const CostReport& r) {
 int run_cost(Context& ctx, CostArgs& a) {
   const Format f = parse_format(a.format);
   CostQuery& q = a.q;
-  q.currency = a.currency.empty() ? default_currency(env("GPUSEL_CURRENCY"), env("LC_ALL"),
-                                                     env("LC_MONETARY"), env("LANG"))
-                                  : normalise_currency(a.currency);
+  const CurrencyChoice currency = choose_currency(a.currency, "");
+  q.currency = currency.code;
   if (!a.as_of.empty() && !is_date(a.as_of))
     throw usage_error("--as-of '" + quote_input(a.as_of) + "' is not a date (YYYY-MM-DD)");
   q.today = a.as_of.empty() ? today_iso() : a.as_of;
@@ -200,11 +203,13 @@ int run_cost(Context& ctx, CostArgs& a) {
   Output o;
   o.before = fmt::format(
                  "{} x {} bought, or {} x {} rented: {:g} h/day for {:g} months = {:.0f} "
-                 "h of use; amounts in {}\n\n",
+                 "h of use; amounts in {}{}\n\n",
                  q.own_count, q.own_gpu, r.query.rent_count, r.query.rent_gpu, q.hours_per_day,
-                 q.months, r.hours, q.currency) +
+                 q.months, r.hours, q.currency, origin_note(currency)) +
              (r.own ? own_lines(*r.own, r) : "");
-  if (!r.rent.empty() || r.own) o.table = options_table(r);
+  if (!r.rent.empty() || r.own) o.table = options_table(r, false);
+  if (!r.rent.empty() || r.own) o.csv = options_table(r, true);
+  o.highlights = {{"Verdict:", Tone::good}};
   o.after = after_text(r);
   o.json = report_json(r);
   emit(*ctx.out, o, f);
@@ -229,7 +234,7 @@ void add_options(CLI::App& cmd, CostArgs& a) {
   cmd.add_option("--egress-price", a.q.egress_price, "per GB (default: data/cloud.json)");
   cmd.add_option("--ownership", a.ownership, "owning-cost defaults replacing data/ownership.json");
   cmd.add_option("--as-of", a.as_of, "date offer prices are aged against (default today)");
-  cmd.add_option("--format", a.format, "table, json or csv")->capture_default_str();
+  cmd.add_option("--format", a.format, format_help());
 }
 
 }  // namespace

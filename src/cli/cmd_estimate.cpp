@@ -41,7 +41,7 @@ json estimate_json(const Estimate& e) {
 
 Table component_table(const Estimate& e, bool explain) {
   Table t{{{"component"}, {"GiB", true}, {"share", true}}, {}};
-  if (explain) t.columns.push_back({"formula"});
+  if (explain) t.columns.push_back({"formula", false, 0, true});
   for (const auto& c : e.components) {
     std::vector<std::string> row{c.name, gib(c.bytes), share(c.bytes, e.total_bytes)};
     if (explain) row.push_back(c.formula);
@@ -57,7 +57,7 @@ std::string bullet_list(const std::vector<std::string>& lines) {
 }
 
 std::string headline(const Workload& w) {
-  return w.model.name + " (" + (w.model_from_preset ? w.model.id : "bare count") + ", " +
+  return safe_cell(w.model.name) + " (" + (w.model_from_preset ? w.model.id : "bare count") + ", " +
          fixed(w.model.params / 1e9, 2) + "B params), " + to_string(w.mode) + "\n";
 }
 
@@ -72,6 +72,8 @@ int run_estimate(Context& ctx, const EstimateArgs& a) {
             " GB), likely " + gib(e.low_bytes) + " to " + gib(e.high_bytes) +
             " GiB\nassumptions:\n" + bullet_list(e.assumptions);
   o.json = estimate_json(e);
+  o.csv = json_rows(o.json["components"],
+                    {{"component", "/name"}, {"bytes", "/bytes"}, {"formula", "/formula"}});
   emit(*ctx.out, o, f);
   return 0;
 }
@@ -132,12 +134,22 @@ int run_fit(Context& ctx, const FitArgs& a) {
   const int count = card_count(a.count, a.w);
   const FitResult r = fit(w, g, count, res);
   Output o;
-  o.before = headline(w) + "on " + std::to_string(count) + " x " + g.name + " (" +
+  o.before = headline(w) + "on " + std::to_string(count) + " x " + safe_cell(g.name) + " (" +
              fixed(g.vram_gb, 0) + " GB, reserve " + describe(r.reserve) + ")" +
              (count > 1 ? ", sharding " + to_string(r.requested_workload.shard) : "") + "\n";
   o.table = fit_table(r, w);
   o.after = changes_text(r);
   o.json = fit_json(r, g, count);
+  o.csv = json_rows(nlohmann::json::array({o.json}), {{"gpu", "/gpu"},
+                                                      {"count", "/count"},
+                                                      {"fits", "/fits"},
+                                                      {"usable_bytes", "/usable_bytes"},
+                                                      {"need_bytes", "/requested/total_bytes"},
+                                                      {"max_batch", "/max_batch"},
+                                                      {"max_seq_len", "/max_seq_len"},
+                                                      {"seq_len_cap", "/seq_len_cap"}});
+  o.table.tones = {{}, {}, {Tone::plain, r.fits ? Tone::good : Tone::bad}};
+  o.highlights = {{"  fits ", Tone::good}, {"  too big ", Tone::warn}};
   emit(*ctx.out, o, f);
   return r.fits ? 0 : static_cast<int>(ExitCode::negative);
 }
@@ -146,7 +158,7 @@ void add_estimate(CLI::App& app, Context& ctx) {
   auto args = std::make_shared<EstimateArgs>();
   CLI::App* cmd = app.add_subcommand("estimate", "GPU memory a workload needs, per GPU, by part");
   add_workload_options(cmd, args->w);
-  cmd->add_option("--format", args->format, "table|json (default table)");
+  cmd->add_option("--format", args->format, format_help());
   cmd->add_flag("--explain", args->explain, "show each component's formula with its numbers");
   cmd->callback([&ctx, args] { ctx.action = [&ctx, args] { return run_estimate(ctx, *args); }; });
 }
@@ -163,7 +175,7 @@ void add_fit(CLI::App& app, Context& ctx) {
                   "macos|linux|windows: whose GPU share of unified memory applies (default: "
                   "macOS on Apple, Linux on other unified-memory parts)");
   add_workload_options(cmd, args->w);
-  cmd->add_option("--format", args->format, "table|json (default table)");
+  cmd->add_option("--format", args->format, format_help());
   cmd->callback([&ctx, args] { ctx.action = [&ctx, args] { return run_fit(ctx, *args); }; });
 }
 

@@ -103,6 +103,8 @@ Output build_output(const Session& s, const RecommendAnswer& ans, const Recommen
             {"suggestions", fixes}};
   int rank = 0;
   for (const auto& r : ans.top) o.json["results"].push_back(result_json(r, ++rank));
+  o.csv = json_rows(o.json["results"], result_csv_columns());
+  o.highlights = {{"Warnings:", Tone::warn}, {"Nothing fits.", Tone::bad}};
   return o;
 }
 

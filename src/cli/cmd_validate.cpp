@@ -12,7 +12,7 @@ namespace {
 
 struct ValidateArgs {
   std::vector<std::string> files;
-  std::string format = "text", as_of;
+  std::string format = "table", as_of;
   bool strict = false;
 };
 
@@ -22,38 +22,17 @@ const char* severity(Severity s) {
 
 std::string text_line(const Diagnostic& d) {
   return fmt::format("{}:{}:{}: {}: {} [{}]{}\n", d.file, d.pos.line, d.pos.column,
-                     severity(d.severity), d.message, d.check,
-                     d.pointer.empty() ? "" : " at " + d.pointer);
+                     severity(d.severity), safe_cell(d.message), d.check,
+                     d.pointer.empty() ? "" : " at " + safe_cell(d.pointer));
 }
 
-// Workflow-command escaping (actions/toolkit command.ts): '%', CR and LF in the message, and
-// also ':' and ',' in a property, so no text from a file can end the command or start another
-// (::add-mask::, ::error::).
-std::string github_escape(std::string_view s, bool property) {
-  std::string out;
-  for (char c : s) {
-    if (c == '%')
-      out += "%25";
-    else if (c == '\r')
-      out += "%0D";
-    else if (c == '\n')
-      out += "%0A";
-    else if (property && c == ':')
-      out += "%3A";
-    else if (property && c == ',')
-      out += "%2C";
-    else
-      out += c;
-  }
-  return out;
-}
-
-// GitHub Actions workflow commands: annotations on the pull request's diff.
+// GitHub Actions workflow commands: annotations on the pull request's diff. Every value is
+// escaped as the runner reads them, so a key or message from the file (a newline, "::")
+// cannot end the annotation or issue a command of its own (::add-mask::, ::error).
 std::string github_line(const Diagnostic& d) {
   const char* level = d.severity == Severity::note ? "notice" : severity(d.severity);
-  return fmt::format("::{} file={},line={},col={},title={}::{}\n", level,
-                     github_escape(d.file, true), d.pos.line, d.pos.column,
-                     github_escape(d.check, true), github_escape(d.message, false));
+  return fmt::format("::{} file={},line={},col={},title={}::{}\n", level, github_property(d.file),
+                     d.pos.line, d.pos.column, github_property(d.check), github_data(d.message));
 }
 
 nlohmann::json diag_json(const Diagnostic& d) {
@@ -67,8 +46,7 @@ nlohmann::json diag_json(const Diagnostic& d) {
 }
 
 int run_validate(Context& ctx, const ValidateArgs& a) {
-  if (a.format != "text" && a.format != "json" && a.format != "github")
-    throw usage_error("unknown format '" + quote_input(a.format) + "' (use text, json or github)");
+  const Format format = parse_format(a.format, {Format::table, Format::json, Format::github});
   if (!a.as_of.empty() && a.as_of != "reviewed" && !is_date(a.as_of))
     throw usage_error("--as-of '" + quote_input(a.as_of) +
                       "' is not a date (YYYY-MM-DD or 'reviewed')");
@@ -82,22 +60,31 @@ int run_validate(Context& ctx, const ValidateArgs& a) {
     files.push_back(
         {{"file", f.name}, {"errors", f.errors}, {"warnings", f.warnings}, {"notes", f.notes}});
   const bool ok = ans.passed;
-  std::string out;
-  if (a.format == "json") {
+  Output o;
+  std::string& out = o.before;
+  if (format == Format::json) {
     nlohmann::json j{{"schema_version", 1}, {"passed", ok},
                      {"strict", a.strict},  {"as_of", ans.as_of},
                      {"files", files},      {"diagnostics", nlohmann::json::array()}};
     for (const auto& d : all.diagnostics) j["diagnostics"].push_back(diag_json(d));
-    out = j.dump(2) + "\n";
+    o.json = j;
   } else {
     for (const auto& d : all.diagnostics)
-      out += a.format == "github" ? github_line(d) : text_line(d);
+      out += format == Format::github ? github_line(d) : text_line(d);
     out += fmt::format("{} file(s): {} error(s), {} warning(s), {} note(s){}: {}\n", files.size(),
                        all.count(Severity::error), all.count(Severity::warning),
                        all.count(Severity::note), a.strict ? " (strict)" : "",
                        ok ? "passed" : "FAILED");
   }
-  *ctx.out << (a.format == "json" ? out : terminal_safe(out)) << std::flush;
+  if (format == Format::github) {
+    *ctx.out << out << std::flush;  // escaped line by line above; no colour in a CI log
+  } else {
+    o.highlights = {{": error:", Tone::bad},
+                    {": warning:", Tone::warn},
+                    {"FAILED", Tone::bad},
+                    {": passed", Tone::good}};
+    emit(*ctx.out, o, format);
+  }
   return ok ? 0 : static_cast<int>(ExitCode::negative);
 }
 
@@ -108,8 +95,9 @@ void add_validate_command(CLI::App& catalog, Context& ctx) {
   auto* cmd = catalog.add_subcommand(
       "validate", "Check catalog/cloud/models files: syntax, schema, physics, dates, sources");
   cmd->add_option("files", a->files, "files to check (default: the embedded data)");
-  cmd->add_option("--format", a->format, "text, json or github (annotations)")
-      ->capture_default_str();
+  cmd->add_option("--format", a->format,
+                  "table|json|github (default table; text = table; github: workflow "
+                  "annotations)");
   cmd->add_flag("--strict", a->strict, "warnings (stale prices, unknown fields) fail too");
   cmd->add_option("--as-of", a->as_of,
                   "date prices are aged against: YYYY-MM-DD (default today) or 'reviewed'");

@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <ostream>
+#include <string>
 
 #include "gpusel/data/cloud.hpp"
 #include "gpusel/data/data_source.hpp"
@@ -15,6 +16,8 @@ struct Context {
   DataPaths paths;
   CloudPaths cloud_paths;
   std::ostream* out = nullptr;
+  std::string color = "auto";   // --color
+  bool wide = false;            // --wide
   std::function<int()> action;  // set by the subcommand that was chosen
 
   const Catalog& catalog();  // loaded once, on first use

@@ -1,7 +1,9 @@
 #include "cli/rank_options.hpp"
 
+#include "cli/currency.hpp"
+#include "cli/render.hpp"
+
 #include <fmt/format.h>
-#include <cstdlib>
 
 #include "gpusel/base/error.hpp"
 #include "gpusel/base/text.hpp"
@@ -11,11 +13,6 @@
 
 namespace gpusel::cli {
 namespace {
-
-std::string env(const char* name) {
-  const char* v = std::getenv(name);
-  return v ? v : "";
-}
 
 double parse_tokens(const std::string& flag, const std::string& text) {
   ParamCount c;
@@ -28,13 +25,6 @@ double parse_tokens(const std::string& flag, const std::string& text) {
   if (c.active != c.total)
     throw usage_error(flag + " '" + quote_input(text) + "' is not a token count");
   return c.total;
-}
-
-// --currency, else the budget's own currency, else GPUSEL_CURRENCY / the locale / USD.
-std::string session_currency(const RankArgs& a, const std::optional<Budget>& b) {
-  if (!a.currency.empty()) return normalise_currency(a.currency);
-  if (b && !b->currency.empty()) return b->currency;
-  return default_currency(env("GPUSEL_CURRENCY"), env("LC_ALL"), env("LC_MONETARY"), env("LANG"));
 }
 
 Filters filters_of(const RankArgs& a) {
@@ -73,7 +63,7 @@ void add_evaluation_options(CLI::App* cmd, RankArgs& a) {
   cmd->add_flag("--cards-only", a.cards_only,
                 "price the cards alone (you own the host): no desktop, server or network added");
   cmd->add_flag("--domestic", a.domestic, "domestic (China-made) hardware is mandatory (K34)");
-  cmd->add_option("--format", a.format, "table, json or csv")->capture_default_str();
+  cmd->add_option("--format", a.format, format_help());
   cmd->add_flag("--explain", a.explain, "show each score's formula with its numbers");
 }
 
@@ -113,7 +103,11 @@ Session resolve_session(const RankArgs& a) {
   if (!a.budget.empty()) budget = parse_budget(a.budget);
   s.rates = parse_rates(parse_located(embedded_text("data/rates.json"), "data/rates.json").doc,
                         "data/rates.json");
-  r.price = {session_currency(a, budget), a.new_only, a.include_used};
+  const CurrencyChoice cur = choose_currency(a.currency, budget ? budget->currency : "");
+  r.price = {cur.code, a.new_only, a.include_used};
+  s.currency_origin = origin_note(cur);
+  if (budget && budget->currency.empty())
+    s.budget_note = bare_budget_note(a.budget, budget->amount, cur, s.rates);
   if (budget)
     r.budget = budget->currency.empty()
                    ? budget->amount

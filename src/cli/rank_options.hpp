@@ -37,6 +37,8 @@ struct Session {
   RuleSet rules;
   Rates rates;
   std::vector<std::string> assumptions;  // what gpusel chose for the user, in words
+  std::string currency_origin;           // " (from LANG=zh_CN.UTF-8)" or ""
+  std::string budget_note;               // a bare budget read in the locale's currency
 };
 
 Session resolve_session(const RankArgs& a);

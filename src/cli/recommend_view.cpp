@@ -100,10 +100,10 @@ std::string score_bar(double score) {
 }
 
 std::string workload_line(const Workload& w) {
-  std::string s =
-      fmt::format("{} ({:.2f}B params{}), {} {}", w.model.name.empty() ? w.model.id : w.model.name,
-                  w.model.params / 1e9, w.model_from_preset ? "" : ", typical architecture",
-                  to_string(w.mode), precision_label(w));
+  std::string s = fmt::format(
+      "{} ({:.2f}B params{}), {} {}", safe_cell(w.model.name.empty() ? w.model.id : w.model.name),
+      w.model.params / 1e9, w.model_from_preset ? "" : ", typical architecture", to_string(w.mode),
+      precision_label(w));
   if (is_training(w.mode))
     s += fmt::format(", {} optimizer, batch {} x {} tokens{}", to_string(w.optimizer), w.batch,
                      w.seq_len, w.grad_ckpt ? ", gradient checkpointing" : "");
@@ -170,18 +170,21 @@ nlohmann::json result_json(const Result& r, int rank) {
           {"hosts", r.platform_quote.hosts}};
 }
 
+// On a narrow terminal the per-axis scores and the warning count go first: the total, the
+// price and the fit stay.
 Table results_table(const std::vector<Result>& rs, bool ranked, bool with_time) {
   Table t;
   if (ranked) t.columns.push_back({"#", true});
   t.columns.insert(t.columns.end(), {{"config"},
                                      {"need/usable GiB", true},
                                      {"headroom", true},
-                                     {"platform"},
+                                     {"platform", false, 2},
                                      {"price"},
                                      {"tok/s", true}});
-  if (with_time) t.columns.push_back({"time", true});
-  t.columns.insert(t.columns.end(),
-                   {{"compute", true}, {"budget", true}, {"eco", true}, {"total"}, {"warn", true}});
+  if (with_time) t.columns.push_back({"time", true, 1});
+  t.columns.insert(
+      t.columns.end(),
+      {{"compute", true, 3}, {"budget", true, 4}, {"eco", true, 5}, {"total"}, {"warn", true, 6}});
   int rank = 0;
   for (const auto& r : rs) {
     std::vector<std::string> row;
@@ -196,9 +199,49 @@ Table results_table(const std::vector<Result>& rs, bool ranked, bool with_time) 
                 fmt::format("{:.0f}", r.scores.ecosystem),
                 score_bar(r.scores.total) + fmt::format(" {:.0f}", r.scores.total),
                 std::to_string(r.rules.warnings.size())});
+    std::vector<Tone> tones(row.size(), Tone::plain);
+    tones[ranked ? 3 : 2] = headroom_tone(r.headroom);
+    if (!r.rules.warnings.empty()) tones.back() = Tone::warn;
+    t.tones.push_back(std::move(tones));
     t.rows.push_back(std::move(row));
   }
   return t;
+}
+
+Tone headroom_tone(double headroom) {
+  return headroom < 0 ? Tone::bad : headroom < 0.10 ? Tone::warn : Tone::good;
+}
+
+const std::vector<CsvColumn>& result_csv_columns() {
+  static const std::vector<CsvColumn> c{{"rank", "/rank"},
+                                        {"gpu", "/gpu"},
+                                        {"count", "/count"},
+                                        {"interconnect", "/interconnect"},
+                                        {"linked", "/linked"},
+                                        {"shard", "/shard"},
+                                        {"need_bytes", "/per_gpu_need_bytes"},
+                                        {"need_low_bytes", "/per_gpu_need_low_bytes"},
+                                        {"need_high_bytes", "/per_gpu_need_high_bytes"},
+                                        {"usable_bytes", "/usable_bytes"},
+                                        {"headroom_pct", "/headroom", 100},
+                                        {"price", "/price/total"},
+                                        {"unit_price", "/price/unit"},
+                                        {"currency", "/currency"},
+                                        {"price_kind", "/price/kind"},
+                                        {"price_converted_from", "/price/converted_from"},
+                                        {"price_as_of", "/price/as_of"},
+                                        {"tokens_per_s", "/throughput/tokens_per_s"},
+                                        {"hours", "/hours"},
+                                        {"score_compute", "/scores/compute"},
+                                        {"score_budget", "/scores/budget"},
+                                        {"score_ecosystem", "/scores/ecosystem"},
+                                        {"score_total", "/scores/total"},
+                                        {"warning_count", "/warnings"},
+                                        {"note_count", "/notes"},
+                                        {"platform", "/platform"},
+                                        {"platform_id", "/platform_id"},
+                                        {"hosts", "/hosts"}};
+  return c;
 }
 
 std::string warnings_text(const std::vector<Result>& rs, std::size_t per_result) {
@@ -209,7 +252,8 @@ std::string warnings_text(const std::vector<Result>& rs, std::size_t per_result)
     std::size_t shown = 0;
     for (const auto& m : r.rules.warnings) {
       if (shown++ == per_result) break;
-      out += fmt::format("  {}. {}: {} [{}]\n", rank, config_label(r.config), m.text, m.rule_id);
+      out += fmt::format("  {}. {}: {} [{}]\n", rank, config_label(r.config), safe_cell(m.text),
+                         m.rule_id);
     }
     if (r.rules.warnings.size() > per_result)
       out += fmt::format("  {}. ... {} more (--format json or --explain lists all)\n", rank,
@@ -233,7 +277,8 @@ std::string header_text(const Session& s, const Estimate& need, const std::strin
       gib(need.total_bytes), gib(need.low_bytes), gib(need.high_bytes));
   out += "Prices in " + r.price.currency;
   if (r.budget) out += ", budget " + money(*r.budget, r.price.currency);
-  out += (price_note.empty() ? "" : "; " + price_note) + "\n";
+  out += s.currency_origin + (price_note.empty() ? "" : "; " + price_note) + "\n";
+  if (!s.budget_note.empty()) out += s.budget_note + "\n";
   for (const auto& a : s.assumptions) out += "Assumption: " + a + "\n";
   return out + "\n";
 }
@@ -271,8 +316,10 @@ std::string explain_one(const Result& r, const RankRequest& req) {
   out += fmt::format("  total     = {:.2f} x {:.1f} + {:.2f} x {:.1f} + {:.2f} x {:.1f} = {:.1f}\n",
                      w.compute, r.scores.compute, w.budget, r.scores.budget, w.ecosystem,
                      r.scores.ecosystem, r.scores.total);
-  for (const auto& m : r.rules.warnings) out += "  warning: " + m.text + " [" + m.rule_id + "]\n";
-  for (const auto& m : r.rules.notes) out += "  note: " + m.text + " [" + m.rule_id + "]\n";
+  for (const auto& m : r.rules.warnings)
+    out += "  warning: " + safe_cell(m.text) + " [" + m.rule_id + "]\n";
+  for (const auto& m : r.rules.notes)
+    out += "  note: " + safe_cell(m.text) + " [" + m.rule_id + "]\n";
   out += "  platform: " + r.platform +
          (r.platform_price > 0
               ? fmt::format(" ({} of the {})", money(r.platform_price, req.price.currency),

@@ -22,6 +22,10 @@ nlohmann::json result_json(const Result& r, int rank);
 
 // One table for a list of results (rank column when `ranked`).
 Table results_table(const std::vector<Result>& rs, bool ranked, bool with_time);
+// Good, tight (under 10 %: warn) or short (bad).
+Tone headroom_tone(double headroom);
+// The CSV of result_json rows: one value per column, bytes, percent and scores raw.
+const std::vector<CsvColumn>& result_csv_columns();
 
 // The warnings of each result, as indented lines under the table.
 std::string warnings_text(const std::vector<Result>& rs, std::size_t per_result);

@@ -54,14 +54,14 @@ Table rent_table(const std::vector<RentalOption>& shown, const std::string& cur)
   Table t{{{"#", true},
            {"offer"},
            {"config"},
-           {"need/usable GiB", true},
+           {"need/usable GiB", true, 5},
            {"tok/s", true},
-           {"time", true},
+           {"time", true, 1},
            {"on-demand/h", true},
-           {"spot/h", true},
+           {"spot/h", true, 4},
            {"job on-demand", true},
-           {"job spot", true},
-           {"per 1M tok", true}},
+           {"job spot", true, 3},
+           {"per 1M tok", true, 2}},
           {}};
   int rank = 0;
   for (const auto& o : shown)
@@ -164,6 +164,24 @@ Output rent_output(const Session& s, const RentAnswer& answer, const std::string
             {"excluded_by_rule", ranking.excluded_by_rule},
             {"filtered", ranking.filtered}};
   for (const auto& x : answer.shown) o.json["offers"].push_back(option_json(x, cur));
+  o.csv = json_rows(o.json["offers"], {{"offer", "/offer"},
+                                       {"provider", "/provider"},
+                                       {"instances", "/instances"},
+                                       {"offer_as_of", "/offer_as_of"},
+                                       {"gpu", "/configuration/gpu"},
+                                       {"count", "/configuration/count"},
+                                       {"need_bytes", "/configuration/per_gpu_need_bytes"},
+                                       {"usable_bytes", "/configuration/usable_bytes"},
+                                       {"tokens_per_s", "/configuration/throughput/tokens_per_s"},
+                                       {"hours", "/hours"},
+                                       {"currency", "/currency"},
+                                       {"on_demand_per_hour", "/on_demand_per_hour"},
+                                       {"spot_per_hour", "/spot_per_hour"},
+                                       {"spot_published", "/spot_published"},
+                                       {"on_demand_cost", "/on_demand_cost"},
+                                       {"spot_cost", "/spot_cost"},
+                                       {"extras", "/extras"},
+                                       {"per_million_tokens", "/per_million_tokens"}});
   return o;
 }
 

@@ -1,9 +1,13 @@
 #include "cli/workload_options.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <optional>
 
 #include "gpusel/base/error.hpp"
 #include "gpusel/data/data_source.hpp"
+#include "gpusel/data/families.hpp"
+#include "gpusel/data/frameworks.hpp"
 #include "gpusel/data/hf_config.hpp"
 #include "gpusel/json/json_source.hpp"
 #include "gpusel/memory/param_count.hpp"
@@ -41,11 +45,21 @@ void add_model_options(CLI::App* cmd, WorkloadArgs& a) {
 }
 
 void add_training_options(CLI::App* cmd, WorkloadArgs& a) {
-  cmd->add_option("--optimizer", a.optimizer, choices(optimizer_names()) + " (default adamw)");
+  cmd->add_option("--optimizer", a.optimizer,
+                  choices(optimizer_names()) + " (default: the framework's recipe, adamw; " +
+                      "paged-* keep their states in CUDA managed memory)");
   cmd->add_option("--batch", a.batch, "micro-batch per GPU (default 1)");
-  cmd->add_option("--seq-len", a.seq_len,
-                  "tokens per sample; inference: prompt + generated (default 2048, capped at "
-                  "the model's context)");
+  cmd->add_option("--grad-accum", a.grad_accum,
+                  "micro-batches per optimizer step (default 1; FSDP under accelerate keeps "
+                  "unsharded gradients while accumulating)");
+  cmd->add_option_function<int>(
+      "--seq-len",
+      [&a](const int& v) {
+        a.seq_len = v;
+        a.seq_len_given = true;
+      },
+      "tokens per sample; inference: prompt + generated (default 2048, capped at the model's "
+      "context)");
   cmd->add_flag("--allow-long-context", a.allow_long_context,
                 "allow --seq-len beyond the preset's maximum context");
   cmd->add_option("--prompt-len", a.prompt_len,
@@ -54,7 +68,9 @@ void add_training_options(CLI::App* cmd, WorkloadArgs& a) {
                 "gradient checkpointing (default on, as LLM fine-tuning recipes)");
   cmd->add_flag("--flash-attn,!--no-flash-attn", a.flash_attn,
                 "FlashAttention/SDPA, no seq x seq scores (default on)");
-  cmd->add_option("--loss", a.loss, choices(loss_names()) + " cross-entropy (default full)");
+  cmd->add_option("--loss", a.loss,
+                  choices(loss_names()) + " cross-entropy (default: the framework's; " +
+                      "data/frameworks.json losses)");
   cmd->add_option("--lora-rank", a.lora_rank, "LoRA rank (default 16)");
   cmd->add_option("--lora-targets", a.lora_targets,
                   choices(lora_target_names()) + " (default all-linear)");
@@ -76,15 +92,65 @@ void add_parallel_options(CLI::App* cmd, WorkloadArgs& a) {
                       " (default llama.cpp at batch 1, vllm for batched serving)");
 }
 
+// What the training framework does (issue 11): a profile from data/frameworks.json, and each
+// behaviour settable alone over it. Grouped here; the memory stage applies them.
+template <typename T>
+void optional_flag(CLI::App* cmd, const std::string& names, std::optional<T>& out,
+                   const std::string& help) {
+  cmd->add_option_function<T>(
+      names, [&out](const T& v) { out = v; }, help);
+}
+
+void tri_state(CLI::App* cmd, const std::string& name, std::optional<bool>& out,
+               const std::string& help) {
+  cmd->add_flag_function(
+      "--" + name, [&out](std::int64_t) { out = true; }, help);
+  cmd->add_flag_function(
+      "--no-" + name, [&out](std::int64_t) { out = false; }, "(the opposite of --" + name + ")");
+}
+
+void add_framework_options(CLI::App* cmd, WorkloadArgs& a) {
+  cmd->add_option(
+      "--framework", a.framework,
+      "training framework whose memory behaviour to assume: " + choices(framework_names()) +
+          " (default hf: transformers + PEFT + "
+          "bitsandbytes; data/frameworks.json)");
+  optional_flag(cmd, "--adapter-dtype", a.overrides.adapter_dtype,
+                "LoRA adapter dtype: fp32|bf16|base (default: the framework's)");
+  optional_flag(cmd, "--lora-dropout", a.overrides.lora_dropout,
+                "LoRA dropout (default: the framework's; > 0 keeps a copy and a mask per adapter)");
+  tri_state(cmd, "opt-in-bwd", a.overrides.opt_in_bwd,
+            "step the optimizer inside backward (torchtune optimizer_in_bwd): no full gradients");
+  tri_state(cmd, "act-offload", a.overrides.act_offload,
+            "offload checkpointed activations to CPU (torchtune, Unsloth)");
+  tri_state(cmd, "nf4-keeps-input", a.overrides.nf4_keeps_input,
+            "4-bit layers keep their input (bitsandbytes before 0.43.2)");
+  tri_state(
+      cmd, "kbit-upcast", a.overrides.kbit_upcast,
+      "QLoRA: embeddings, LM head and norms cast to fp32 (PEFT prepare_model_for_kbit_training)");
+  tri_state(cmd, "compile", a.overrides.compile, "torch.compile (memory is counted eager)");
+  optional_flag(cmd, "--ds-live-params", a.overrides.ds_live_params,
+                "DeepSpeed stage3_max_live_parameters and max_reuse_distance (default 1e9)");
+  cmd->add_option(
+      "--family", a.family,
+      "bare --params: shape and vocabulary of " + choices(family_names()) + " (default llama3)");
+  cmd->add_option("--vocab", a.vocab, "bare --params: vocabulary size");
+  cmd->add_option("--image-size", a.image_size,
+                  "vision models: square input side in pixels (default: the preset's)");
+}
+
 // A config.json gives the real shape, as a preset does: the same (narrower) band.
 ModelArch pick_model(const WorkloadArgs& a, bool& known_shape) {
   const int given = !a.model.empty() + !a.params.empty() + !a.model_config.empty();
   if (given != 1)
     throw usage_error("give exactly one of --model ID, --model-config PATH and --params COUNT");
   known_shape = a.params.empty();
+  if (known_shape && (!a.family.empty() || a.vocab != 0))
+    throw usage_error("--family and --vocab shape a bare --params count; --model and "
+                      "--model-config have their own");
   if (!a.model_config.empty()) return read_hf_config(a.model_config);
   if (!a.model.empty()) return require_model(load_models(a.models_path), a.model);
-  return typical_arch(parse_param_count(a.params));
+  return typical_arch(parse_param_count(a.params), {a.family, a.vocab});
 }
 
 }  // namespace
@@ -93,6 +159,7 @@ void add_workload_options(CLI::App* cmd, WorkloadArgs& a) {
   add_model_options(cmd, a);
   add_training_options(cmd, a);
   add_parallel_options(cmd, a);
+  add_framework_options(cmd, a);
 }
 
 std::vector<ModelArch> load_models(const std::string& path) { return gpusel::load_models(path); }
@@ -105,14 +172,18 @@ Workload resolve_workload(const WorkloadArgs& a) {
   w.kv_dtype = parse_kv_dtype(a.kv_dtype);
   w.double_quant = a.double_quant;
   w.amp = a.amp;
-  w.optimizer = parse_optimizer(a.optimizer);
+  apply_framework(w, framework_profile(a.framework), !a.loss.empty(), !a.optimizer.empty(),
+                  a.overrides);
+  if (!a.optimizer.empty()) w.optimizer = parse_optimizer(a.optimizer);
   w.batch = a.batch;
+  w.grad_accum = a.grad_accum;
   const int cap = w.model.max_context > 0 ? w.model.max_context : 2048;
-  w.seq_len = a.seq_len != 0 ? a.seq_len : std::min(2048, cap);
+  w.seq_len = a.seq_len_given ? a.seq_len : std::min(2048, cap);
+  w.image_size = a.image_size;
   w.prompt_len = a.prompt_len;
   w.grad_ckpt = a.grad_ckpt;
   w.flash_attn = a.flash_attn;
-  w.loss = parse_loss(a.loss);
+  if (!a.loss.empty()) w.loss = parse_loss(a.loss);
   w.lora_rank = a.lora_rank;
   w.lora_targets = parse_lora_targets(a.lora_targets);
   w.train_embeddings = a.train_embeddings;

@@ -14,13 +14,19 @@ inline constexpr int kNotGiven = -1;
 
 struct WorkloadArgs {
   std::string model, params, models_path, model_config;
-  std::string mode = "inference", precision, optimizer = "adamw", shard;
-  std::string offload = "none", loss = "full", lora_targets = "all-linear", kv_dtype = "auto";
+  std::string mode = "inference", precision, optimizer, shard;  // optimizer: the framework's
+  std::string offload = "none", loss, lora_targets = "all-linear", kv_dtype = "auto";  // loss: the framework's
   std::string engine;
-  int batch = 1, seq_len = 0, prompt_len = 0, lora_rank = 16, gpus = kNotGiven,
+  int batch = 1, grad_accum = 1, seq_len = 0, prompt_len = 0, lora_rank = 16, gpus = kNotGiven,
       trainable_layers = 2;
+  bool seq_len_given = false;
   bool grad_ckpt = true, flash_attn = true, amp = false, double_quant = true;
   bool train_embeddings = false, allow_long_context = false;
+  // The training framework and the behaviours set alone (issue 11).
+  std::string framework = "hf", family;
+  FrameworkOverrides overrides;
+  long vocab = 0;
+  int image_size = 0;
 };
 
 // Adds --model/--model-config/--params and every workload flag to `cmd`, writing into `a`.

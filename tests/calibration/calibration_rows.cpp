@@ -87,6 +87,21 @@ const std::map<std::string, std::string>& preset_ids() {
   return ids;
 }
 
+// The preset a row's model names: the table above, else the name normalised the way preset
+// ids are written ("meta-llama/Llama-3.1-8B" -> llama-3.1-8b, "ResNet-50" -> resnet-50).
+std::string preset_id(const std::string& name, const std::vector<gpusel::ModelArch>& presets) {
+  if (auto it = preset_ids().find(name); it != preset_ids().end()) return it->second;
+  std::string n = gpusel::to_lower(name);
+  n = std::regex_replace(n, std::regex(R"(\s*\(.*\))"), "");
+  if (auto slash = n.rfind('/'); slash != std::string::npos) n = n.substr(slash + 1);
+  n = std::regex_replace(n, std::regex(R"([\s_]+)"), "-");
+  for (const std::string& candidate :
+       {n, std::regex_replace(n, std::regex(R"(-(hf|instruct|chat|base)$)"), "")})
+    for (const auto& m : presets)
+      if (m.id == candidate || gpusel::to_lower(m.name) == candidate) return m.id;
+  return "";
+}
+
 std::string mode_or_skip(const Row& r, Mode& mode) {
   const std::string m = r.at("method");
   if (m == "LoRA")
@@ -110,10 +125,10 @@ void set_precision(const Row& r, Workload& w) {
     w.precision = Precision::int8;
   else if (has(p, "4") || has(p, "nf4") || has(p, "gptq"))
     w.precision = Precision::int4;
-  else if (has(p, "fp32"))
-    w.precision = Precision::fp32;
-  else if (has(p, "amp"))
+  else if (has(p, "amp"))  // torch AMP: fp32 weights, fp16 autocast
     w.precision = Precision::fp16, w.amp = true;
+  else if (has(p, "fp32") || has(p, "tf32"))  // TF32 computes on fp32 tensors
+    w.precision = Precision::fp32;
   else
     w.precision = Precision::bf16;
   if (has(p, "gptq")) w.precision = has(p, "int8") ? Precision::int8 : Precision::int4;
@@ -161,11 +176,20 @@ std::string set_lengths(const Row& r, Workload& w) {
 
 void set_training(const Row& r, Workload& w) {
   const std::string settings = r.at("other_settings") + " " + r.at("location");
+  std::smatch img;
+  if (std::regex_search(r.at("other_settings"), img, std::regex(R"(image (\d+))")))
+    w.image_size = std::stoi(img[1]);
   const std::string opt = r.at("optimizer");
+  const bool paged = has(opt, "paged");
   w.optimizer = has(opt, "adafactor") ? gpusel::Optimizer::adafactor
-                : has(opt, "8bit")    ? gpusel::Optimizer::adamw_8bit
-                                      : gpusel::Optimizer::adamw;
+                : has(opt, "sgd")     ? gpusel::Optimizer::sgd
+                : has(opt, "8bit")
+                    ? (paged ? gpusel::Optimizer::paged_adamw_8bit : gpusel::Optimizer::adamw_8bit)
+                : paged ? gpusel::Optimizer::paged_adamw
+                        : gpusel::Optimizer::adamw;
   w.batch = r.at("micro_batch").empty() ? 1 : std::stoi(r.at("micro_batch"));
+  w.grad_accum = r.at("grad_accum").empty() ? 1 : std::stoi(r.at("grad_accum"));
+
   w.grad_ckpt = r.at("grad_ckpt") == "on";
   std::smatch m;
   w.lora_rank = std::regex_search(settings, m, std::regex(R"(r=(\d+))")) ? std::stoi(m[1]) : 8;
@@ -173,8 +197,6 @@ void set_training(const Row& r, Workload& w) {
                        ? gpusel::LoraTargets::all_linear
                        : gpusel::LoraTargets::qv;  // litgpt's and PEFT's default
   w.train_embeddings = has(r.at("other_settings"), "(emb)");
-  // litgpt computes the loss with chunked cross-entropy; HF and Qwen do not.
-  w.loss = has(r.at("source"), "litgpt") ? gpusel::Loss::chunked : gpusel::Loss::full;
 }
 
 void set_parallel(const Row& r, Workload& w) {
@@ -202,8 +224,10 @@ void set_attention(const Row& r, Workload& w) {
 
 std::string set_measurement(const Row& r, Case& c) {
   const std::string metric = r.at("metric"), status = r.at("status"), per = r.at("per");
-  if (has(metric, "allocated"))
+  if (has(metric, "allocated") || has(metric, "active"))  // torchtune logs peak_memory_active
     c.metric = Metric::allocated;
+  else if (has(metric, "reserved"))
+    c.metric = Metric::reserved;
   else if (has(metric, "nvidia-smi"))
     c.metric = Metric::total;
   else if (has(metric, "not stated") || has(metric, "fit"))
@@ -258,13 +282,18 @@ Conversion convert(const Row& row, const std::vector<gpusel::ModelArch>& presets
   c.status = row.at("status");
   Workload& w = c.workload;
   if (auto why = mode_or_skip(row, w.mode); !why.empty()) return {std::nullopt, why};
-  auto it = preset_ids().find(row.at("model"));
-  if (it == preset_ids().end()) return {std::nullopt, "no preset for model " + row.at("model")};
-  w.model = gpusel::require_model(presets, it->second);
+  const std::string id = preset_id(row.at("model"), presets);
+  if (id.empty()) return {std::nullopt, "no preset for model " + row.at("model")};
+  w.model = gpusel::require_model(presets, id);
   w.model_from_preset = true;
   set_precision(row, w);
   if (auto why = set_lengths(row, w); !why.empty()) return {std::nullopt, why};
+  c.framework = framework_of(row);
+  // The framework's loss and recipe defaults; the row's stated settings override below.
+  gpusel::apply_framework(w, gpusel::framework_profile(c.framework), false, true);
+  apply_source_versions(row, w);
   set_training(row, w);
+  if (w.model.cnn) c.framework = "pytorch";  // a plain training loop: no framework profile
   set_parallel(row, w);
   set_attention(row, w);
   if (w.gpus > 1 && gpusel::is_training(w.mode) && w.shard == gpusel::Shard::none)

@@ -20,7 +20,7 @@ enum class Metric { allocated, reserved, total };
 enum class Kind { point, oom, fits };  // a measurement, an OOM, a configuration that fit
 
 struct Case {
-  std::string id, model, source, status;
+  std::string id, model, source, status, framework;
   gpusel::Workload workload;
   Kind kind = Kind::point;
   Metric metric = Metric::total;
@@ -37,6 +37,12 @@ struct Conversion {
 };
 
 Conversion convert(const Row& row, const std::vector<gpusel::ModelArch>& presets);
+
+// The framework that measured a row: its `framework` column, else derived from its source
+// (litgpt, torchtune, DeepSpeed, Unsloth, axolotl, LLaMA-Factory, qlora.py; else hf).
+std::string framework_of(const Row& row);
+// The versions a source ran (bitsandbytes, PEFT), written over the framework's profile.
+void apply_source_versions(const Row& row, gpusel::Workload& w);
 
 const char* to_string(Metric m);
 

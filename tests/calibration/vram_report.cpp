@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -56,10 +57,11 @@ double percentile(std::vector<double> v, double q) {
 
 struct Summary {
   std::vector<double> all, dev, held;
+  std::map<std::string, std::vector<double>> by_framework, by_mode;
 };
 
 void print_stats(const char* name, const std::vector<double>& errs) {
-  std::printf("  %-10s n=%3zu  median |error| %5.1f %%  p90 %5.1f %%  max %5.1f %%\n", name,
+  std::printf("  %-14s n=%3zu  median |error| %5.1f %%  p90 %5.1f %%  max %5.1f %%\n", name,
               errs.size(), 100 * percentile(errs, 0.5), 100 * percentile(errs, 0.9),
               errs.empty() ? 0.0 : 100 * *std::max_element(errs.begin(), errs.end()));
 }
@@ -71,6 +73,11 @@ std::string describe(const gpusel::Workload& w) {
   if (gpusel::is_training(w.mode)) s += w.grad_ckpt ? " ckpt" : "";
   if (w.gpus > 1) s += " " + std::to_string(w.gpus) + "x" + gpusel::to_string(w.shard);
   return s;
+}
+
+// Full and freeze train the base; the adapters' modes and inference each stand alone.
+std::string mode_group(const gpusel::Workload& w) {
+  return w.model.cnn ? "vision (cnn)" : gpusel::to_string(w.mode);
 }
 
 }  // namespace
@@ -103,8 +110,9 @@ int main(int argc, char** argv) {
     }
     Summary sum;
     int oom_wrong = 0, fits_wrong = 0, bounds = 0;
-    std::printf("%-4s %-24s %-34s %-12s %9s %9s %8s\n", "id", "model", "workload", "metric",
-                "measured", "estimate", "error");
+    std::map<std::string, std::pair<int, int>> bounds_by_framework;  // right, wrong
+    std::printf("%-4s %-24s %-34s %-13s %-12s %9s %9s %8s\n", "id", "model", "workload",
+                "framework", "metric", "measured", "estimate", "error");
     for (const auto& c : cases) {
       const auto e = gpusel::estimate(c.workload);
       const double pred = predicted_in_metric(c, e);
@@ -116,21 +124,26 @@ int main(int argc, char** argv) {
         const bool fits = e.total_bytes <= gpusel::usable_bytes(gpu);
         const bool right = (c.kind == Kind::oom) != fits;
         if (!right) (c.kind == Kind::oom ? oom_wrong : fits_wrong)++;
-        std::printf("%-4s %-24.24s %-34.34s %-12s %8s %8.2fG %8s\n", c.id.c_str(), c.model.c_str(),
-                    describe(c.workload).c_str(), c.kind == Kind::oom ? "OOM" : "fit-bound",
+        (right ? bounds_by_framework[c.framework].first
+               : bounds_by_framework[c.framework].second)++;
+        std::printf("%-4s %-24.24s %-34.34s %-13s %-12s %8s %8.2fG %8s\n", c.id.c_str(),
+                    c.model.c_str(), describe(c.workload).c_str(), c.framework.c_str(),
+                    c.kind == Kind::oom ? "OOM" : "fit-bound",
                     (std::to_string(int(c.capacity_bytes / 1e9)) + "G").c_str(),
                     e.total_bytes / 1e9, right ? "right" : "WRONG");
         continue;
       }
       const double err = (pred - c.measured_bytes) / c.measured_bytes;
       if (!quiet || std::abs(err) > 0.25)
-        std::printf("%-4s %-24.24s %-34.34s %-12s %8.2fG %8.2fG %+7.1f%%%s%s\n", c.id.c_str(),
-                    c.model.c_str(), describe(c.workload).c_str(), to_string(c.metric),
-                    c.measured_bytes / 1e9, pred / 1e9, 100 * err, c.held_out ? " (held out)" : "",
-                    c.suspect ? " (suspect, not scored)" : "");
+        std::printf("%-4s %-24.24s %-34.34s %-13s %-12s %8.2fG %8.2fG %+7.1f%%%s%s\n", c.id.c_str(),
+                    c.model.c_str(), describe(c.workload).c_str(), c.framework.c_str(),
+                    to_string(c.metric), c.measured_bytes / 1e9, pred / 1e9, 100 * err,
+                    c.held_out ? " (held out)" : "", c.suspect ? " (suspect, not scored)" : "");
       if (c.suspect) continue;
       sum.all.push_back(std::abs(err));
       (c.held_out ? sum.held : sum.dev).push_back(std::abs(err));
+      sum.by_framework[c.framework].push_back(std::abs(err));
+      sum.by_mode[mode_group(c.workload)].push_back(std::abs(err));
     }
     std::printf("\nrows %zu, expressed %zu, skipped %zu:\n", rows.size(), cases.size(),
                 rows.size() - cases.size());
@@ -139,6 +152,14 @@ int main(int argc, char** argv) {
     print_stats("all", sum.all);
     print_stats("developed", sum.dev);
     print_stats("held out", sum.held);
+    std::printf("by framework (each row run with its framework's profile):\n");
+    for (const auto& [name, errs] : sum.by_framework) print_stats(name.c_str(), errs);
+    std::printf("by mode:\n");
+    for (const auto& [name, errs] : sum.by_mode) print_stats(name.c_str(), errs);
+    std::printf("bound rows by framework (right / wrong):");
+    for (const auto& [name, rw] : bounds_by_framework)
+      std::printf("  %s %d/%d", name.c_str(), rw.first, rw.second);
+    std::printf("\n");
     std::printf("bound rows %d: OOM predicted to fit %d, fit-bound predicted not to fit %d\n",
                 bounds, oom_wrong, fits_wrong);
     const bool errors_ok = percentile(sum.all, 0.5) <= 0.10 && percentile(sum.all, 0.9) <= 0.25;

@@ -1,14 +1,18 @@
 # Runs one golden case of the real gpusel binary and compares stdout, stderr and the exit
 # code with the files recorded beside it. Set GPUSEL_UPDATE_GOLDEN=1 to re-record.
 #   case dir: cmd (arguments, one per line), expected.out, expected.err, expected.rc
-#   optional: setup.cmake, included first: it may append to `args` (an argument a file line
-#   cannot hold: 30,000 digits, control characters), set `env` (extra VAR=value entries),
-#   `stdin` (a file to read as standard input) and `scrub` (a text replaced by <TMP> in the
-#   output, e.g. a temporary path); it runs with TMP set to a fresh scratch folder.
+#   optional: env (VAR=value lines set after the defaults, e.g. LANG=ja_JP.UTF-8, COLUMNS=80);
+#   setup.cmake, included first: it may append to `args` (an argument a file line cannot
+#   hold: 30,000 digits, control characters), to `env` (extra VAR=value entries), set `stdin`
+#   (a file to read as standard input) and `scrub` (a text replaced by <TMP> in the output,
+#   e.g. a temporary path); it runs with TMP set to a fresh scratch folder.
 # Runs in tests/fixtures so paths in cmd and messages are relative and stable. Every case
 # must end within 10 seconds (1 s is the target; sanitizer builds are slower).
 file(STRINGS "${CASE}/cmd" args ENCODING UTF-8)
 set(env "")
+if(EXISTS "${CASE}/env")
+  file(STRINGS "${CASE}/env" env ENCODING UTF-8)
+endif()
 set(stdin "")
 set(scrub "")
 get_filename_component(name "${CASE}" NAME)
@@ -26,8 +30,8 @@ if(stdin)
 endif()
 execute_process(
   COMMAND ${CMAKE_COMMAND} -E env --unset=GPUSEL_CATALOG --unset=GPUSEL_CLOUD --unset=GPUSEL_CURRENCY
-          --unset=LC_MONETARY --unset=LANGUAGE NO_COLOR=1 LC_ALL=C.UTF-8 LANG=C.UTF-8 ${env}
-          ${BIN} ${args}
+          --unset=LC_MONETARY --unset=LANGUAGE --unset=COLUMNS NO_COLOR=1 LC_ALL=C.UTF-8
+          LANG=C.UTF-8 ${env} ${BIN} ${args}
   WORKING_DIRECTORY "${FIXTURES}"
   ${input_args}
   TIMEOUT 10

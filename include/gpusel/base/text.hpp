@@ -19,8 +19,8 @@ constexpr std::size_t kMaxInputBytes = std::size_t{64} << 20;
 std::string read_file(const std::string& path);
 
 // `s` for an error message: cut to `max` bytes (on a UTF-8 boundary, "..." appended) and
-// with control characters shown as \xNN, so a 200 KB token or an escape sequence in a user's
-// input can neither flood nor drive the terminal.
+// with control characters shown as \xnn (\n, \r, \t), so a 200 KB token or an escape sequence in a
+// user's input can neither flood nor drive the terminal.
 std::string quote_input(std::string_view s, std::size_t max = 64);
 
 // `s` without leading and trailing ASCII whitespace (space, \t, \n, \v, \f, \r).

@@ -42,9 +42,10 @@ struct CnnStage {        // one resolution of a convolutional backbone
   int blocks = 0;        // repeats of its main block
 };
 
-struct CnnSpec {       // kind "cnn": what an activation model needs
-  int image_size = 0;  // default square input side, pixels
-  double gflops = 0;   // forward GFLOPs per image at image_size, as published
+struct CnnSpec {            // kind "cnn": what an activation model needs
+  int image_size = 0;       // default square input side, pixels
+  double gflops = 0;        // forward GFLOPs per image at image_size, as published
+  double saved_values = 0;  // values autograd keeps for backward per image at image_size
   std::vector<CnnStage> stages;
 };
 
@@ -67,7 +68,11 @@ struct ModelArch {
   std::optional<LinearAttentionSpec> linear_attention;
   std::optional<double> vision_params;  // bundled vision tower, not in the decoder shape
   std::optional<int> image_tokens;
-  std::optional<CnnSpec> cnn;  // kind "cnn" only; the transformer fields are then 0
+  std::optional<int> image_size;  // vision encoders: input side the image_tokens refer to
+  std::optional<CnnSpec> cnn;     // kind "cnn" only; the transformer fields are then 0
+  // A bare count's shape: the parameters `params` holds beyond the shape are linear-layer
+  // weights (quantized, stored and sharded with them), not embeddings or norms.
+  bool remainder_linear = false;
   std::string source, as_of, notes;
 };
 

@@ -11,23 +11,31 @@ namespace gpusel {
 
 struct Component {
   std::string name;     // weights, quantization_state, gradients, optimizer_states,
-                        // master_weights, lora_adapters, activations, logits,
-                        // prefill_workspace, kv_cache, cuda_context, allocator_overhead
+                        // master_weights, lora_adapters, gathered_params, comm_buffers,
+                        // activations, logits, optimizer_step, prefill_workspace, kv_cache,
+                        // paged_optimizer_states, cuda_context, allocator_overhead
   double bytes = 0;     // per GPU
   std::string formula;  // the formula with the numbers put in
+  // Where it lives: "gpu" (counts against VRAM), "host" (offloaded to CPU RAM) or "managed"
+  // (bitsandbytes paged optimizer states: CUDA managed memory, resident on the GPU while
+  // there is room and evicted to host under pressure; outside torch's allocator statistics).
+  std::string where = "gpu";
 };
 
 struct Estimate {
-  double total_bytes = 0;  // per GPU: allocated + allocator overhead + CUDA context
+  double total_bytes = 0;    // per GPU: allocated + allocator overhead + CUDA context
+  double host_bytes = 0;     // CPU memory per GPU for what is offloaded ("host" components)
+  double managed_bytes = 0;  // paged optimizer states ("managed"): not counted in total_bytes
   double low_bytes = 0, high_bytes = 0;
   std::vector<Component> components;
   std::vector<std::string> assumptions;
 
-  // Sum of the tensors the framework allocates (what torch.cuda.max_memory_allocated sees).
+  // Sum of the GPU tensors the framework allocates (torch.cuda.max_memory_allocated).
   double allocated_bytes() const;
   // allocated + allocator overhead (torch.cuda.max_memory_reserved).
   double reserved_bytes() const;
   double bytes_of(std::string_view component) const;  // 0 when absent
+  double bytes_where(std::string_view where) const;   // sum of the components there
 };
 
 // full: every component with its formula and the assumptions listed; numbers: the same
@@ -41,5 +49,15 @@ Estimate estimate(const Workload& w, EstimateDetail detail = EstimateDetail::ful
 // parameters); under tensor parallelism (inference, or --shard tp) only when the count
 // divides the attention heads, as vLLM, TensorRT-LLM and Megatron require.
 bool tensor_parallel_splits(const Workload& w, int count);
+
+// The engine that runs an inference prompt and its token budget per step (chunked prefill):
+// vLLM's max_num_batched_tokens, llama.cpp's n_ubatch (data/constants.json
+// prefill_chunk_tokens_*); tokens 0 when the engine runs the whole prompt at once. The engine
+// is --engine, else the speed stage's default (llama.cpp at batch 1, vLLM batched).
+struct PrefillChunk {
+  std::string engine;
+  double tokens = 0;
+};
+PrefillChunk prefill_chunk(const Workload& w);
 
 }  // namespace gpusel

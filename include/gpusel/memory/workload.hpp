@@ -1,10 +1,12 @@
 #pragma once
 // A training or inference workload: the model plus every setting that changes memory.
 // Defaults are the common recipes' (HF PEFT/TRL, torchtune, LLaMA-Factory, litgpt).
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "gpusel/data/frameworks.hpp"
 #include "gpusel/data/models.hpp"
 
 namespace gpusel {
@@ -13,7 +15,8 @@ enum class Mode { inference, full, freeze, lora, qlora };
 // Storage precision of the base weights. In lora/qlora, int4 means NF4 (bitsandbytes),
 // int8 means LLM.int8; qlora with a 16/32-bit value means "NF4 base, that compute dtype".
 enum class Precision { fp32, bf16, fp16, fp8, int8, int4 };
-enum class Optimizer { adamw, adamw_8bit, paged_adamw_8bit, sgd, adafactor };
+// paged-*: bitsandbytes paged optimizers, states in CUDA managed memory (host when short).
+enum class Optimizer { adamw, adamw_8bit, paged_adamw_8bit, paged_adamw, sgd, adafactor };
 enum class Shard { none, ddp, zero1, zero2, zero3, fsdp, tp };
 enum class Offload { none, optimizer, params };
 enum class Loss { full, chunked };
@@ -31,6 +34,7 @@ struct Workload {
   bool amp = false;          // full/freeze: fp32 master weights, 16-bit compute
   Optimizer optimizer = Optimizer::adamw;
   int batch = 1;           // micro-batch per GPU
+  int grad_accum = 1;      // micro-batches per optimizer step (FSDP no_sync keeps full gradients)
   int seq_len = 2048;      // training: tokens per sample; inference: prompt + generated
   int prompt_len = 0;      // inference: tokens prefilled at once; 0 = all of seq_len
   bool grad_ckpt = true;   // recipes for LLM fine-tuning turn it on
@@ -45,6 +49,10 @@ struct Workload {
   bool shard_given = false;         // the user chose --shard: on_gpus keeps it (or refuses it)
   bool allow_long_context = false;  // --seq-len beyond a preset's context is allowed
   Offload offload = Offload::none;
+  // What the training framework does (data/frameworks.json), with any behaviour the user set
+  // alone (--adapter-dtype, --lora-dropout, --opt-in-bwd...) written over the profile's.
+  FrameworkProfile framework = framework_profile("hf");
+  int image_size = 0;  // vision models: square input side in pixels (0: the preset's)
   // A llama.cpp GGUF type named by --precision (q4_k_m): `precision` is then its class
   // (int8/int4) for rules and remedies, and the weights take weight_bits per parameter.
   std::string weight_format;
@@ -83,6 +91,21 @@ KvDtype parse_kv_dtype(std::string_view s);
 void set_precision(Workload& w, std::string_view name);
 // What the output calls the weights' format: the GGUF type when there is one, else precision.
 std::string precision_label(const Workload& w);
+
+// Behaviours set alone (--adapter-dtype, --lora-dropout, --opt-in-bwd...), written over the
+// framework's profile; each one's source then names its flag.
+struct FrameworkOverrides {
+  std::optional<std::string> adapter_dtype;  // fp32 | bf16 | base
+  std::optional<double> lora_dropout;
+  std::optional<bool> opt_in_bwd, act_offload, nf4_keeps_input, kbit_upcast, compile;
+  std::optional<double> ds_live_params;  // DeepSpeed stage3_max_live_parameters / reuse distance
+};
+
+// The framework's profile applied to a workload: its behaviours, the overrides, and its
+// default loss and optimizer where the user gave none (`loss_given`, `optimizer_given`).
+// Error(usage) for an override outside its range.
+void apply_framework(Workload& w, const FrameworkProfile& f, bool loss_given, bool optimizer_given,
+                     const FrameworkOverrides& o = {});
 
 // Every accepted spelling, for help text and completion.
 std::vector<std::string> mode_names();

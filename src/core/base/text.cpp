@@ -71,9 +71,17 @@ std::string quote_input(std::string_view s, std::size_t max) {
   std::size_t i = 0;
   for (; i < s.size() && out.size() < max; ++i) {
     const auto c = static_cast<unsigned char>(s[i]);
-    if (c < 0x20 || c == 0x7F) {
+    // The same escapes as the CLI's safe_cell (cli/terminal.cpp), so one error line reads
+    // alike whichever layer quoted the value.
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c < 0x20 || c == 0x7F) {
       char hex[8];
-      std::snprintf(hex, sizeof hex, "\\x%02X", c);
+      std::snprintf(hex, sizeof hex, "\\x%02x", c);
       out += hex;
     } else {
       out.push_back(static_cast<char>(c));

@@ -112,7 +112,8 @@ class Pass {
       for (const auto& issue : schema_for(*kind_).check_outline(top, kind_->list, count)) {
         if (pass_.overlay && issue.pointer.empty() &&
             (issue.message == "missing required field 'defaults'" ||
-             issue.message == "missing required field 'reviewed'"))
+             issue.message == "missing required field 'reviewed'" ||
+             issue.message == "missing required field 'schema_version'"))
           continue;  // an overlay may carry offers only
         schema_issue(issue);
       }

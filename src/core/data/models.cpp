@@ -130,7 +130,8 @@ ArchParams arch_params(const ModelArch& m) {
     a.total = m.params;
     // A bare MoE count ("30B-A3B") has a dense shape of the active size: what that shape
     // lacks of the total is expert MLPs, which are linear layers (quantized, LoRA-able).
-    if (m.active_params && !m.moe && m.params > shape_total) a.linear += m.params - shape_total;
+    if ((m.remainder_linear || (m.active_params && !m.moe)) && m.params > shape_total)
+      a.linear += m.params - shape_total;
     a.linear = std::min(a.linear, a.total - a.embedding - a.lm_head);
   }
   return a;
@@ -268,6 +269,9 @@ void parse_transformer(ModelArch& m, const json& rec, const std::string& at) {
     throw data_error(at + ": vision_params must be positive or null");
   m.image_tokens = maybe<int>(rec, "image_tokens", at);
   if (m.image_tokens && *m.image_tokens < 1) throw data_error(at + ": image_tokens must be >= 1");
+  m.image_size = maybe<int>(rec, "image_size", at);
+  if (m.image_size && (*m.image_size < 1 || !m.image_tokens))
+    throw data_error(at + ": image_size must be at least 1 and comes with image_tokens");
   check_attention(m, at);
 }
 
@@ -277,6 +281,8 @@ CnnSpec parse_cnn(const json& j, const std::string& at) {
   c.image_size = positive(j, "image_size", here);
   c.gflops = field<double>(j, "gflops", here);
   if (!(c.gflops > 0)) throw data_error(here + ": gflops must be positive");
+  c.saved_values = field<double>(j, "saved_values_per_image", here);
+  if (!(c.saved_values > 0)) throw data_error(here + ": saved_values_per_image must be positive");
   const auto stages = field<std::vector<json>>(j, "stages", here);
   if (stages.empty()) throw data_error(here + ": stages must not be empty");
   for (std::size_t i = 0; i < stages.size(); ++i) {
@@ -342,13 +348,6 @@ const ModelArch& require_model(const std::vector<ModelArch>& models, std::string
       ids.push_back(m.id);
       continue;
     }
-    // The estimator's activation, KV and throughput models are transformer-shaped; a CNN
-    // record has no layers or heads for them to read.
-    if (m.cnn)
-      throw usage_error(
-          "model '" + m.id +
-          "' is a convolutional network (kind cnn): estimates for CNNs are not "
-          "modelled yet; data/models.json holds its published size, FLOPs and stages");
     return m;
   }
   throw usage_error("unknown model '" + quote_input(id) + "'" + did_you_mean(id, ids) +

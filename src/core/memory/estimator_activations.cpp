@@ -1,7 +1,9 @@
-// What a training step keeps for backward, counted from tensor shapes: each op's saved
-// inputs (Korthikanti et al. arXiv:2205.05198 s4, redone for SwiGLU/RMSNorm and for a
-// frozen or quantized base), the loss's logits, and inference's KV cache and prefill.
+// What a training step keeps for backward, counted from tensor shapes and from what each
+// op saves (Korthikanti et al. arXiv:2205.05198 s4, redone for SwiGLU/RMSNorm and for
+// frozen, quantized and adapted layers): which inputs are kept, in which dtype, shared by
+// the modules that read them or copied per module, as the framework's profile says.
 #include <algorithm>
+#include <cmath>
 
 #include "estimator_parts.hpp"
 
@@ -20,61 +22,101 @@ Widths widths(const ModelArch& m) {
   return {double(m.hidden), m.heads * hd, m.kv_heads * hd, mlp_width(m)};
 }
 
+// Tokens per sample: a ViT's patches (+ class token) at the chosen image size.
 int tokens_per_sample(const Workload& w) {
-  if (w.model.kind == "vision-encoder" && w.model.image_tokens) return *w.model.image_tokens;
-  return w.seq_len;
+  const ModelArch& m = w.model;
+  if (m.kind != "vision-encoder" || !m.image_tokens) return w.seq_len;
+  const int patches = *m.image_tokens - 1;
+  const int side = m.image_size.value_or(224);
+  if (w.image_size <= 0 || patches <= 0) return *m.image_tokens;
+  const double patch = side / std::sqrt(double(patches));
+  const double per_side = std::floor(w.image_size / patch);
+  return int(per_side * per_side) + 1;
 }
 
-// Which linear inputs are kept: a trained weight needs its input for the weight
-// gradient; 4/8-bit layers (bitsandbytes, GPTQ) keep it for the dequantized matmul; a
-// frozen 16-bit weight keeps nothing (autograd saves only what the needed grads use).
-struct Keeps {
-  bool attn_in, o_in, mlp_in, mlp_out, norm_out;
-  LoraPlacement lora;
+// A group of linear modules reading the same input: q/k/v, o, gate/up, down.
+struct Group {
+  double width;     // elements per token of the input
+  double xb;        // bytes per element of the input
+  double modules;   // modules reading it
+  double adapted;   // of those, how many carry LoRA adapters
+  bool base_keeps;  // the base layers keep their input (trained, or 8-bit / old 4-bit)
 };
 
-Keeps keeps(const Setup& s) {
-  Keeps k{};
-  const bool trained = !s.adapters;  // full, or the trained blocks of freeze
-  if (s.adapters) k.lora = lora_placement(s.w.lora_targets);
-  const bool all = trained || s.quantized;
-  k.attn_in = all || k.lora.q || k.lora.k || k.lora.v;
-  k.o_in = all || k.lora.o;
-  k.mlp_in = all || k.lora.mlp_in;
-  k.mlp_out = all || k.lora.mlp_out;
-  k.norm_out = trained;  // the norm's own weight gradient
-  return k;
+// Bytes per token a group keeps. A module that keeps its input shares the tensor unless
+// it makes its own: autocast's 16-bit copy of an input of another dtype, PEFT's cast to
+// the adapter dtype (tuners/lora/layer.py:1061; skipped on the 4-bit path under autocast,
+// bnb.py:543), or the dropped copy of LoRA dropout with its 1-byte mask.
+double group_bytes(const Setup& s, const Group& g) {
+  bool shared = false;
+  double copies = 0;
+  if (g.base_keeps) {
+    if (g.xb != s.cb)
+      copies += g.modules * s.cb;  // autocast / bnb compute-dtype cast
+    else
+      shared = true;
+  }
+  if (g.adapted > 0) {
+    const bool cast = s.f.adapter_input_cast.value && s.ab != g.xb && !(s.four_bit && s.autocast);
+    const bool copy = s.dropout > 0 || cast || (s.autocast && g.xb != s.cb);
+    if (copy) {
+      const double kept = s.autocast ? s.cb : (cast ? s.ab : g.xb);
+      copies += g.adapted * (kept + (s.dropout > 0 ? 1 : 0));
+    } else {
+      shared = true;
+    }
+  }
+  return g.width * (copies + (shared ? g.xb : 0));
 }
 
 // Bytes kept per token by one block; `seq` enters only through eager attention scores.
-double layer_bytes(const Setup& s, double seq) {
+double layer_bytes(const Setup& s, double seq, bool trained_block) {
   const ModelArch& m = s.w.model;
   const Widths d = widths(m);
-  const Keeps k = keeps(s);
   const double cb = s.cb, tp = s.shard == Shard::tp ? s.n : 1;
-  const bool gpt_style = m.norm == "layernorm";  // BERT/GPT-2 blocks train with dropout
-  double b = 2 * data_constant("norm_saved_bytes") * d.h;
-  if (k.norm_out) b += 2 * cb * d.h;
-  if (k.attn_in) b += cb * d.h;
+  const bool encoder = m.kind == "encoder";  // BERT trains with dropout 0.1 (its config)
+  const bool gated = m.mlp != "gelu";
+  const LoraPlacement l = s.adapters ? lora_placement(s.w.lora_targets) : LoraPlacement{};
+  const bool fused = s.adapters && s.f.fused_lora_kernels.value && s.dropout == 0;
+  const bool quant_keeps = (s.four_bit && s.f.four_bit_keeps_input.value) ||
+                           (s.eight_bit && s.f.eight_bit_keeps_input.value);
+  const bool keeps = trained_block || quant_keeps;
+  // Compiled, the fp32 upcast inside a norm is recomputed (min-cut partitioner): the norm
+  // keeps its 16-bit input; so do Unsloth's fused norms.
+  const bool compiled = s.f.compile.value;
+  const double norm = fused || compiled ? cb : s.f.norm_saved_bytes.value;
+  double b = 2 * norm * d.h;
+  if (trained_block) b += 2 * s.rb * d.h;  // the norms' own weight gradients
+  const bool fqkv = s.f.fused_qkv.value;
+  const double qkv_adapted = fqkv ? (l.q || l.k || l.v) : double(l.q + l.k + l.v);
+  const double mlp_mods = gated ? 2 : 1;
+  b += group_bytes(
+      s, {d.h, s.rb, fqkv ? 1.0 : 3.0, fused ? std::min(1.0, qkv_adapted) : qkv_adapted, keeps});
   if (s.w.flash_attn) {
-    b += cb * (2 * d.q + 2 * d.kv) / tp;  // q, k, v and the output (+ logsumexp)
+    const double kv = s.f.kv_repeat.value ? d.q : d.kv;   // K, V copied to the query width
+    b += (cb * (2 * d.q + 2 * kv) + 4.0 * m.heads) / tp;  // q, k, v, output, logsumexp
   } else {
     const double sm = data_constant("softmax_saved_bytes");
     double probs = sm + (cb < sm ? cb : 0);
-    if (gpt_style) probs += 1 + sm;  // dropout mask and output
+    if (encoder) probs += 1 + sm;  // attention dropout: mask and output
     b += (cb * (d.q + 2 * d.kv) + m.heads * seq * probs) / tp;
   }
-  if (k.o_in) b += cb * d.q / tp;
-  if (k.mlp_in) b += cb * d.h;
-  const bool gated = m.mlp != "gelu";
-  b += cb * (gated ? 3 : 1) * d.i / tp;  // activation input (+ gate/up kept by the product)
-  if (k.mlp_out) b += cb * d.i / tp;
-  if (gpt_style) b += 2 * d.h;  // hidden dropout masks
-  if (s.adapters) {             // LoRA dropout: a dropped copy of each adapted input + mask
-    const double per = cb + data_constant("lora_dropout_mask_bytes");
-    const LoraPlacement& l = k.lora;
-    b += per *
-         ((l.q + l.k + l.v) * d.h + l.o * d.q + l.mlp_in * (gated ? 2 : 1) * d.h + l.mlp_out * d.i);
+  b += group_bytes(s, {d.q / tp, cb, 1, double(l.o), keeps});
+  if (fused && l.mlp_in) {
+    b += s.rb * d.h + 2 * s.mb * d.i / tp;  // LoRA_MLP keeps X, e, g (fast_lora.py:110)
+  } else {
+    b += group_bytes(s, {d.h, s.rb, mlp_mods, l.mlp_in ? mlp_mods : 0.0, keeps});
+    // The activation's input (+ gate and up kept by the product); compiled, the activation's
+    // output is recomputed from the gate in backward.
+    b += s.mb * (gated ? (compiled ? 2 : 3) : 1) * d.i / tp;
+    b += group_bytes(s, {d.i / tp, s.mb, 1, double(l.mlp_out), keeps});
+  }
+  if (encoder) b += 2 * d.h;  // hidden dropout masks
+  if (s.adapters) {           // lora_A outputs, kept by lora_B
+    const double per_mlp = active_mlps(m);
+    const double mods = (fqkv ? (qkv_adapted > 0) : qkv_adapted) + l.o +
+                        per_mlp * ((l.mlp_in ? mlp_mods : 0) + l.mlp_out);
+    b += mods * s.w.lora_rank * (s.autocast ? cb : s.ab);
   }
   return b;
 }
@@ -84,79 +126,61 @@ int layers_with_grad(const Setup& s) {
   return s.w.model.layers;
 }
 
+// After the last block: the final norm's input, and the LM head's input when it trains.
+double head_bytes(const Setup& s) {
+  const bool head_trained = s.w.mode == Mode::full || s.w.train_embeddings;
+  double b = s.f.norm_saved_bytes.value * s.w.model.hidden;
+  if (head_trained) b += (s.autocast && s.rb != s.cb ? s.cb : s.rb) * s.w.model.hidden;
+  return b;
+}
+
 void add_activations(const Setup& s, std::vector<Component>& out) {
   const Workload& w = s.w;
   const double tokens = double(w.batch) * tokens_per_sample(w);
-  const double per_layer = layer_bytes(s, tokens_per_sample(w));
+  const bool trained = s.trains_base;
+  const double per_layer = layer_bytes(s, tokens_per_sample(w), trained);
   const int layers = layers_with_grad(s);
-  const double head = (data_constant("norm_saved_bytes") + s.cb) * w.model.hidden;
-  double per_token = 0;
+  const double head = head_bytes(s), ckpt_in = s.rb * w.model.hidden;
+  const bool offload = s.f.activation_offload.value;
+  const int on_gpu = std::min(layers, s.f.offload_gpu_checkpoints.value);
+  double gpu = 0, host = 0;
   std::string f;
-  if (w.grad_ckpt) {
-    per_token = layers * s.cb * w.model.hidden + per_layer + head;
-    f = num(tokens) + " tokens x (" + std::to_string(layers) + " checkpointed inputs x " +
-        num(s.cb * w.model.hidden) + " B + 1 recomputed block x " + num(per_layer) + " B + " +
-        num(head) + " B head)";
+  if (s.ckpt) {
+    // The first block is recomputed after the loss's backward has freed its buffers: the
+    // step's peak holds the checkpoints and the larger of the loss and one block.
+    const double loss = loss_bytes(s) / std::max(1.0, tokens);
+    const double block = std::max(0.0, per_layer - loss);
+    const int kept = offload ? on_gpu : layers;
+    gpu = kept * ckpt_in + block + head;
+    host = offload ? (layers - kept) * ckpt_in : 0;
+    f = num(tokens) + " tokens x (" + std::to_string(kept) + " checkpointed inputs x " +
+        num(ckpt_in) + " B + 1 recomputed block x " + num(per_layer) + " B less the " + num(loss) +
+        " B the loss freed + " + num(head) + " B head)";
+    if (offload) f += "; " + std::to_string(layers - kept) + " checkpoints offloaded to CPU";
+  } else if (offload) {
+    gpu = per_layer + head;  // offloaded as they are saved; about a block in flight
+    host = (layers - 1) * per_layer;
+    f = num(tokens) + " tokens x (1 block in flight x " + num(per_layer) + " B + " + num(head) +
+        " B head); the other blocks' activations offloaded to CPU";
   } else {
-    per_token = layers * per_layer + head;
+    gpu = layers * per_layer + head;
     f = num(tokens) + " tokens x (" + std::to_string(layers) + " blocks x " + num(per_layer) +
         " B + " + num(head) + " B head)";
   }
-  out.push_back({"activations", tokens * per_token, f});
-}
-
-void add_logits(const Setup& s, std::vector<Component>& out) {
-  const Workload& w = s.w;
-  if (w.model.kind != "decoder" || w.model.vocab <= 0) return;
-  const double tokens = double(w.batch) * w.seq_len;
-  const double tp = s.shard == Shard::tp ? s.n : 1;
-  const double per = w.loss == Loss::full ? s.cb + data_constant("loss_fp32_bytes") : s.cb;
-  const std::string what = w.loss == Loss::full ? " B (16-bit logits + fp32 loss and gradient)"
-                                                : " B (16-bit logits; fp32 work chunk by chunk)";
-  out.push_back({"logits", tokens * double(w.model.vocab) * per / tp,
-                 num(tokens) + " tokens x " + std::to_string(w.model.vocab) + " vocab x " +
-                     num(per) + what + (tp > 1 ? " / " + num(tp) : "")});
+  out.push_back({"activations", tokens * gpu, f});
+  if (host > 0)
+    out.push_back({"activations_offloaded", tokens * host,
+                   num(tokens) + " tokens x " + num(host) + " B in pinned CPU memory", "host"});
 }
 
 }  // namespace
 
 void add_activation_components(const Setup& s, std::vector<Component>& out) {
   add_activations(s, out);
-  add_logits(s, out);
+  add_loss_component(s, out);
 }
 
-namespace {
-
-// One block's live tensors over the whole prompt, the largest of attention and MLP.
-void add_prefill(const Setup& s, std::vector<Component>& out) {
-  const Workload& w = s.w;
-  const Widths d = widths(w.model);
-  const double p = w.prompt_len > 0 ? w.prompt_len : tokens_per_sample(w);
-  const double tokens = double(w.batch) * p, tp = s.n > 1 ? s.n : 1;
-  const double attn = 2 * d.h + (2 * d.q + 2 * d.kv) / tp;
-  const double mlp = 2 * d.h + 3 * d.i / tp;
-  double bytes = tokens * s.cb * std::max(attn, mlp);
-  std::string f = num(tokens) + " prompt tokens x " + num(s.cb) + " B x max(attention " +
-                  num(attn) + ", MLP " + num(mlp) + ")";
-  if (!w.flash_attn) {
-    const double scores = double(w.batch) * w.model.heads / tp * p * p *
-                          (data_constant("softmax_saved_bytes") + s.cb);
-    bytes += scores;
-    f += " + eager scores " + num(w.batch) + " x " + std::to_string(w.model.heads) + " heads x " +
-         num(p) + "^2 x " + num(data_constant("softmax_saved_bytes") + s.cb) + " B";
-  }
-  if (w.model.kind == "decoder" && w.model.vocab > 0) {  // logits of the last position only
-    bytes += double(w.batch) * double(w.model.vocab) * (s.cb + 4);
-    f += " + last-token logits";
-  }
-  out.push_back({"prefill_workspace", bytes, f});
-}
-
-}  // namespace
-
-void add_inference_components(const Setup& s, std::vector<Component>& out) {
-  add_kv_cache(s, out);
-  add_prefill(s, out);
-}
+// Exposed for the inference prefill and the vision model.
+int tokens_of(const Workload& w) { return tokens_per_sample(w); }
 
 }  // namespace gpusel::detail

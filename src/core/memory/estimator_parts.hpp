@@ -8,30 +8,64 @@
 
 namespace gpusel::detail {
 
+// Everything the component formulas need, decided once from the workload and its framework
+// profile (data/frameworks.json): byte widths, strategy, who keeps what.
 struct Setup {
   const Workload& w;
+  const FrameworkProfile& f;
   ArchParams p;
   int n = 1;                  // GPUs
-  Shard shard = Shard::none;  // effective: several GPUs with "none" train as DDP
+  Shard shard = Shard::none;  // effective: DDP for several GPUs, ZeRO when offloading
   double cb = 2;              // bytes of a value in compute (activations, KV)
-  bool quantized = false;     // the base is stored in int4/int8 (bnb/GPTQ linears)
-  bool adapters = false;      // lora/qlora
-  double trainable = 0;       // parameters with gradients and optimizer states
-  double lora_params = 0;     // adapter parameters (part of trainable)
-  double layer_params = 0;    // parameters of one block (for gathers and freeze)
+  double rb = 2;              // bytes of the residual stream and the norms' outputs
+  double mb = 2;              // bytes of the MLP's gate/up outputs
+  double ab = 2;              // bytes of a LoRA adapter parameter
+  double lin_b = 2;           // bytes per stored linear-layer weight (NF4: 0.5, constants apart)
+  double emb_b = 2;           // bytes per stored embedding / LM-head parameter
+  double norm_b = 2;          // bytes per stored norm/bias parameter
+  bool autocast = false;      // 16-bit compute over values of another dtype (copies per module)
+  bool quantized = false;     // the base is stored in int4/int8 (bnb, GPTQ)
+  bool four_bit = false, eight_bit = false;
+  bool adapters = false;     // lora/qlora
+  bool trains_base = false;  // full/freeze
+  bool ckpt = false;         // checkpointing, asked or forced by the framework
+  bool opt_in_bwd = false;   // optimizer step inside backward
+  double dropout = 0;        // LoRA dropout
+  double trainable = 0;      // parameters with gradients and optimizer states
+  double lora_params = 0;    // adapter parameters (part of trainable)
+  double layer_params = 0;   // parameters of one block (for gathers and freeze)
+  double rest_params = 0;    // norms, biases, position tables: neither linear nor embedding
   std::vector<std::string>* assumptions = nullptr;
 
   void assume(const std::string& a) const { assumptions->push_back(a); }
+  bool zero() const { return shard >= Shard::zero1 && shard <= Shard::zero3; }
   bool shards_states() const { return shard >= Shard::zero1 && shard <= Shard::fsdp; }
   bool shards_grads() const { return shard >= Shard::zero2 && shard <= Shard::fsdp; }
   bool shards_params() const { return shard == Shard::zero3 || shard == Shard::fsdp; }
+  bool offloads_optimizer() const { return w.offload != Offload::none && shards_states(); }
+  bool offloads_params() const { return w.offload == Offload::params && shards_params(); }
+  // Layer split (HF device_map) inference: each GPU holds a contiguous share of the layers.
+  bool layer_split() const {
+    return !is_training(w.mode) && n > 1 && shard == Shard::none && !w.model.cnn;
+  }
+  double layer_share() const;  // fraction of the layers on the busiest GPU of a layer split
 };
 
 Setup make_setup(const Workload& w, std::vector<std::string>& assumptions);
 
 void add_state_components(const Setup& s, std::vector<Component>& out);
+void add_sharding_components(const Setup& s, std::vector<Component>& out);
 void add_activation_components(const Setup& s, std::vector<Component>& out);
+void add_loss_component(const Setup& s, std::vector<Component>& out);
+double loss_bytes(const Setup& s);  // what the loss holds at its peak (0: no LM loss)
 void add_inference_components(const Setup& s, std::vector<Component>& out);
+void add_vision_components(const Setup& s, std::vector<Component>& out);
+void add_step_component(const Setup& s, std::vector<Component>& out);
+void describe(const Setup& s, std::vector<std::string>& a);
+
+// Bytes of one trained or adapter value: gradients, and the optimizer's state dtype.
+double grad_bytes(const Setup& s);
+double state_bytes(const Setup& s);
 
 // The inference KV cache by attention kind (kv_cache.cpp) and what it assumed.
 void add_kv_cache(const Setup& s, std::vector<Component>& out);
@@ -49,8 +83,16 @@ struct LoraPlacement {
 };
 LoraPlacement lora_placement(LoraTargets t);
 double lora_params_per_layer(const ModelArch& m, int rank, LoraTargets t);
+// The adapter parameters of one block held in tensors of at least `min_numel` elements
+// (bitsandbytes pages only those: optim/optimizer.py:383).
+double lora_params_in_large_tensors(const ModelArch& m, int rank, LoraTargets t, double min_numel);
+
+// Tokens per sample: the sequence, or a ViT's patches (+ class token) at the image size.
+int tokens_of(const Workload& w);
 
 // MLP width a token passes through (MoE: active + shared experts).
 double mlp_width(const ModelArch& m);
+// Experts a token passes through (1 for dense MLPs).
+double active_mlps(const ModelArch& m);
 
 }  // namespace gpusel::detail

@@ -1,131 +1,15 @@
-// Model states: weights, quantization constants, LoRA adapters, gradients, optimizer
-// states and master weights, with what each sharding strategy divides (ZeRO s3.1).
+// Model states: weights, quantization constants, LoRA adapters, gradients, optimizer states
+// and master weights, with what each strategy divides and where each lives (ZeRO s3.1;
+// DeepSpeed stage3.py, stage_1_and_2.py; FSDP). Gathered units and buffers: sharding.cpp.
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
 #include "estimator_parts.hpp"
 
 namespace gpusel::detail {
-
-thread_local bool formulas_on = true;
-
-std::string num(double v) {
-  if (!formulas_on) return {};
-  char buf[32];
-  const double a = std::abs(v);
-  if (a >= 1e5) {
-    const int e = int(std::floor(std::log10(a)));
-    std::snprintf(buf, sizeof buf, "%.3ge%d", v / std::pow(10.0, e), e);
-  } else if (v == std::floor(v)) {
-    std::snprintf(buf, sizeof buf, "%.0f", v);
-  } else {
-    std::snprintf(buf, sizeof buf, "%.4g", v);
-  }
-  return buf;
-}
-
-std::string gb(double bytes) {
-  if (!formulas_on) return {};
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f GB", bytes / 1e9);
-  return buf;
-}
-
-LoraPlacement lora_placement(LoraTargets t) {
-  LoraPlacement p;
-  p.q = p.v = true;
-  if (t == LoraTargets::qv) return p;
-  p.k = p.o = true;
-  if (t == LoraTargets::attn) return p;
-  p.mlp_in = p.mlp_out = true;
-  return p;
-}
-
-double mlp_width(const ModelArch& m) {
-  if (!m.moe) return m.intermediate;
-  return double(m.moe->active + m.moe->shared_experts) * m.moe->expert_intermediate;
-}
-
-// r x (d_in + d_out) per adapted matrix (Hu et al. arXiv:2106.09685).
-double lora_params_per_layer(const ModelArch& m, int rank, LoraTargets t) {
-  const LoraPlacement at = lora_placement(t);
-  const double h = m.hidden, q = double(m.heads) * m.head_dim, kv = double(m.kv_heads) * m.head_dim;
-  double sum = 0;
-  if (at.q) sum += h + q;
-  if (at.k) sum += h + kv;
-  if (at.v) sum += h + kv;
-  if (at.o) sum += q + h;
-  if (at.mlp_in || at.mlp_out) {
-    const bool gated = m.mlp != "gelu";
-    double experts = 1, width = m.intermediate;
-    if (m.moe) {
-      experts = m.moe->experts + m.moe->shared_experts;
-      width = m.moe->expert_intermediate;
-    }
-    sum += experts * ((gated ? 2 : 1) * (h + width) + (width + h));
-  }
-  return rank * sum;
-}
-
 namespace {
 
-double per_layer(const ModelArch& m, const ArchParams& p) {
-  return std::max(0.0, (p.total - p.embedding - p.lm_head) / std::max(1, m.layers));
-}
-
-double trainable_params(const Setup& s) {
-  const Workload& w = s.w;
-  switch (w.mode) {
-    case Mode::inference:
-      return 0;
-    case Mode::full:
-      return s.p.total;
-    case Mode::freeze:
-      return std::min(w.freeze_trainable_layers, w.model.layers) * s.layer_params;
-    case Mode::lora:
-    case Mode::qlora:
-      return s.lora_params + (w.train_embeddings ? s.p.embedding + s.p.lm_head : 0);
-  }
-  return 0;
-}
-
-}  // namespace
-
-Setup make_setup(const Workload& w, std::vector<std::string>& assumptions) {
-  Setup s{w, arch_params(w.model)};
-  s.assumptions = &assumptions;
-  s.n = w.gpus;
-  s.shard = w.shard;
-  if (is_training(w.mode) && s.n > 1 && s.shard == Shard::none) s.shard = Shard::ddp;
-  s.cb = (w.precision == Precision::fp32 && !w.amp) ? 4 : 2;
-  s.adapters = w.mode == Mode::lora || w.mode == Mode::qlora;
-  s.quantized = is_quantized(w.precision) || w.mode == Mode::qlora;
-  s.layer_params = per_layer(w.model, s.p);
-  if (s.adapters)
-    s.lora_params = w.model.layers * lora_params_per_layer(w.model, w.lora_rank, w.lora_targets);
-  s.trainable = trainable_params(s);
-  return s;
-}
-
-namespace {
-
-// Bytes per stored value of the quantizable linears, and what the base really stores.
-double linear_bytes(const Setup& s) {
-  const Workload& w = s.w;
-  if (w.mode == Mode::qlora && !is_quantized(w.precision))
-    return data_constant("nf4_bits_per_param") / 8;  // qlora: NF4 base by default
-  return bytes_per_value(w.precision);
-}
-
-double other_bytes(const Setup& s) {
-  // Embeddings, LM head and norms stay 16-bit in quantized and fp8 models; QLoRA recipes
-  // (PEFT's prepare_model_for_kbit_training) upcast them to fp32 for training.
-  const Precision p = s.w.precision;
-  if (s.quantized && s.adapters) return data_constant("kbit_prep_other_bytes");
-  if (s.quantized || p == Precision::fp8) return 2;
-  return bytes_per_value(p);
-}
+std::string per_gpus(int n) { return " / " + std::to_string(n) + " GPUs"; }
 
 // A llama.cpp GGUF file: its bits per weight cover every tensor (llama-quantize quantizes
 // the embeddings and output too) and the block scales, so there is no separate state.
@@ -138,39 +22,55 @@ double gguf_weights(const Setup& s, std::string& f) {
 
 void add_weights(const Setup& s, std::vector<Component>& out) {
   const Workload& w = s.w;
-  const bool amp = w.amp && (w.mode == Mode::full || w.mode == Mode::freeze);
-  const double lin = amp ? 2 : linear_bytes(s), oth = amp ? 2 : other_bytes(s);
-  const double rest = s.p.total - s.p.linear;
-  double bytes = s.p.linear * lin + rest * oth;
-  std::string f = num(s.p.linear) + " linear x " + num(lin) + " B + " + num(rest) + " other x " +
-                  num(oth) + " B";
-  if (amp) f = num(s.p.total) + " params x 2 B (16-bit working copy; fp32 master below)";
+  const double emb = s.p.embedding + s.p.lm_head;
+  const bool fsdp_amp = w.amp && s.shard == Shard::fsdp && s.trains_base;
+  const double lin_b = fsdp_amp ? 4 : s.lin_b, emb_b = fsdp_amp ? 4 : s.emb_b;
+  const double norm_b = fsdp_amp ? 4 : s.norm_b;
+  double bytes = s.p.linear * lin_b + emb * emb_b + s.rest_params * norm_b;
+  std::string f = num(s.p.linear) + " linear x " + num(lin_b) + " B + " + num(emb) +
+                  " embedding/head x " + num(emb_b) + " B + " + num(s.rest_params) +
+                  " norms/biases x " + num(norm_b) + " B";
+  const bool fp8 = w.precision == Precision::fp8;
+  if (w.amp && s.trains_base && !fsdp_amp && !fp8)
+    f = num(s.p.total) + " params x 2 B (16-bit working copy; fp32 master below)";
+  if (w.amp && fp8 && !fsdp_amp) f += " (fp32 parameters: float8 casts them per matmul)";
+  if (fsdp_amp) f += " (fp32 parameters, FSDP mixed precision gathers them in bf16)";
   if (w.weight_bits > 0) bytes = gguf_weights(s, f);
-  const bool split = s.shards_params() || s.shard == Shard::tp || (!is_training(w.mode) && s.n > 1);
-  if (split) {
-    bytes /= s.n;
-    f += " / " + std::to_string(s.n) + " GPUs";
+  std::string where = "gpu";
+  if (s.layer_split() && w.weight_bits > 0) {
+    bytes *= s.layer_share(), f += " x " + num(s.layer_share()) + " (layers on the busiest GPU)";
+  } else if (s.layer_split()) {
+    // HF device_map: the busiest GPU holds its share of the layers and one of the
+    // embedding / LM head.
+    const double blocks = s.p.linear * lin_b + s.rest_params * norm_b;
+    bytes = blocks * s.layer_share() + std::max(s.p.embedding, s.p.lm_head) * emb_b;
+    f = num(blocks) + " B of blocks x " + num(s.layer_share()) +
+        " (layers on the busiest GPU) + the larger of embedding/head x " + num(emb_b) + " B";
+  } else if (s.shard == Shard::tp || (!is_training(w.mode) && s.n > 1)) {
+    bytes /= s.n, f += per_gpus(s.n);
+  } else if (s.shard == Shard::fsdp) {
+    bytes /= s.n, f += per_gpus(s.n) + " (sharded)";
+  } else if (s.shard == Shard::zero3) {
+    // Tensors under stage3_param_persistence_threshold (norms, biases) stay whole.
+    const double persistent = s.rest_params * norm_b;
+    bytes = (bytes - persistent) / s.n + persistent;
+    f += ", all but the norms/biases" + per_gpus(s.n) + " (stage3 persistence threshold)";
   }
-  if (s.shards_params()) {
-    const double layers = data_constant("checkpoint_gathered_layers");
-    bytes += layers * s.layer_params * 2;
-    f += " + " + num(layers) + " gathered layers x " + num(s.layer_params) + " x 2 B";
-    if (w.offload == Offload::params) {
-      bytes = layers * s.layer_params * 2;
-      f = num(layers) + " gathered layers x " + num(s.layer_params) +
-          " x 2 B (parameters offloaded to CPU)";
-    }
+  if (s.offloads_params()) {
+    const double kept = s.shard == Shard::zero3 ? s.rest_params * norm_b : 0;
+    out.push_back({"weights", kept, "norms/biases kept on the GPU (persistent)"});
+    out.push_back({"weights_offloaded", bytes - kept, f + ", offloaded to CPU", "host"});
+    return;
   }
-  out.push_back({"weights", bytes, f});
+  out.push_back({"weights", bytes, f, where});
 }
 
 void add_quant_state(const Setup& s, std::vector<Component>& out) {
   if (!s.quantized || s.w.weight_bits > 0) return;
   const Workload& w = s.w;
-  const bool int8 = w.precision == Precision::int8;
   double per_param = 0;
   std::string f;
-  if (int8) {
+  if (s.eight_bit) {
     per_param = data_constant("int8_row_scale_bytes") / w.model.hidden;
     f = num(s.p.linear) + " linear x " + num(data_constant("int8_row_scale_bytes")) +
         " B per row / hidden " + std::to_string(w.model.hidden);
@@ -182,52 +82,83 @@ void add_quant_state(const Setup& s, std::vector<Component>& out) {
         (w.double_quant ? " (NF4 absmax, double-quantized)" : " (NF4 fp32 absmax per 64)");
   }
   double bytes = s.p.linear * per_param;
-  if (!is_training(w.mode) && s.n > 1) bytes /= s.n, f += " / " + std::to_string(s.n);
-  if (s.shards_params()) bytes /= s.n, f += " / " + std::to_string(s.n);
+  if (s.layer_split())
+    bytes *= s.layer_share(), f += " x " + num(s.layer_share()) + " (layers on the busiest GPU)";
+  else if ((!is_training(w.mode) && s.n > 1) || s.shards_params() || s.shard == Shard::tp)
+    bytes /= s.n, f += per_gpus(s.n);
   out.push_back({"quantization_state", bytes, f});
 }
 
 void add_lora(const Setup& s, std::vector<Component>& out) {
   if (!s.adapters) return;
-  const double b = data_constant("lora_param_bytes");
-  double bytes = s.lora_params * b;
+  double bytes = s.lora_params * s.ab;
   std::string f = num(s.lora_params) + " adapter params (rank " + std::to_string(s.w.lora_rank) +
-                  ", " + to_string(s.w.lora_targets) + ") x " + num(b) + " B";
+                  ", " + to_string(s.w.lora_targets) + (s.w.model.moe ? ", every expert" : "") +
+                  ") x " + num(s.ab) + " B";
   if (s.w.train_embeddings) {
     const double copy = s.p.embedding + s.p.lm_head;
-    bytes += copy * 2;
-    f += " + " + num(copy) + " trained embedding/head copy x 2 B";
+    bytes += copy * s.emb_b;
+    f += " + " + num(copy) + " trained embedding/head copy x " + num(s.emb_b) + " B";
   }
-  const bool split = s.shards_params() || s.shard == Shard::tp;
-  if (split) bytes /= s.n, f += " / " + std::to_string(s.n);
+  if (s.shards_params() || s.shard == Shard::tp) bytes /= s.n, f += per_gpus(s.n);
   out.push_back({"lora_adapters", bytes, f});
 }
 
-// Bytes of one gradient / optimizer state value of the trainable parameters.
-double trained_value_bytes(const Setup& s, bool for_grads) {
-  const Workload& w = s.w;
-  if (s.adapters) return data_constant("lora_param_bytes");
-  // DeepSpeed ZeRO/FSDP reduce 16-bit gradients; torch AMP accumulates them into fp32 params.
-  if (w.amp) return (for_grads && s.shards_states()) ? 2 : 4;
-  return bytes_per_value(w.precision);
+// The largest trainable tensor: what an optimizer step in backward holds at most.
+double largest_trainable(const Setup& s) {
+  const ModelArch& m = s.w.model;
+  if (s.adapters) return double(s.w.lora_rank) * std::max<double>(m.hidden, mlp_width(m));
+  const double linear = double(m.hidden) * std::max<double>(m.intermediate, m.hidden);
+  return std::max({linear, s.p.embedding, s.p.lm_head});
+}
+
+// FSDP1 units mixing frozen and trainable parameters hold gradients for all of them (FSDP
+// docs: "equivalent to not freezing those parameters"); accumulating under no_sync keeps
+// them unsharded ("the full model gradients instead of gradient shards") until the step.
+void fsdp_gradients(const Setup& s, double b, double& bytes, std::string& f) {
+  const bool frozen_too = s.f.fsdp_frozen_grads.value && s.adapters;
+  const double params = frozen_too ? s.p.total : s.trainable;
+  const double per = frozen_too ? std::max(b, s.lin_b >= 2 ? s.lin_b : 2.0) : b;
+  const bool unsharded = s.f.fsdp_no_sync_accumulation.value && s.w.grad_accum > 1;
+  bytes = params * per / (unsharded ? 1 : s.n);
+  f = num(params) +
+      (frozen_too ? " params (FSDP1 units mixing frozen and trainable ones)" : " trainable") +
+      " x " + num(per) + " B" +
+      (unsharded
+           ? ", unsharded: " + std::to_string(s.w.grad_accum) + " accumulation steps under no_sync"
+           : per_gpus(s.n));
 }
 
 void add_gradients(const Setup& s, std::vector<Component>& out) {
   if (s.trainable <= 0) return;
-  const double b = trained_value_bytes(s, true);
-  // A trained embedding/head copy (PEFT modules_to_save) keeps the base's 16-bit dtype.
+  const double b = grad_bytes(s);
+  // A trained embedding/head copy (PEFT modules_to_save) keeps the base's dtype.
   const double copy = s.adapters ? s.trainable - s.lora_params : 0;
-  double bytes = (s.trainable - copy) * b + copy * 2;
+  double bytes = (s.trainable - copy) * b + copy * s.emb_b;
   std::string f = num(s.trainable - copy) + " trainable x " + num(b) + " B";
-  if (copy > 0) f += " + " + num(copy) + " embedding/head x 2 B";
-  if (s.shards_grads() || s.shard == Shard::tp) {
-    bytes /= s.n;
-    f += " / " + std::to_string(s.n) + " GPUs";
+  if (copy > 0) f += " + " + num(copy) + " embedding/head x " + num(s.emb_b) + " B";
+  std::string where = "gpu";
+  const bool fsdp = s.shard == Shard::fsdp && s.n > 1;
+  if (s.opt_in_bwd) {
+    bytes = largest_trainable(s) * b;
+    f = num(largest_trainable(s)) + " (largest trainable tensor) x " + num(b) +
+        " B: the optimizer steps in backward and frees each gradient";
+  } else if (fsdp && (s.f.fsdp_frozen_grads.value || s.w.grad_accum > 1)) {
+    fsdp_gradients(s, b, bytes, f);
+  } else if (s.shards_grads() || s.shard == Shard::tp) {
+    bytes /= s.n, f += per_gpus(s.n);
   } else if (s.shard == Shard::ddp) {
     bytes *= 1 + data_constant("ddp_bucket_copy");
     f += " x 2 (DDP bucket copy)";
   }
-  out.push_back({"gradients", bytes, f});
+  // DeepSpeed keeps the partitioned gradients where the optimizer runs (stage3.py:261,
+  // 547-551: self.device is the CPU iff offload_optimizer); FSDP's CPUOffload moves them
+  // with the parameters. An optimizer-only offload under FSDP (torchao CPUOffloadOptimizer,
+  // offload_gradients=False) leaves them on the GPU.
+  const bool on_host = (s.zero() && s.shards_grads() && s.offloads_optimizer()) ||
+                       (s.shard == Shard::fsdp && s.offloads_params());
+  if (on_host) where = "host", f += ", on the CPU with the optimizer";
+  out.push_back({on_host ? "gradients_offloaded" : "gradients", bytes, f, where});
 }
 
 double optimizer_bytes_per_param(const Setup& s, double b, std::string& how) {
@@ -235,6 +166,10 @@ double optimizer_bytes_per_param(const Setup& s, double b, std::string& how) {
     case Optimizer::adamw:
       how = "AdamW 2 states x " + num(b) + " B";
       return data_constant("adam_states") * b;
+    case Optimizer::paged_adamw:
+      // bitsandbytes' 32-bit optimizers keep fp32 states whatever the parameter's dtype.
+      how = "paged AdamW 32-bit: 2 fp32 states";
+      return data_constant("adam_states") * 4;
     case Optimizer::adamw_8bit:
     case Optimizer::paged_adamw_8bit:
       how = "8-bit AdamW";
@@ -250,40 +185,69 @@ double optimizer_bytes_per_param(const Setup& s, double b, std::string& how) {
   return 0;
 }
 
+bool paged(const Setup& s) {
+  return s.w.optimizer == Optimizer::paged_adamw || s.w.optimizer == Optimizer::paged_adamw_8bit;
+}
+
+// bitsandbytes pages only state tensors of at least 1e5 elements (optim/optimizer.py:383).
+double paged_params(const Setup& s) {
+  const double min_numel = data_constant("bnb_paged_min_numel");
+  if (s.adapters)
+    return s.w.model.layers *
+           lora_params_in_large_tensors(s.w.model, s.w.lora_rank, s.w.lora_targets, min_numel);
+  return std::max(0.0, s.trainable - (s.w.model.hidden < min_numel ? s.rest_params : 0));
+}
+
 void add_optimizer(const Setup& s, std::vector<Component>& out) {
   if (s.trainable <= 0) return;
   std::string how, how_copy;
-  const double per = optimizer_bytes_per_param(s, trained_value_bytes(s, false), how);
+  const double per = optimizer_bytes_per_param(s, state_bytes(s), how);
   const double copy = s.adapters ? s.trainable - s.lora_params : 0;
   double bytes = (s.trainable - copy) * per;
   std::string f = num(s.trainable - copy) + " trainable x " + num(per) + " B (" + how + ")";
   if (copy > 0) {
-    const double per_copy = optimizer_bytes_per_param(s, 2, how_copy);
+    const double per_copy = optimizer_bytes_per_param(s, s.emb_b, how_copy);
     bytes += copy * per_copy;
     f += " + " + num(copy) + " embedding/head x " + num(per_copy) + " B";
   }
-  if (s.w.offload != Offload::none) {
-    bytes = 0;
-    f += ", offloaded to CPU";
-  } else if (s.shards_states() || s.shard == Shard::tp) {
-    bytes /= s.n;
-    f += " / " + std::to_string(s.n) + " GPUs";
+  const double divide = s.shards_states() || s.shard == Shard::tp ? s.n : 1;
+  if (divide > 1) bytes /= divide, f += per_gpus(s.n);
+  if (s.offloads_optimizer()) {
+    out.push_back({"optimizer_states_offloaded", bytes, f + ", on the CPU", "host"});
+    return;
+  }
+  if (paged(s)) {
+    const double in_pages = std::min(s.trainable, paged_params(s)) * per / divide;
+    if (bytes - in_pages > 0)
+      out.push_back({"optimizer_states", bytes - in_pages,
+                     "states of tensors under 1e5 elements stay ordinary CUDA tensors"});
+    out.push_back({"paged_optimizer_states", in_pages,
+                   f + ", tensors of 1e5+ elements in CUDA managed memory (bitsandbytes paged "
+                       "optimizer): on the GPU while there is room, evicted to host under "
+                       "pressure; not counted against VRAM",
+                   "managed"});
+    return;
   }
   out.push_back({"optimizer_states", bytes, f});
 }
 
 void add_master(const Setup& s, std::vector<Component>& out) {
   const Workload& w = s.w;
-  if (!w.amp || s.adapters || s.trainable <= 0) return;
+  if (s.trainable <= 0) return;
+  // DeepSpeed keeps an fp32 master partition of every trainable parameter (adapters too,
+  // once the engine cast them to bf16); torch AMP and FSDP keep fp32 parameters themselves.
+  const bool deepspeed = s.zero();
+  // torchao float8 under autocast reads the fp32 parameters themselves: no separate master.
+  const bool torch_amp =
+      w.amp && s.trains_base && s.shard != Shard::fsdp && w.precision != Precision::fp8;
+  if (!deepspeed && !torch_amp) return;
   const double b = data_constant("master_weight_bytes");
   double bytes = s.trainable * b;
   std::string f = num(s.trainable) + " trainable x " + num(b) + " B (fp32 master)";
-  if (w.offload != Offload::none) {
-    bytes = 0;
-    f += ", offloaded to CPU";
-  } else if (s.shards_states() || s.shard == Shard::tp) {
-    bytes /= s.n;
-    f += " / " + std::to_string(s.n) + " GPUs";
+  if (s.shards_states() || s.shard == Shard::tp) bytes /= s.n, f += per_gpus(s.n);
+  if (s.offloads_optimizer()) {
+    out.push_back({"master_weights_offloaded", bytes, f + ", on the CPU", "host"});
+    return;
   }
   out.push_back({"master_weights", bytes, f});
 }

@@ -61,15 +61,10 @@ double parse_one(std::string_view part, std::string_view whole) {
   v *= scale;
   if (!std::isfinite(v) || v > kMaxParams) reject(whole, "out of range");
   if (v <= 0) reject(whole, "must be positive");
-  if (v < kMinParams) reject(whole, "too small: did you mean " + quote_input(part) + "B?");
+  if (v < kMinParams)
+    reject(whole, scale == 1 && v >= 1 ? "too small: did you mean " + quote_input(part) + "B?"
+                                       : "too small: at least 100K parameters");
   return v;
-}
-
-// Share of a dense Llama-style model's parameters in its MLPs: what an "N x size"
-// mixture replicates (Mixtral 8x7B: 46.7B total, 12.9B active from Mistral 7B).
-double mlp_params(double size) {
-  ModelArch m = typical_arch({size, size});
-  return double(m.layers) * 3.0 * m.hidden * double(m.intermediate);
 }
 
 ParamCount parse_experts(std::string_view s, std::size_t x, std::string_view whole) {
@@ -78,10 +73,13 @@ ParamCount parse_experts(std::string_view s, std::size_t x, std::string_view who
   auto [end, ec] = std::from_chars(n.data(), n.data() + n.size(), experts);
   if (ec != std::errc() || end != n.data() + n.size() || experts < 2 || experts > 1024)
     reject(whole, "expert count must be an integer from 2 to 1024");
-  double size = parse_one(s.substr(x + 1), whole);
-  double mlp = mlp_params(size);
-  // Top-2 routing, as in Mixtral and the "NxM" models named after it.
-  return {size + (experts - 1) * mlp, size + std::min(1, experts - 1) * mlp};
+  ParamCount c;
+  c.experts = experts;
+  c.expert_size = parse_one(s.substr(x + 1), whole);
+  const ModelArch m = typical_arch(c);
+  c.total = m.params;
+  c.active = m.active_params.value_or(m.params);
+  return c;
 }
 
 }  // namespace
@@ -100,81 +98,6 @@ ParamCount parse_param_count(std::string_view text) {
     return parse_param_count(std::string(s.substr(0, a)) + "-A" + std::string(s.substr(a + 2)));
   double v = parse_one(s, text);
   return {v, v};
-}
-
-}  // namespace gpusel
-
-namespace gpusel {
-namespace {
-
-// The Llama 3 family's proportions (Llama 3.1 8B/70B, 3.2 1B/3B; ESTIMATOR.md table):
-// head_dim 128, 8 KV heads, MLP width 3.5 x hidden, vocabulary 128256, hidden about
-// 128 x layers, embeddings tied below 4B parameters.
-constexpr long kTypicalVocab = 128256;
-constexpr int kTypicalKvHeads = 8;
-constexpr int kTypicalHeadDim = 128;
-constexpr double kTypicalMlpRatio = 3.5;
-constexpr double kTiedBelow = 4e9;
-
-double layer_params(double h) {
-  const double kv = kTypicalKvHeads * kTypicalHeadDim;
-  return 2 * h * h + 2 * h * kv + 3 * h * kTypicalMlpRatio * h + 2 * h;
-}
-
-ModelArch shaped(int hidden, int layers, bool tied) {
-  ModelArch m;
-  m.hidden = hidden;
-  m.layers = layers;
-  m.head_dim = kTypicalHeadDim;
-  m.heads = std::max(1, hidden / kTypicalHeadDim);
-  m.kv_heads = std::min(kTypicalKvHeads, m.heads);  // typical_arch keeps heads divisible
-  m.intermediate = int(std::lround(kTypicalMlpRatio * hidden / 256.0) * 256);
-  m.vocab = kTypicalVocab;
-  m.tied_embeddings = tied;
-  m.max_context = 131072;
-  return m;
-}
-
-std::string short_count(double p) {
-  char buf[32];
-  if (p >= 1e9)
-    std::snprintf(buf, sizeof buf, "%.3gB", p / 1e9);
-  else
-    std::snprintf(buf, sizeof buf, "%.3gM", p / 1e6);
-  return buf;
-}
-
-}  // namespace
-
-ModelArch typical_arch(const ParamCount& count) {
-  const double p = count.active > 0 ? count.active : count.total;
-  const bool tied = p < kTiedBelow;
-  int best_h = 256, best_l = 1;
-  double best_score = 1e300;
-  for (int h = 256; h <= 32768; h += 128) {
-    // Query heads in whole groups of the 8 KV heads (grouped-query attention), as the
-    // Llama 3 shapes have; small models with under 8 heads keep one KV head per head.
-    const int heads = h / kTypicalHeadDim;
-    if (heads >= kTypicalKvHeads && heads % kTypicalKvHeads != 0) continue;
-    const double emb = double(kTypicalVocab) * h * (tied ? 1 : 2);
-    const double l = std::max(1.0, std::round((p - emb) / layer_params(h)));
-    const double score = std::abs(std::log(l * 128.0 / h));  // distance from hidden = 128 L
-    if (score < best_score) best_score = score, best_h = h, best_l = int(l);
-  }
-  ModelArch m = shaped(best_h, best_l, tied);
-  m.params = count.total;
-  if (count.active < count.total) m.active_params = count.active;
-  m.id = "params-" + short_count(count.total);
-  m.name = "typical " + short_count(count.total) + " decoder";
-  m.family = "typical";
-  m.notes = "Llama-3-style shape for " + short_count(p) +
-            " parameters: " + std::to_string(m.layers) + " layers, hidden " +
-            std::to_string(m.hidden) + ", " + std::to_string(m.heads) + " heads, " +
-            std::to_string(m.kv_heads) + " KV heads x 128, MLP " + std::to_string(m.intermediate) +
-            " (SwiGLU), vocab " + std::to_string(m.vocab) + (tied ? ", tied embeddings" : "");
-  if (m.active_params)
-    m.notes += "; mixture of experts: a dense shape of the active size, weights of the total";
-  return m;
 }
 
 }  // namespace gpusel

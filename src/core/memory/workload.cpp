@@ -24,9 +24,10 @@ constexpr Names<Precision, 6> kPrecisions{{{Precision::fp32, "fp32"},
                                            {Precision::fp8, "fp8"},
                                            {Precision::int8, "int8"},
                                            {Precision::int4, "int4"}}};
-constexpr Names<Optimizer, 5> kOptimizers{{{Optimizer::adamw, "adamw"},
+constexpr Names<Optimizer, 6> kOptimizers{{{Optimizer::adamw, "adamw"},
                                            {Optimizer::adamw_8bit, "adamw-8bit"},
                                            {Optimizer::paged_adamw_8bit, "paged-adamw-8bit"},
+                                           {Optimizer::paged_adamw, "paged-adamw"},
                                            {Optimizer::sgd, "sgd"},
                                            {Optimizer::adafactor, "adafactor"}}};
 constexpr Names<Shard, 7> kShards{{{Shard::none, "none"},
@@ -179,11 +180,29 @@ void require_positive(long v, const char* what) {
 
 void validate_precision(const Workload& w) {
   const bool trains_base = w.mode == Mode::full || w.mode == Mode::freeze;
-  if (trains_base && (is_quantized(w.precision) || w.precision == Precision::fp8))
+  // FP8 training (torchao float8, Transformer Engine) keeps bf16 weights and casts to fp8
+  // per matmul; freeze mode has no such recipe.
+  if (trains_base &&
+      (is_quantized(w.precision) || (w.precision == Precision::fp8 && w.mode == Mode::freeze)))
     throw usage_error("--mode " + to_string(w.mode) + " trains the weights themselves: use " +
-                      "--precision fp32|bf16|fp16 (quantized bases train with lora or qlora)");
+                      "--precision fp32|bf16|fp16" + (w.mode == Mode::full ? "|fp8" : "") +
+                      " (quantized bases train with lora or qlora)");
   if (w.mode == Mode::qlora && w.precision == Precision::fp8)
     throw usage_error("qlora quantizes the base to int4 (NF4) or int8, not fp8");
+  if (w.mode == Mode::lora && w.precision == Precision::fp8)
+    throw usage_error(
+        "lora over an fp8 base is not a recipe gpusel knows: use --precision "
+        "bf16 (or qlora for a 4-bit base)");
+  // --amp means 16-bit compute over fp32 weights: with LoRA that is an fp32 base.
+  if (w.amp && (w.mode == Mode::lora || w.mode == Mode::qlora) && w.precision != Precision::fp32)
+    throw usage_error("--amp with --mode " + to_string(w.mode) +
+                      " means 16-bit compute over an fp32 base: add --precision fp32 (a " +
+                      to_string(w.precision) + " base already computes in 16 bits; the " +
+                      "adapters' dtype is --adapter-dtype)");
+  // fp8 --amp: torchao float8 over an fp32 model under autocast.
+  if (w.amp &&
+      (w.mode == Mode::inference || (w.precision == Precision::fp8 && w.mode != Mode::full)))
+    throw usage_error("--amp applies to training with fp32 weights (full, freeze, lora)");
   if (is_training(w.mode) && !w.weight_format.empty())
     throw usage_error("--precision " + w.weight_format +
                       " is a llama.cpp GGUF type, which serves inference only (--mode inference); "
@@ -198,12 +217,17 @@ void validate_sharding(const Workload& w) {
   if (!is_training(w.mode) && shards && w.shard != Shard::tp)
     throw usage_error("--shard " + to_string(w.shard) + " is a training strategy; " +
                       "inference splits a model with --shard tp (or none: layers split)");
-  if (w.shard == Shard::tp && w.gpus > 1 && w.model.heads > 0 && w.model.heads % w.gpus != 0)
+  if (w.shard == Shard::tp && w.gpus > 1 && w.model.heads > 0 && !w.model.remainder_linear &&
+      w.model.heads % w.gpus != 0)
     throw usage_error("--shard tp splits attention by heads: " + std::to_string(w.gpus) +
                       " GPUs do not divide the model's " + std::to_string(w.model.heads) +
                       " heads");
-  if (w.offload == Offload::params && w.shard != Shard::zero3 && w.shard != Shard::fsdp)
+  if (w.offload == Offload::params && w.shard_given && w.shard != Shard::zero3 &&
+      w.shard != Shard::fsdp)
     throw usage_error("--offload params needs --shard zero3 or fsdp");
+  if (w.offload != Offload::none && w.shard_given &&
+      (w.shard == Shard::none || w.shard == Shard::ddp || w.shard == Shard::tp))
+    throw usage_error("--offload needs DeepSpeed ZeRO (--shard zero1|zero2|zero3) or FSDP");
   if (w.offload != Offload::none && !is_training(w.mode))
     throw usage_error("--offload applies to training (optimizer states, sharded params)");
 }
@@ -223,21 +247,90 @@ Workload on_gpus(const Workload& given, int count) {
   require_positive(count, "the GPU count");
   Workload w = given;
   w.gpus = count;
+  if (w.shard_given && (count > 1 || w.shard != Shard::tp)) {
+    if (count > 1) validate_sharding(w);
+    return w;
+  }
+  // Offloading on one GPU is DeepSpeed's ZeRO-Offload (optimizer: stage 2) or ZeRO-Infinity
+  // (parameters: stage 3); on several, the framework's own sharding.
+  const Shard framework_shard =
+      w.framework.default_shard.value == "zero3" ? Shard::zero3 : Shard::fsdp;
   if (count == 1) {
-    if (!w.shard_given || w.shard == Shard::tp) w.shard = Shard::none;
+    w.shard = Shard::none;
+    if (is_training(w.mode) && w.offload == Offload::optimizer) w.shard = Shard::zero2;
+    if (is_training(w.mode) && w.offload == Offload::params) w.shard = Shard::zero3;
     return w;
   }
-  if (w.shard_given) {
-    validate_sharding(w);
+  if (w.model.cnn) {  // convolutional networks run data-parallel
+    w.shard = Shard::ddp;
     return w;
   }
-  const bool heads_divide = w.model.heads <= 0 || w.model.heads % count == 0;
-  w.shard = is_training(w.mode) ? Shard::fsdp : heads_divide ? Shard::tp : Shard::none;
+  const bool heads_divide =
+      w.model.heads <= 0 || w.model.remainder_linear || w.model.heads % count == 0;
+  w.shard = is_training(w.mode)
+                ? (w.offload == Offload::params && framework_shard == Shard::fsdp ? Shard::fsdp
+                                                                                  : framework_shard)
+            : heads_divide ? Shard::tp
+                           : Shard::none;
   return w;
+}
+
+namespace {
+
+template <typename T>
+void override_with(Cited<T>& b, const std::optional<T>& v, const char* flag) {
+  if (v) b = {*v, std::string("set by ") + flag, today_iso()};
+}
+
+void apply_overrides(FrameworkProfile& f, const FrameworkOverrides& o) {
+  if (o.adapter_dtype) {
+    const std::string d = to_lower(*o.adapter_dtype);
+    if (d != "fp32" && d != "bf16" && d != "fp16" && d != "base")
+      throw usage_error("invalid --adapter-dtype '" + *o.adapter_dtype +
+                        "' (expected fp32|bf16|base: base is the model's own dtype)");
+    override_with(f.adapter_dtype, std::optional<std::string>(d == "fp32" ? "fp32" : "base"),
+                  "--adapter-dtype");
+  }
+  if (o.lora_dropout && !(*o.lora_dropout >= 0 && *o.lora_dropout < 1))
+    throw usage_error("--lora-dropout must be in [0, 1) (got " + std::to_string(*o.lora_dropout) +
+                      ")");
+  override_with(f.lora_dropout, o.lora_dropout, "--lora-dropout");
+  if (o.opt_in_bwd)
+    override_with(f.optimizer_in_backward,
+                  std::optional<std::string>(*o.opt_in_bwd ? "always" : "never"), "--opt-in-bwd");
+  override_with(f.activation_offload, o.act_offload, "--act-offload");
+  if (o.act_offload && *o.act_offload && f.offload_gpu_checkpoints.value == 0)
+    f.offload_gpu_checkpoints = {
+        5, "torchtune's max_fwd_stash_size=5 (_activation_offloading.py:66-72)", "2026-04-23"};
+  override_with(f.four_bit_keeps_input, o.nf4_keeps_input, "--nf4-keeps-input");
+  override_with(f.kbit_upcast_embeddings, o.kbit_upcast, "--kbit-upcast");
+  override_with(f.kbit_upcast_norms, o.kbit_upcast, "--kbit-upcast");
+  override_with(f.compile, o.compile, "--compile");
+  if (o.ds_live_params) {
+    if (!(*o.ds_live_params > 0)) throw usage_error("--ds-live-params must be positive");
+    f.zero.value.max_live_parameters = f.zero.value.max_reuse_distance = *o.ds_live_params;
+    f.zero.source += "; stage3_max_live_parameters and max_reuse_distance set by --ds-live-params";
+  }
+}
+
+}  // namespace
+
+void apply_framework(Workload& w, const FrameworkProfile& f, bool loss_given, bool optimizer_given,
+                     const FrameworkOverrides& o) {
+  w.framework = f;
+  apply_overrides(w.framework, o);
+  if (!loss_given) w.loss = f.loss.value == "chunked" ? Loss::chunked : Loss::full;
+  if (!optimizer_given) {
+    const bool quantized =
+        w.mode == Mode::qlora || (w.mode == Mode::lora && is_quantized(w.precision));
+    w.optimizer = parse_optimizer(quantized ? f.default_optimizer_quantized.value
+                                            : f.default_optimizer.value);
+  }
 }
 
 void validate(const Workload& w) {
   require_positive(w.batch, "--batch");
+  require_positive(w.grad_accum, "--grad-accum");
   require_positive(w.seq_len, "--seq-len");
   require_positive(w.gpus, "--gpus");
   if (w.prompt_len < 0 || w.prompt_len > w.seq_len)
@@ -245,8 +338,22 @@ void validate(const Workload& w) {
                       ")");
   if (w.mode == Mode::lora || w.mode == Mode::qlora) require_positive(w.lora_rank, "--lora-rank");
   if (w.mode == Mode::freeze) require_positive(w.freeze_trainable_layers, "--trainable-layers");
-  if (w.model.layers < 1 || w.model.hidden < 1)
+  if (w.model.cnn) {
+    // Convolutional networks train whole (torchvision, ultralytics): no adapters, no layers
+    // to freeze or split by heads.
+    if (w.mode != Mode::full && w.mode != Mode::inference)
+      throw usage_error("model '" + w.model.id + "' is a convolutional network: --mode full " +
+                        "or inference");
+    if (w.shard == Shard::tp || w.shard == Shard::zero3 || w.shard == Shard::fsdp)
+      throw usage_error("--shard " + to_string(w.shard) + " is not modelled for a " +
+                        "convolutional network: it trains data-parallel (ddp)");
+  } else if (w.model.layers < 1 || w.model.hidden < 1) {
     throw usage_error("model '" + w.model.id + "' has no usable architecture");
+  }
+  const bool vision = w.model.cnn || w.model.kind == "vision-encoder";
+  if (w.image_size < 0 || (w.image_size > 0 && !vision))
+    throw usage_error("--image-size applies to vision models (CNNs, ViT), from 1 pixel up");
+  if (w.image_size > 16384) throw usage_error("--image-size above 16384 pixels is not modelled");
   validate_precision(w);
   validate_sharding(w);
   validate_context(w);

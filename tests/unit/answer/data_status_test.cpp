@@ -29,7 +29,7 @@ const Cloud& small_cloud() {
 
 }  // namespace
 
-TEST_CASE("cloud list: every row honours the filters; ages count days to the as-of date") {
+TEST_CASE("cloud list: every row honours the filters, ages count days to the as-of date") {
   const CloudListAnswer all = list_cloud(small_cloud(), small_catalog(), {"", "", "2026-12-01"});
   CHECK(all.offers.size() == small_cloud().offers.size());
   CHECK(all.total == small_cloud().offers.size());

@@ -59,7 +59,7 @@ TEST_CASE("what can be built: two consumer cards, four workstation cards, eight 
   CHECK(sxm.networked);
 }
 
-TEST_CASE("modules need their server; beyond one host a network per GPU") {
+TEST_CASE("modules need their server, beyond one host a network per GPU") {
   const PlatformQuote one = quote("h100-sxm", 1), eight = quote("h100-sxm", 8);
   CHECK(one.platform->id == "hgx-server");
   CHECK(one.total_usd == eight.total_usd);  // one module still needs the whole board

@@ -1,5 +1,5 @@
-#include "gpusel/memory/param_count.hpp"
 #include "gpusel/memory/fit.hpp"
+#include "gpusel/memory/param_count.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -132,16 +132,19 @@ TEST_CASE("when no single change is enough, the fewest that fit together are off
     if (c.change.find(" + ") == std::string::npos && c.workload.gpus == 1) CHECK_FALSE(c.fits);
 }
 
-TEST_CASE("a 70B model in bf16 needs several 80 GB cards; fit says how many") {
+TEST_CASE("a 70B model in bf16 needs several 80 GB cards, fit says how many") {
   const Workload w = on(test_models::llama31_8b(), Mode::inference);
   Workload big = on(typical_arch({70e9, 70e9}), Mode::inference);
   big.model_from_preset = true;
-  const FitResult r = fit(big, card(80), 1);
+  Gpu module = card(80);  // an SXM module: a server takes eight (a desktop board two, K18)
+  module.segment = "datacenter";
+  module.form_factor = "sxm";
+  const FitResult r = fit(big, module, 1);
   CHECK_FALSE(r.fits);
   bool sharded = false;
   for (const auto& c : r.changes)
     if (c.change.find("--shard tp") != std::string::npos) sharded = c.fits;
   CHECK(sharded);
-  CHECK(fit(big, card(80), 4).fits);
+  CHECK(fit(big, module, 4).fits);
   CHECK_THROWS_AS(fit(w, card(80), 0), Error);
 }

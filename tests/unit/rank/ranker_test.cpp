@@ -1,5 +1,6 @@
 // The ranker: which configurations a card is offered in, and properties every ranking over
 // the shipped catalog must keep (budget monotonicity, fit, budget, filters, currency).
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <functional>
@@ -180,7 +181,7 @@ TEST_CASE("raising the budget never removes a configuration or a card") {
   }
 }
 
-TEST_CASE("every result fits its cards and its budget; every rejection is over it") {
+TEST_CASE("every result fits its cards and its budget, every rejection is over it") {
   for (const auto& [name, w] : property_workloads()) {
     int shown = 0;
     for (std::optional<double> budget : {std::optional<double>{}, {3000.0}, {400000.0}}) {
@@ -198,7 +199,8 @@ TEST_CASE("every result fits its cards and its budget; every rejection is over i
         if (!budget) continue;
         REQUIRE(res.unit_price.has_value());
         CHECK(res.price <= *budget);
-        CHECK(res.price == Approx(res.unit_price->amount * res.config.count));
+        CHECK(res.cards_price == Approx(res.unit_price->amount * res.config.count));
+        CHECK(res.price == Approx(res.cards_price + res.platform_price));
       }
       for (const auto& o : r.over_budget) {
         REQUIRE(budget.has_value());
@@ -379,18 +381,21 @@ TEST_CASE("a CNY budget selects what the same USD budget selects, prices convert
   }
 }
 
-TEST_CASE("a native CNY price is charged as listed; others are converted") {
+TEST_CASE("a native CNY price is charged as listed, others are converted") {
   RankRequest q = request(bare_7b_lora());
   q.price.currency = "CNY";
-  const Gpu& g3080 = require_gpu(catalog(), "rtx-3080");
-  const Result r = evaluate(make_config(g3080, 1, q.workload), rules(), rates(), q);
+  // The China-market RTX 5090 D is listed in CNY only: the charge is one of its CNY prices.
+  const Gpu& g5090d = require_gpu(catalog(), "rtx-5090-d");
+  const Result r = evaluate(make_config(g5090d, 1, q.workload), rules(), rates(), q);
   REQUIRE(r.unit_price);
-  CHECK(r.unit_price->amount == 5499);  // the catalog's CNY MSRP, not 699 USD converted
+  CHECK(std::any_of(g5090d.prices.begin(), g5090d.prices.end(), [&](const Price& p) {
+    return p.currency == "CNY" && p.amount == r.unit_price->amount;
+  }));
   CHECK_FALSE(r.unit_price->converted);
 
   q.price.currency = "USD";
-  const Gpu& g4090d = require_gpu(catalog(), "rtx-4090-d");  // CNY price only
-  const Result d = evaluate(make_config(g4090d, 2, q.workload), rules(), rates(), q);
+  const Gpu& g5090d_usd = require_gpu(catalog(), "rtx-5090-d");
+  const Result d = evaluate(make_config(g5090d_usd, 2, q.workload), rules(), rates(), q);
   REQUIRE(d.unit_price);
   CHECK(d.unit_price->converted);
   const double cny = rates().per_base.at("CNY");

@@ -130,7 +130,7 @@ TEST_CASE("engines: defaults by batch, aliases, unknown names, HBM efficiency di
         0.9 * estimate_throughput(b, gpu("rtx-4090"), 1, false).decode_tokens_per_s);
 }
 
-TEST_CASE("clusters: nodes of eight joined by the card's network; consumer cards do not cluster") {
+TEST_CASE("clusters: nodes of eight joined by the card's network, consumer cards do not cluster") {
   Workload w = llama(70, Mode::full);
   w.shard = Shard::fsdp, w.batch = 4;
   const Gpu& h100 = gpu("h100-sxm");

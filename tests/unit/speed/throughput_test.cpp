@@ -76,7 +76,7 @@ TEST_CASE("full training costs 6 x params + 12·L·d·s FLOPs per token at the s
   CHECK(t.decode_tokens_per_s == 0);
 }
 
-TEST_CASE("LoRA skips weight gradients; recompute adds a forward; QLoRA pays dequantization") {
+TEST_CASE("LoRA skips weight gradients, recompute adds a forward, QLoRA pays dequantization") {
   Workload w = training(Mode::lora, 1e9);
   auto k = plain();
   CHECK(estimate_throughput(w, card(100), 1, false, k).train_tokens_per_s ==
@@ -108,7 +108,7 @@ TEST_CASE("MoE training and decode use the active parameters only") {
         3 * estimate_throughput(dense_inf, card(), 1, false, k).decode_tokens_per_s);
 }
 
-TEST_CASE("GeForce trains at its FP32-accumulate rate; llama.cpp prompts use FP16 accumulate") {
+TEST_CASE("GeForce trains at its FP32-accumulate rate, llama.cpp prompts use FP16 accumulate") {
   const auto k = plain();
   const Gpu geforce = card(165.2, 330.3), full_rate = card(330.3);
   const Workload w = training(Mode::lora, 7e9);

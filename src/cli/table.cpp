@@ -1,0 +1,164 @@
+// render_table: aligned columns that fit the display width. Columns with a `drop` priority
+// go first (highest first), then `wrap` columns wrap onto more lines; a line under the table
+// names what was left out so nobody mistakes a narrow table for the whole answer.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <utility>
+
+#include "cli/render.hpp"
+
+namespace gpusel::cli {
+namespace {
+
+constexpr std::size_t gap = 2;        // spaces between columns
+constexpr std::size_t min_wrap = 16;  // a wrapped column keeps at least this much
+
+std::string pad(const std::string& s, std::size_t w, bool right) {
+  const std::size_t have = display_width(s);
+  std::string fill(w > have ? w - have : 0, ' ');
+  return right ? fill + s : s + fill;
+}
+
+// Bytes of the first `cols` code points of `s`.
+std::size_t prefix_bytes(const std::string& s, std::size_t cols) {
+  std::size_t i = 0;
+  for (std::size_t n = 0; i < s.size() && n < cols; ++n)
+    for (++i; i < s.size() && (static_cast<unsigned char>(s[i]) & 0xC0) == 0x80;) ++i;
+  return i;
+}
+
+// Splits at spaces into lines of at most `w` columns; a longer word is cut.
+std::vector<std::string> wrap_text(const std::string& s, std::size_t w) {
+  std::vector<std::string> lines;
+  std::string cur;
+  std::size_t pos = 0;
+  while (pos <= s.size()) {
+    const std::size_t end = std::min(s.find(' ', pos), s.size());
+    std::string word = s.substr(pos, end - pos);
+    pos = end + 1;
+    while (display_width(word) > w) {
+      if (!cur.empty()) lines.push_back(std::exchange(cur, ""));
+      const std::size_t cut = prefix_bytes(word, w);
+      lines.push_back(word.substr(0, cut));
+      word.erase(0, cut);
+    }
+    if (word.empty()) continue;
+    if (cur.empty())
+      cur = word;
+    else if (display_width(cur) + 1 + display_width(word) <= w)
+      cur += " " + word;
+    else
+      lines.push_back(std::exchange(cur, word));
+  }
+  lines.push_back(cur);
+  return lines;
+}
+
+struct Layout {
+  std::vector<std::size_t> width;  // per column; 0 = dropped
+  std::vector<std::string> dropped;
+};
+
+std::size_t total(const std::vector<std::size_t>& w) {
+  std::size_t n = 0, cols = 0;
+  for (std::size_t x : w)
+    if (x) n += x, ++cols;
+  return cols ? n + gap * (cols - 1) : 0;
+}
+
+Layout fit(const Table& t, const std::vector<std::vector<std::string>>& cells, std::size_t limit) {
+  Layout l;
+  l.width.assign(t.columns.size(), 0);
+  for (std::size_t c = 0; c < t.columns.size(); ++c) {
+    l.width[c] = std::max<std::size_t>(1, display_width(t.columns[c].header));
+    for (const auto& row : cells) l.width[c] = std::max(l.width[c], display_width(row.at(c)));
+  }
+  if (limit == 0) return l;
+  while (total(l.width) > limit) {
+    std::size_t pick = t.columns.size();
+    for (std::size_t c = 0; c < t.columns.size(); ++c)
+      if (l.width[c] && t.columns[c].drop > 0 &&
+          (pick == t.columns.size() || t.columns[c].drop >= t.columns[pick].drop))
+        pick = c;
+    if (pick == t.columns.size()) break;
+    l.width[pick] = 0;
+    l.dropped.insert(l.dropped.begin(), t.columns[pick].header);
+  }
+  for (std::size_t c = 0; c < t.columns.size() && total(l.width) > limit; ++c) {
+    if (!l.width[c] || !t.columns[c].wrap) continue;
+    const std::size_t others = total(l.width) - l.width[c];
+    const std::size_t room = limit > others ? limit - others : 0;
+    l.width[c] =
+        std::min(l.width[c], std::max({room, min_wrap, display_width(t.columns[c].header)}));
+  }
+  return l;
+}
+
+Tone tone_at(const Table& t, std::size_t r, std::size_t c) {
+  return r < t.tones.size() && c < t.tones[r].size() ? t.tones[r][c] : Tone::plain;
+}
+
+// One table row, as many lines as its tallest wrapped cell.
+std::string row_lines(const Table& t, const Layout& l, const std::vector<std::string>& row,
+                      std::size_t r) {
+  std::vector<std::vector<std::string>> parts(row.size());
+  std::size_t height = 1;
+  for (std::size_t c = 0; c < row.size(); ++c) {
+    if (!l.width[c]) continue;
+    parts[c] = t.columns[c].wrap && display_width(row[c]) > l.width[c]
+                   ? wrap_text(row[c], l.width[c])
+                   : std::vector<std::string>{row[c]};
+    height = std::max(height, parts[c].size());
+  }
+  std::string out;
+  for (std::size_t k = 0; k < height; ++k) {
+    std::string s;
+    bool first = true;
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      if (!l.width[c]) continue;
+      const std::string text = k < parts[c].size() ? parts[c][k] : "";
+      const std::string cell = pad(text, l.width[c], t.columns[c].right);
+      // Colour the text, not the padding, so alignment does not depend on the terminal.
+      const std::size_t at = cell.find(text);
+      s += (first ? "" : std::string(gap, ' ')) + cell.substr(0, at) +
+           paint(text, r == SIZE_MAX ? Tone::plain : tone_at(t, r, c)) +
+           cell.substr(at + text.size());
+      first = false;
+    }
+    while (!s.empty() && s.back() == ' ') s.pop_back();
+    out += s + "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string render_table(const Table& t) {
+  std::vector<std::vector<std::string>> cells;
+  for (const auto& row : t.rows) {
+    cells.emplace_back();
+    for (std::size_t c = 0; c < t.columns.size(); ++c)
+      cells.back().push_back(c < row.size() ? safe_cell(row[c]) : "");
+  }
+  Table head = t;
+  for (auto& col : head.columns) col.header = safe_cell(col.header);
+  const Layout l = fit(head, cells, display().width);
+  std::vector<std::string> header, rule;
+  for (std::size_t c = 0; c < head.columns.size(); ++c) {
+    header.push_back(head.columns[c].header);
+    rule.push_back(std::string(std::max<std::size_t>(l.width[c], 1), '-'));
+  }
+  std::string out = row_lines(head, l, header, SIZE_MAX) + row_lines(head, l, rule, SIZE_MAX);
+  for (std::size_t r = 0; r < cells.size(); ++r) out += row_lines(head, l, cells[r], r);
+  if (!l.dropped.empty()) {
+    std::string names;
+    for (const auto& d : l.dropped) names += (names.empty() ? "" : ", ") + d;
+    const std::string note =
+        fmt::format("({} hidden to fit {} columns; --wide shows all)", names, display().width);
+    for (const auto& line : wrap_text(note, display().width)) out += line + "\n";
+  }
+  return out;
+}
+
+}  // namespace gpusel::cli

@@ -1,0 +1,96 @@
+// Inference: the KV cache and the prefill workspace, split as tensor parallelism splits
+// heads or as a layer split (HF device_map) splits layers.
+#include <algorithm>
+#include <cctype>
+
+#include "estimator_parts.hpp"
+
+namespace gpusel::detail {
+
+namespace {
+
+struct Widths {
+  double h, q, kv, i;
+};
+
+Widths widths(const ModelArch& m) {
+  const double hd = m.head_dim;
+  if (m.mla)
+    return {double(m.hidden), m.heads * (hd + m.mla->qk_rope_head_dim),
+            m.heads * (hd + m.mla->qk_rope_head_dim), mlp_width(m)};
+  return {double(m.hidden), m.heads * hd, m.kv_heads * hd, mlp_width(m)};
+}
+
+}  // namespace
+}  // namespace gpusel::detail
+
+namespace gpusel {
+
+// The engine's prompt budget per step: the speed stage's engine choice (throughput.json
+// default_engine: llama.cpp at batch 1, vLLM batched; --engine overrides), kept in step by
+// tests/unit/speed/prefill_engine_test.cpp. Engines gpusel has no documented chunk for run
+// the whole prompt (0).
+PrefillChunk prefill_chunk(const Workload& w) {
+  std::string e;
+  for (char c : w.engine) e += char(std::tolower(static_cast<unsigned char>(c)));
+  if (e.empty()) e = w.batch > 1 ? "vllm" : "llama.cpp";
+  if (e == "vllm") return {"vllm", data_constant("prefill_chunk_tokens_vllm")};
+  if (e == "llama.cpp" || e == "ollama")
+    return {"llama.cpp", data_constant("prefill_chunk_tokens_llama_cpp")};
+  return {e, 0};
+}
+
+}  // namespace gpusel
+
+namespace gpusel::detail {
+
+namespace {
+
+// One block's live tensors over the tokens of one engine step, the largest of attention and
+// MLP. Chunked prefill (vLLM, llama.cpp) runs at most the engine's budget per step, while the
+// KV cache still holds the whole context; eager attention (HF) runs the whole prompt at once.
+// Tensor parallelism splits the workspace by heads and MLP columns; a layer split does not:
+// the stage that runs a layer holds its whole workspace.
+void add_prefill(const Setup& s, std::vector<Component>& out) {
+  const Workload& w = s.w;
+  const Widths d = widths(w.model);
+  const double p = w.prompt_len > 0 ? w.prompt_len : tokens_of(w);
+  const PrefillChunk chunk = w.flash_attn ? prefill_chunk(w) : PrefillChunk{"", 0};
+  const double prompt = double(w.batch) * p;
+  const double tokens = chunk.tokens > 0 ? std::min(prompt, chunk.tokens) : prompt;
+  const double tp = s.shard == Shard::tp && s.n > 1 ? s.n : 1;
+  const double attn = 2 * d.h + (2 * d.q + 2 * d.kv) / tp;
+  const double mlp = 2 * d.h + 3 * d.i / tp;
+  double bytes = tokens * s.cb * std::max(attn, mlp);
+  std::string f = tokens < prompt ? "min(" + num(prompt) + " prompt tokens, " + chunk.engine +
+                                        " chunk " + num(chunk.tokens) + ")"
+                                  : num(tokens) + " prompt tokens";
+  f += " x " + num(s.cb) + " B x max(attention " + num(attn) + ", MLP " + num(mlp) + ")";
+  if (s.layer_split()) f += " (layer split: the busy stage holds the whole prompt's workspace)";
+  if (!w.flash_attn) {
+    const double scores = double(w.batch) * w.model.heads / tp * p * p *
+                          (data_constant("softmax_saved_bytes") + s.cb);
+    bytes += scores;
+    f += " + eager scores " + num(w.batch) + " x " + std::to_string(w.model.heads) + " heads x " +
+         num(p) + "^2 x " + num(data_constant("softmax_saved_bytes") + s.cb) + " B";
+  }
+  if (w.model.kind == "decoder" && w.model.vocab > 0) {  // logits of the last position only
+    bytes += double(w.batch) * double(w.model.vocab) * (s.cb + 4);
+    f += " + last-token logits";
+  }
+  out.push_back({"prefill_workspace", bytes, f});
+}
+
+}  // namespace
+
+void add_inference_components(const Setup& s, std::vector<Component>& out) {
+  add_kv_cache(s, out);
+  // A layer split (HF device_map) puts ceil(layers / GPUs) layers on the busiest GPU.
+  if (s.layer_split() && !out.empty() && out.back().name == "kv_cache") {
+    out.back().bytes *= s.layer_share() * s.n;
+    out.back().formula += " x " + num(s.layer_share() * s.n) + " (layers on the busiest GPU)";
+  }
+  add_prefill(s, out);
+}
+
+}  // namespace gpusel::detail

@@ -1,0 +1,92 @@
+// Which framework measured each row, and what that framework did at the row's date. The
+// framework comes from the row's `framework` column when it has one, else from its source;
+// version facts are per source (the versions that source ran), never per row.
+#include <regex>
+
+#include "calibration_rows.hpp"
+#include "gpusel/base/text.hpp"
+
+namespace calibration {
+namespace {
+
+bool has(const std::string& text, const std::string& word) {
+  return gpusel::to_lower(text).find(gpusel::to_lower(word)) != std::string::npos;
+}
+
+void set_by_source(gpusel::Cited<bool>& b, bool value, const std::string& why) {
+  b.value = value, b.source = why;
+}
+
+}  // namespace
+
+std::string framework_of(const Row& r) {
+  if (auto it = r.find("framework"); it != r.end() && !it->second.empty())
+    return gpusel::to_lower(it->second);
+  const std::string src = r.at("source") + " " + r.at("location");
+  if (has(src, "torchtune")) return "torchtune";
+  if (has(src, "unsloth")) return "unsloth";
+  if (has(src, "axolotl")) return "axolotl";
+  if (has(src, "llama-factory") || has(src, "llamafactory")) return "llama-factory";
+  if (has(src, "litgpt") || has(src, "lit-gpt")) return "litgpt";
+  if (has(src, "artidoro/qlora") || has(src, "2305.14314")) return "qlora";
+  if (has(src, "deepspeed")) return "deepspeed";
+  return "hf";
+}
+
+void apply_source_versions(const Row& r, gpusel::Workload& w) {
+  gpusel::FrameworkProfile& f = w.framework;
+  const std::string src = r.at("source");
+  const std::string quant = r.at("weights_precision") + " " + r.at("quant");
+  // litgpt pinned bitsandbytes 0.41.0 / 0.42.0 until 2024-12-28 (pyproject.toml at 4a9b7e62,
+  // 2b195c7f; >=0.45.2 since d2ed13c3): its tables were measured while 4-bit layers still
+  // kept their inputs (bitsandbytes PR #1270, 0.43.2).
+  if (f.id == "litgpt") {
+    set_by_source(f.four_bit_keeps_input, true,
+                  "litgpt tables measured with bitsandbytes 0.41/0.42 (pinned until 2024-12-28)");
+    // The 2023 resource tables ran lit-gpt's FSDP1 FSDPStrategy(auto_wrap_policy={Block})
+    // (lit_gpt finetune/lora.py @0cc02afa): each Block unit mixes frozen and LoRA weights.
+    if (has(r.at("location"), "resource-tables"))
+      set_by_source(f.fsdp_frozen_grads, true, "lit-gpt 2023: FSDP1 Block units");
+  }
+  // The 2023 bitsandbytes blog ran bitsandbytes 0.39.
+  if (has(src, "huggingface/blog"))
+    set_by_source(f.four_bit_keeps_input, true, "bitsandbytes 0.39 (2023-05 blog)");
+  if (has(src, "QwenLM")) {
+    // Qwen's finetune.py: LoraArguments.lora_dropout = 0.05 (QwenLM/Qwen@00dceebb finetune.py);
+    // measured in 2023 on PEFT < 0.12, whose adapters take a floating base weight's dtype.
+    f.lora_dropout = {0.05, "QwenLM/Qwen finetune.py LoraArguments.lora_dropout", "2023-11-30"};
+    if (!has(quant, "gptq")) f.adapter_dtype = {"base", "PEFT < 0.12 (2023)", "2023-11-30"};
+  }
+  // A row that states its LoRA dropout (from its recipe file) overrides the framework's.
+  std::smatch m;
+  const std::string settings = r.at("other_settings");
+  if (std::regex_search(settings, m, std::regex(R"(lora_dropout ([0-9.]+))")))
+    f.lora_dropout = {std::stod(m[1]), "the row's recipe", ""};
+  // Techniques a row names (torchtune's optimisation ladder, recipe flags).
+  const std::string text = settings + " " + r.at("location");
+  const auto named = [&](const char* re) {
+    return std::regex_search(text, std::regex(re, std::regex::icase));
+  };
+  if (named(R"(\bcompile(=true|d)?\b)") && !named(R"(compile=false|no compile)"))
+    f.compile = {true, "the row: compile", ""};
+  if (named(R"(optimizer_in_bwd=true|fuse[ds]? optimizer|optimizer (step )?in backward)"))
+    f.optimizer_in_backward = {"always", "the row: optimizer in backward", ""};
+  if (named(R"(optimizer_in_bwd=false)")) f.optimizer_in_backward = {"never", "the row", ""};
+  if (named(R"(activation offload)")) {
+    f.activation_offload = {true, "the row: activation offloading", ""};
+    if (f.offload_gpu_checkpoints.value == 0) f.offload_gpu_checkpoints.value = 5;
+  }
+  if (named(R"(chunked (cross.entropy|ce|loss)|LinearCrossEntropy|CEWithChunked)"))
+    w.loss = gpusel::Loss::chunked;
+  if (named(R"(cpu offload|fsdp_cpu_offload)") && gpusel::is_training(w.mode))
+    w.offload = gpusel::Offload::params;
+  // PEFT's k-bit preparation skips the fp32 cast for GPTQ models (peft utils/other.py:198);
+  // GPTQ's matmul keeps no input for a frozen weight.
+  if (has(quant, "gptq")) {
+    set_by_source(f.kbit_upcast_embeddings, false, "GPTQ: no fp32 cast (peft other.py:198)");
+    set_by_source(f.kbit_upcast_norms, false, "GPTQ: no fp32 cast (peft other.py:198)");
+    set_by_source(f.four_bit_keeps_input, false, "GPTQ matmul keeps no input");
+  }
+}
+
+}  // namespace calibration
