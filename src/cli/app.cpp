@@ -13,6 +13,8 @@
 #include "cli/help_text.hpp"
 #include "cli/terminal.hpp"
 #include "gpusel/base/error.hpp"
+#include "gpusel/base/text.hpp"
+#include "gpusel/i18n/i18n.hpp"
 
 namespace gpusel::cli {
 namespace {
@@ -33,6 +35,35 @@ void add_global_options(CLI::App& app, Context& ctx) {
                  "on a terminal unless NO_COLOR is set; never in a pipe)");
   app.add_flag("--wide", ctx.wide,
                "every table column at full width, whatever the terminal's width or COLUMNS");
+  app.add_option("--lang", ctx.lang,
+                 "en|zh-CN: the language of tables and messages (default: LC_ALL, "
+                 "LC_MESSAGES or LANG; zh_CN gives Simplified Chinese, anything else English)");
+}
+
+std::string env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "";
+}
+
+// The --format value of the command that ran ("" when it has none).
+std::string chosen_format(const CLI::App& app) {
+  for (const CLI::App* sub : app.get_subcommands()) {
+    if (const CLI::Option* o = sub->get_option_no_throw("--format"); o && o->count() > 0)
+      return o->results().front();
+    if (std::string f = chosen_format(*sub); !f.empty()) return f;
+  }
+  return "";
+}
+
+// --lang, else the locale (POSIX order). Machine formats are always English: JSON, CSV and
+// CI annotations are read by programs that match on their texts.
+Lang choose_language(const CLI::App& app, const std::string& flag) {
+  const std::optional<Lang> asked = flag.empty() ? std::nullopt : parse_lang(flag);
+  if (!flag.empty() && !asked)
+    throw usage_error("--lang " + quote_input(flag) + ": must be en or zh-CN");
+  const std::string format = chosen_format(app);
+  if (format == "json" || format == "csv" || format == "github") return Lang::en;
+  return asked ? *asked : lang_from_locale(env("LC_ALL"), env("LC_MESSAGES"), env("LANG"));
 }
 
 void build(CLI::App& app, Context& ctx) {
@@ -57,8 +88,8 @@ int usage(const CLI::App& app, const CLI::ParseError& e, int argc, char** argv) 
   const CLI::App* reached = &app;
   std::string msg = unknown_word(app, args, &reached);
   if (msg.empty()) msg = e.what();
-  std::cerr << "gpusel: error: " << safe_text(msg) << "; see " << command_name(*reached)
-            << " --help\n";
+  std::cerr << tr("gpusel: error: ") << safe_text(msg)
+            << trf("; see {} --help", command_name(*reached)) << "\n";
   return static_cast<int>(ExitCode::usage);
 }
 
@@ -85,19 +116,23 @@ int run(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_DFL);
   Context ctx;
   ctx.out = &std::cout;
+  // The locale's language from the start, so that usage errors speak it too; --lang and the
+  // output format settle it after parsing.
+  set_language(lang_from_locale(env("LC_ALL"), env("LC_MESSAGES"), env("LANG")));
   CLI::App app{"gpusel: which GPU, bought or rented, runs this model, how fast, for how much"};
   app.name("gpusel");
   try {
     build(app, ctx);
     if (int rc = parse(app, argc, argv); rc >= 0) return rc;
     set_display(detect_display(ctx.color, ctx.wide));
+    set_language(choose_language(app, ctx.lang));
     return ctx.action ? ctx.action() : 0;
   } catch (const Error& e) {
     std::cout.flush();
-    std::cerr << "gpusel: error: " << safe_text(e.what()) << "\n";
+    std::cerr << tr("gpusel: error: ") << safe_text(e.what()) << "\n";
     return static_cast<int>(e.code());
   } catch (const std::exception& e) {
-    std::cerr << "gpusel: error: internal: " << safe_text(e.what()) << "\n";
+    std::cerr << tr("gpusel: error: ") << "internal: " << safe_text(e.what()) << "\n";
     return static_cast<int>(ExitCode::data);
   }
 }

@@ -8,6 +8,7 @@
 #include "cli/recommend_view.hpp"
 #include "gpusel/answer/answers.hpp"
 #include "gpusel/base/error.hpp"
+#include "gpusel/i18n/i18n.hpp"
 
 namespace gpusel::cli {
 namespace {
@@ -56,8 +57,8 @@ std::vector<CardCount> parse_cards(const Catalog& cat, const std::vector<std::st
 
 // "12% headroom", or by how much it is short.
 std::string room_text(const Result& r) {
-  if (r.headroom >= 0) return fmt::format("{:.0f}% headroom", r.headroom * 100);
-  return fmt::format("{} GiB short", gib(r.need.total_bytes - r.usable_bytes));
+  if (r.headroom >= 0) return trf("{:.0f}% headroom", r.headroom * 100);
+  return trf("{} GiB short", gib(r.need.total_bytes - r.usable_bytes));
 }
 
 const std::vector<CsvColumn>& check_csv_columns() {
@@ -82,19 +83,20 @@ int run_check(Context& ctx, const CheckArgs& a) {
   const CheckAnswer ans = check({ctx.catalog(), {}, s.rules, s.rates}, s.request, gpu, count);
   const Result& r = ans.result;
   Output o;
-  std::string line = fmt::format(
-      "{}: {} needs {} GiB per GPU of {} GiB usable on {}{} ({})", ans.verdict,
-      workload_line(s.request.workload), gib(r.need.total_bytes), gib(r.usable_bytes),
-      config_label(r.config), r.config.count > 1 ? ", sharding " + to_string(r.config.shard) : "",
-      room_text(r));
+  const std::string verdict = tr(ans.verdict);
+  std::string line =
+      trf("{}: {} needs {} GiB per GPU of {} GiB usable on {}{} ({})", verdict,
+          workload_line(s.request.workload), gib(r.need.total_bytes), gib(r.usable_bytes),
+          config_label(r.config),
+          r.config.count > 1 ? tr(", sharding ") + to_string(r.config.shard) : "", room_text(r));
   if (r.rules.excluded)
-    line += "; excluded: " + safe_cell(r.rules.exclude_reason);
+    line += tr("; excluded: ") + safe_cell(r.rules.exclude_reason);
   else if (ans.remedy)
-    line += fmt::format("; {} would fit ({} GiB)", ans.remedy->change,
-                        gib(ans.remedy->estimate.total_bytes));
+    line +=
+        trf("; {} would fit ({} GiB)", ans.remedy->change, gib(ans.remedy->estimate.total_bytes));
   o.before = line + "\n";
   o.table = {{{"verdict"}, {"config"}, {"need_gib", true}, {"usable_gib", true}},
-             {{ans.verdict, config_label(r.config), gib(r.need.total_bytes), gib(r.usable_bytes)}}};
+             {{verdict, config_label(r.config), gib(r.need.total_bytes), gib(r.usable_bytes)}}};
   o.json = result_json(r, 1);
   o.json.erase("rank");
   o.json.erase("scores");  // a score is relative to other candidates; a gate has none
@@ -102,7 +104,7 @@ int run_check(Context& ctx, const CheckArgs& a) {
   o.json["fits"] = ans.fits;
   o.json["verdict"] = line;
   o.csv = json_rows(nlohmann::json::array({o.json}), check_csv_columns());
-  o.highlights = {{ans.verdict + ":", ans.fits ? Tone::good : Tone::bad}};
+  o.highlights = {{verdict + ":", ans.fits ? Tone::good : Tone::bad}};
   Output text_only = o;
   text_only.table = {};
   emit(*ctx.out, parse_format(a.rank.format) == Format::table ? text_only : o,
@@ -121,14 +123,15 @@ int run_compare(Context& ctx, const CheckArgs& a) {
   Output o;
   o.before = header_text(s, ans.one_gpu_need, converted_note(s, ans.converted_prices));
   o.table = results_table(rs, false, s.request.tokens.has_value());
-  o.table.columns.insert(o.table.columns.begin(), {"fits"});
+  o.table.columns.insert(o.table.columns.begin(), {N_("fits")});
   for (std::size_t i = 0; i < rs.size(); ++i) {
-    o.table.rows[i].insert(o.table.rows[i].begin(), ans.fits[i] ? "yes" : "NO");
+    o.table.rows[i].insert(o.table.rows[i].begin(), ans.fits[i] ? tr("yes") : tr("NO"));
     o.table.tones[i].insert(o.table.tones[i].begin(), ans.fits[i] ? Tone::good : Tone::bad);
   }
   o.after = "\n" + warnings_text(rs, 3);
   if (std::find(ans.fits.begin(), ans.fits.end(), false) != ans.fits.end())
-    o.after += "Cards that do not fit are not scored (0): scores compare the ones that do.\n";
+    o.after +=
+        tr("Cards that do not fit are not scored (0): scores compare the ones that do.") + "\n";
   if (a.rank.explain) o.after += "\n" + explain_text(rs, s.request);
   o.json = {{"schema_version", 1},
             {"workload", workload_json(s.request.workload)},
@@ -142,7 +145,7 @@ int run_compare(Context& ctx, const CheckArgs& a) {
   std::vector<CsvColumn> csv{{"fits", "/fits"}};
   csv.insert(csv.end(), result_csv_columns().begin(), result_csv_columns().end());
   o.csv = json_rows(o.json["results"], csv);
-  o.highlights = {{"Warnings:", Tone::warn}};
+  o.highlights = {{tr("Warnings:"), Tone::warn}};
   emit(*ctx.out, o, f);
   return 0;
 }

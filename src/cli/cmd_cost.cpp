@@ -9,6 +9,7 @@
 #include "gpusel/base/text.hpp"
 #include "gpusel/cost/cost.hpp"
 #include "gpusel/data/validate.hpp"
+#include "gpusel/i18n/i18n.hpp"
 #include "gpusel/json/embedded.hpp"
 
 namespace gpusel::cli {
@@ -33,22 +34,25 @@ Rates embedded_rates() {
 
 std::string own_lines(const OwnCost& o, const CostReport& r) {
   const auto& cur = r.query.currency;
+  // The label padded by display width: a translated label is double-width text.
   auto line = [](const std::string& label, double v, const std::string& how) {
-    std::string s = fmt::format("  {:<12} {:>11.2f}  {}", label, v, how);
+    const std::size_t w = display_width(label);
+    std::string s =
+        fmt::format("  {}{} {:>11.2f}  {}", label, std::string(w < 12 ? 12 - w : 0, ' '), v, how);
     return s.erase(s.find_last_not_of(' ') + 1) + "\n";
   };
-  std::string s = fmt::format("Owning {} x {} ({})\n", o.count, o.gpu->id, safe_cell(o.gpu->name));
-  s += line("cards", o.cards,
+  std::string s = trf("Owning {} x {} ({})", o.count, o.gpu->id, safe_cell(o.gpu->name)) + "\n";
+  s += line(tr("cards"), o.cards,
             fmt::format("{} x {:.2f} {}: {}", o.count, o.card_price, cur, o.card_basis));
-  s += line("host system", o.host_total,
+  s += line(tr("host system"), o.host_total,
             fmt::format("{} x {:.2f} {}: {}", o.hosts, o.host_price, cur, o.host_basis));
-  s += line("resale", -o.resale,
-            fmt::format("{:.1f} % of {:.2f} after {:g} months ({})", o.residual * 100, o.purchase,
-                        r.query.months, o.resale_basis));
-  s += line("power", o.electricity,
-            fmt::format("{:.2f} kW x {:.0f} h = {:.0f} kWh at {:.4f} {}/kWh ({})", o.power_kw,
-                        r.hours, o.kwh, o.kwh_price, cur, o.kwh_basis));
-  s += line("net cost", o.total, "");
+  s += line(tr("resale"), -o.resale,
+            trf("{:.1f} % of {:.2f} after {:g} months ({})", o.residual * 100, o.purchase,
+                r.query.months, o.resale_basis));
+  s += line(tr("power"), o.electricity,
+            trf("{:.2f} kW x {:.0f} h = {:.0f} kWh at {:.4f} {}/kWh ({})", o.power_kw, r.hours,
+                o.kwh, o.kwh_price, cur, o.kwh_basis));
+  s += line(tr("net cost"), o.total, "");
   return s + "\n";
 }
 
@@ -61,15 +65,15 @@ struct Row {
 // number unrounded and the currency in its own column.
 Table options_table(const CostReport& r, bool raw) {
   auto cell = [raw](double v, int decimals) { return raw ? raw_number(v) : fixed(v, decimals); };
-  Table t{{{"option"},
-           {"offer"},
-           {"gpus", true},
-           {"rate/h", true},
-           {"price", false, 1},
-           {"billed h", true},
-           {"compute", true, 2},
-           {"extras", true, 3},
-           {"total", true}},
+  Table t{{{N_("option")},
+           {N_("offer")},
+           {N_("gpus"), true},
+           {N_("rate/h"), true},
+           {N_("price"), false, 1},
+           {N_("billed h"), true},
+           {N_("compute"), true, 2},
+           {N_("extras"), true, 3},
+           {N_("total"), true}},
           {}};
   if (raw)
     for (auto& [c, name] : std::vector<std::pair<std::size_t, const char*>>{
@@ -78,8 +82,8 @@ Table options_table(const CostReport& r, bool raw) {
   std::vector<Row> rows;
   if (r.own)
     rows.push_back({r.own->total,
-                    {"buy", fmt::format("{} x {}", r.own->count, r.own->gpu->id),
-                     std::to_string(r.own->count), cell(r.own->power_per_hour, 3), "power only",
+                    {tr("buy"), fmt::format("{} x {}", r.own->count, r.own->gpu->id),
+                     std::to_string(r.own->count), cell(r.own->power_per_hour, 3), tr("power only"),
                      cell(r.hours, 0), cell(r.own->total, 2), "-", cell(r.own->total, 2)}});
   for (const auto& q : r.rent)
     rows.push_back({q.total,
@@ -105,12 +109,12 @@ std::string bullets(const std::vector<std::string>& items) {
 }
 
 std::string after_text(const CostReport& r) {
-  std::string s = "\nVerdict: " +
-                  (r.verdict.choice.empty() ? std::string("none (nothing to compare)")
+  std::string s = "\n" + tr("Verdict: ") +
+                  (r.verdict.choice.empty() ? tr("none (nothing to compare)")
                                             : verdict_text(r.verdict.choice)) +
                   "\n" + bullets(r.verdict.reasons);
-  s += "Notes:\n" + bullets(r.notes);
-  if (!r.conversions.empty()) s += "Converted:\n" + bullets(r.conversions);
+  s += tr("Notes:") + "\n" + bullets(r.notes);
+  if (!r.conversions.empty()) s += tr("Converted:") + "\n" + bullets(r.conversions);
   return s;
 }
 
@@ -201,15 +205,14 @@ int run_cost(Context& ctx, CostArgs& a) {
   const auto kwh = load_kwh_prices();
   const CostReport r = compare_costs(q, {ctx.catalog(), ctx.cloud(), own, kwh, rates});
   Output o;
-  o.before = fmt::format(
-                 "{} x {} bought, or {} x {} rented: {:g} h/day for {:g} months = {:.0f} "
-                 "h of use; amounts in {}{}\n\n",
+  o.before = trf("{} x {} bought, or {} x {} rented: {:g} h/day for {:g} months = {:.0f} h of "
+                 "use; amounts in {}{}",
                  q.own_count, q.own_gpu, r.query.rent_count, r.query.rent_gpu, q.hours_per_day,
                  q.months, r.hours, q.currency, origin_note(currency)) +
-             (r.own ? own_lines(*r.own, r) : "");
+             "\n\n" + (r.own ? own_lines(*r.own, r) : "");
   if (!r.rent.empty() || r.own) o.table = options_table(r, false);
   if (!r.rent.empty() || r.own) o.csv = options_table(r, true);
-  o.highlights = {{"Verdict:", Tone::good}};
+  o.highlights = {{tr("Verdict:"), Tone::good}};
   o.after = after_text(r);
   o.json = report_json(r);
   emit(*ctx.out, o, f);

@@ -6,6 +6,7 @@
 #include "cli/render.hpp"
 #include "cli/workload_options.hpp"
 #include "gpusel/base/error.hpp"
+#include "gpusel/i18n/i18n.hpp"
 #include "gpusel/memory/estimator.hpp"
 #include "gpusel/memory/fit.hpp"
 
@@ -40,8 +41,8 @@ json estimate_json(const Estimate& e) {
 }
 
 Table component_table(const Estimate& e, bool explain) {
-  Table t{{{"component"}, {"GiB", true}, {"share", true}}, {}};
-  if (explain) t.columns.push_back({"formula", false, 0, true});
+  Table t{{{N_("component")}, {"GiB", true}, {N_("share"), true}}, {}};
+  if (explain) t.columns.push_back({N_("formula"), false, 0, true});
   for (const auto& c : e.components) {
     std::vector<std::string> row{c.name, gib(c.bytes), share(c.bytes, e.total_bytes)};
     if (explain) row.push_back(c.formula);
@@ -57,8 +58,10 @@ std::string bullet_list(const std::vector<std::string>& lines) {
 }
 
 std::string headline(const Workload& w) {
-  return safe_cell(w.model.name) + " (" + (w.model_from_preset ? w.model.id : "bare count") + ", " +
-         fixed(w.model.params / 1e9, 2) + "B params), " + to_string(w.mode) + "\n";
+  return trf("{} ({}, {}B params), {}", safe_cell(w.model.name),
+             w.model_from_preset ? w.model.id : tr("bare count"), fixed(w.model.params / 1e9, 2),
+             to_string(w.mode)) +
+         "\n";
 }
 
 int run_estimate(Context& ctx, const EstimateArgs& a) {
@@ -68,9 +71,9 @@ int run_estimate(Context& ctx, const EstimateArgs& a) {
   Output o;
   o.before = headline(w);
   o.table = component_table(e, a.explain);
-  o.after = "total per GPU " + gib(e.total_bytes) + " GiB (" + fixed(e.total_bytes / 1e9, 2) +
-            " GB), likely " + gib(e.low_bytes) + " to " + gib(e.high_bytes) +
-            " GiB\nassumptions:\n" + bullet_list(e.assumptions);
+  o.after = trf("total per GPU {} GiB ({} GB), likely {} to {} GiB", gib(e.total_bytes),
+                fixed(e.total_bytes / 1e9, 2), gib(e.low_bytes), gib(e.high_bytes)) +
+            "\n" + tr("assumptions:") + "\n" + bullet_list(e.assumptions);
   o.json = estimate_json(e);
   o.csv = json_rows(o.json["components"],
                     {{"component", "/name"}, {"bytes", "/bytes"}, {"formula", "/formula"}});
@@ -79,30 +82,38 @@ int run_estimate(Context& ctx, const EstimateArgs& a) {
 }
 
 std::string seq_text(const FitResult& r) {
-  if (r.max_seq_len == 0) return "none";
+  if (r.max_seq_len == 0) return tr("none");
   std::string s = std::to_string(r.max_seq_len);
-  if (r.max_seq_len == r.seq_len_cap) s += " (the model's context)";
+  if (r.max_seq_len == r.seq_len_cap) s += tr(" (the model's context)");
   return s;
 }
 
 Table fit_table(const FitResult& r, const Workload& w) {
-  const std::string len = is_training(w.mode) ? "largest sequence length" : "largest context";
-  Table t{{{"question"}, {"answer", true}}, {}};
-  t.rows.push_back({"usable memory per card (GiB)", gib(r.usable_bytes)});
-  t.rows.push_back({"requested workload (GiB)", gib(r.requested.total_bytes)});
-  t.rows.push_back({"fits", r.fits ? "yes" : "no"});
-  t.rows.push_back({"largest batch at seq " + std::to_string(w.seq_len),
-                    r.max_batch ? std::to_string(r.max_batch) : "none"});
-  t.rows.push_back({len + " at batch " + std::to_string(w.batch), seq_text(r)});
+  Table t{{{N_("question")}, {N_("answer"), true}}, {}};
+  t.rows.push_back({tr("usable memory per card (GiB)"), gib(r.usable_bytes)});
+  t.rows.push_back({tr("requested workload (GiB)"), gib(r.requested.total_bytes)});
+  t.rows.push_back({tr("fits"), r.fits ? tr("yes") : tr("no")});
+  t.rows.push_back({trf("largest batch at seq {}", w.seq_len),
+                    r.max_batch ? std::to_string(r.max_batch) : tr("none")});
+  t.rows.push_back({is_training(w.mode) ? trf("largest sequence length at batch {}", w.batch)
+                                        : trf("largest context at batch {}", w.batch),
+                    seq_text(r)});
   return t;
+}
+
+// "fits" and "too big" padded by display width: a translation may be double-width text.
+std::string verdict_cell(bool fits) {
+  std::string v = fits ? tr("fits") : tr("too big");
+  const std::size_t w = display_width(v);
+  return v + std::string(w < 8 ? 8 - w : 1, ' ');
 }
 
 std::string changes_text(const FitResult& r) {
   if (r.changes.empty()) return "";
-  std::string out = "changes (KNOWLEDGE K37), each re-estimated:\n";
+  std::string out = tr("changes (KNOWLEDGE K37), each re-estimated:") + "\n";
   for (const auto& c : r.changes)
-    out += fmt::format("  {:<8}{:>7} GiB  {}\n", c.fits ? "fits" : "too big",
-                       gib(c.estimate.total_bytes), c.change);
+    out += fmt::format("  {}{:>7} GiB  {}\n", verdict_cell(c.fits), gib(c.estimate.total_bytes),
+                       c.change);
   return out;
 }
 
@@ -134,9 +145,10 @@ int run_fit(Context& ctx, const FitArgs& a) {
   const int count = card_count(a.count, a.w);
   const FitResult r = fit(w, g, count, res);
   Output o;
-  o.before = headline(w) + "on " + std::to_string(count) + " x " + safe_cell(g.name) + " (" +
-             fixed(g.vram_gb, 0) + " GB, reserve " + describe(r.reserve) + ")" +
-             (count > 1 ? ", sharding " + to_string(r.requested_workload.shard) : "") + "\n";
+  o.before = headline(w) +
+             trf("on {} x {} ({} GB, reserve {})", count, safe_cell(g.name), fixed(g.vram_gb, 0),
+                 describe(r.reserve)) +
+             (count > 1 ? tr(", sharding ") + to_string(r.requested_workload.shard) : "") + "\n";
   o.table = fit_table(r, w);
   o.after = changes_text(r);
   o.json = fit_json(r, g, count);
@@ -149,7 +161,7 @@ int run_fit(Context& ctx, const FitArgs& a) {
                                                       {"max_seq_len", "/max_seq_len"},
                                                       {"seq_len_cap", "/seq_len_cap"}});
   o.table.tones = {{}, {}, {Tone::plain, r.fits ? Tone::good : Tone::bad}};
-  o.highlights = {{"  fits ", Tone::good}, {"  too big ", Tone::warn}};
+  o.highlights = {{"  " + tr("fits") + " ", Tone::good}, {"  " + tr("too big") + " ", Tone::warn}};
   emit(*ctx.out, o, f);
   return r.fits ? 0 : static_cast<int>(ExitCode::negative);
 }

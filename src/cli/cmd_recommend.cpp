@@ -6,6 +6,7 @@
 #include "cli/rent_view.hpp"
 #include "gpusel/answer/answers.hpp"
 #include "gpusel/base/error.hpp"
+#include "gpusel/i18n/i18n.hpp"
 
 namespace gpusel::cli {
 namespace {
@@ -18,17 +19,21 @@ struct RecommendArgs {
 
 std::string rejected_text(const Ranking& r, bool timed) {
   const Rejections& x = r.rejected;
-  std::string s = fmt::format(
-      "Considered {} configurations: {} pass{}; rejected {} too small, {} over budget, {} without "
-      "a price, {} by rules, {} by filters.\n",
-      r.candidates, r.fitting, r.fitting == 1 ? "es" : "", x.too_small, x.over_budget, x.no_price,
-      x.excluded_by_rule, x.filtered);
+  std::string s =
+      trf(r.fitting == 1 ? N_("Considered {} configurations: {} passes; rejected {} too small, {} "
+                              "over budget, {} without a price, {} by rules, {} by filters.")
+                         : N_("Considered {} configurations: {} pass; rejected {} too small, {} "
+                              "over budget, {} without a price, {} by rules, {} by filters."),
+          r.candidates, r.fitting, x.too_small, x.over_budget, x.no_price, x.excluded_by_rule,
+          x.filtered) +
+      "\n";
   if (static_cast<int>(r.results.size()) < r.fitting)
-    s += fmt::format("Of those that pass, {} are ranked: per card, {}.\n", r.results.size(),
-                     timed ? "the best-scoring count and the fewest cards that fit"
-                           : "the fewest cards that fit (more only add speed: give --tokens to "
-                             "weigh them against a deadline)");
-  for (const auto& [rule, n] : x.by_rule) s += fmt::format("  excluded by {}: {}\n", rule, n);
+    s += trf("Of those that pass, {} are ranked: per card, {}.", r.results.size(),
+             timed ? tr("the best-scoring count and the fewest cards that fit")
+                   : tr("the fewest cards that fit (more only add speed: give --tokens to weigh "
+                        "them against a deadline)")) +
+         "\n";
+  for (const auto& [rule, n] : x.by_rule) s += trf("  excluded by {}: {}\n", rule, n);
   return s;
 }
 
@@ -47,11 +52,11 @@ nlohmann::json rejected_json(const Ranking& r) {
 
 // A rental in words: the offer, its hourly price and, with --hours/--tokens, the job.
 std::string rental_text(const RentalOption& o, const std::string& cur) {
-  std::string s = fmt::format("rent {} ({}, {} tok/s) at {}/h on-demand", o.offer->id,
-                              config_label(o.eval.config), rate(o.eval.tokens_per_s),
-                              money_exact(o.on_demand_per_hour, cur));
+  std::string s =
+      trf("rent {} ({}, {} tok/s) at {}/h on-demand", o.offer->id, config_label(o.eval.config),
+          rate(o.eval.tokens_per_s), money_exact(o.on_demand_per_hour, cur));
   if (o.on_demand_cost && o.hours)
-    s += fmt::format(": {} for the job, {}", money(*o.on_demand_cost, cur), duration(*o.hours));
+    s += trf(": {} for the job, {}", money(*o.on_demand_cost, cur), duration(*o.hours));
   return s;
 }
 
@@ -59,19 +64,19 @@ std::string rental_text(const RentalOption& o, const std::string& cur) {
 std::string remedy_text(const Remedy& r, const std::string& cur) {
   switch (r.kind) {
     case Remedy::Kind::change:
-      return fmt::format("{}: then {} fits ({} of {} GiB per GPU, {} tok/s{}) for {}", r.change,
-                         config_label(r.purchase->config), gib(r.purchase->need.total_bytes),
-                         gib(r.purchase->usable_bytes), rate(r.purchase->tokens_per_s),
-                         r.purchase->hours ? ", " + duration(*r.purchase->hours) : "",
-                         money(r.purchase->price, cur));
+      return trf("{}: then {} fits ({} of {} GiB per GPU, {} tok/s{}) for {}", r.change,
+                 config_label(r.purchase->config), gib(r.purchase->need.total_bytes),
+                 gib(r.purchase->usable_bytes), rate(r.purchase->tokens_per_s),
+                 r.purchase->hours ? ", " + duration(*r.purchase->hours) : "",
+                 money(r.purchase->price, cur));
     case Remedy::Kind::rent:
       return rental_text(*r.rental, cur);
     case Remedy::Kind::over_budget:
       break;
   }
-  return fmt::format("{}{} fits for {} (over the budget by {})",
-                     r.change.empty() ? "" : r.change + ": then ", config_label(r.purchase->config),
-                     money(r.purchase->price, cur), money(r.over_by, cur));
+  return trf("{}{} fits for {} (over the budget by {})",
+             r.change.empty() ? "" : r.change + tr(": then "), config_label(r.purchase->config),
+             money(r.purchase->price, cur), money(r.over_by, cur));
 }
 
 Output build_output(const Session& s, const RecommendAnswer& ans, const RecommendArgs& a) {
@@ -83,9 +88,11 @@ Output build_output(const Session& s, const RecommendAnswer& ans, const Recommen
   o.table = results_table(ans.top, true, s.request.tokens.has_value());
   o.after = "\n" + warnings_text(ans.top, 2) + rejected_text(ranking, s.request.tokens.has_value());
   if (ranking.results.empty()) {
-    o.after += fixes.empty() ? "\nNothing fits, and no lighter workload, rental or larger "
-                               "budget within the filters would.\n"
-                             : "\nNothing fits. What would, in the order to try:\n";
+    o.after += "\n" +
+               (fixes.empty() ? tr("Nothing fits, and no lighter workload, rental or larger budget "
+                                   "within the filters would.")
+                              : tr("Nothing fits. What would, in the order to try:")) +
+               "\n";
     for (const auto& f : fixes) o.after += "  - " + f + "\n";
   }
   if (a.rank.explain) o.after += "\n" + explain_text(ans.top, s.request);
@@ -104,7 +111,7 @@ Output build_output(const Session& s, const RecommendAnswer& ans, const Recommen
   int rank = 0;
   for (const auto& r : ans.top) o.json["results"].push_back(result_json(r, ++rank));
   o.csv = json_rows(o.json["results"], result_csv_columns());
-  o.highlights = {{"Warnings:", Tone::warn}, {"Nothing fits.", Tone::bad}};
+  o.highlights = {{tr("Warnings:"), Tone::warn}, {tr("Nothing fits."), Tone::bad}};
   return o;
 }
 

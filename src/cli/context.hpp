@@ -18,6 +18,7 @@ struct Context {
   std::ostream* out = nullptr;
   std::string color = "auto";   // --color
   bool wide = false;            // --wide
+  std::string lang;             // --lang; empty: from the locale
   std::function<int()> action;  // set by the subcommand that was chosen
 
   const Catalog& catalog();  // loaded once, on first use

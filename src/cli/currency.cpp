@@ -6,6 +6,7 @@
 
 #include "cli/terminal.hpp"
 #include "gpusel/base/error.hpp"
+#include "gpusel/i18n/i18n.hpp"
 
 namespace gpusel::cli {
 namespace {
@@ -37,7 +38,7 @@ CurrencyChoice choose_currency(const std::string& flag, const std::string& budge
 }
 
 std::string origin_note(const CurrencyChoice& c) {
-  return c.origin.empty() ? "" : " (from " + safe_cell(c.origin) + ")";
+  return c.origin.empty() ? "" : trf(" (from {})", safe_cell(c.origin));
 }
 
 std::string bare_budget_note(const std::string& budget_text, double amount, const CurrencyChoice& c,
@@ -45,11 +46,11 @@ std::string bare_budget_note(const std::string& budget_text, double amount, cons
   if (c.origin.empty() || c.code == "USD") return "";
   std::string usd;
   try {
-    usd = fmt::format(", about {:.0f} USD", convert(amount, c.code, "USD", rates));
+    usd = trf(", about {:.0f} USD", convert(amount, c.code, "USD", rates));
   } catch (const Error&) {
     // a currency the rates table lacks: the note still says what was read
   }
-  return fmt::format(
+  return trf(
       "Note: --budget {} names no currency, so it is read in {}{}{}; write {}USD or add "
       "--currency USD for dollars.",
       safe_cell(budget_text), c.code, origin_note(c), usd, safe_cell(budget_text));

@@ -82,6 +82,10 @@ const std::vector<EnvVar>& environment_variables() {
        "region, POSIX order (zh_CN.UTF-8: CNY, de_DE: EUR, ja_JP: JPY); C, POSIX or a region "
        "gpusel does not know: USD. The header names the currency and where it came from; a "
        "bare --budget 15000 is read in it (write 15000USD or --currency USD for dollars)."},
+      {"LC_ALL, LC_MESSAGES, LANG",
+       "Without --lang, the first of these that is set decides the language of tables and "
+       "messages, POSIX order: zh_CN, zh_SG or zh_Hans gives Simplified Chinese, anything else "
+       "English. JSON and CSV output stay English."},
       {"NO_COLOR",
        "Set and not empty: no colour (no-color.org). --color always|never overrides it."},
       {"TERM", "dumb: no colour."},

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "gpusel/i18n/i18n.hpp"
 #include "gpusel/json/embedded.hpp"
 
 namespace gpusel::cli {
@@ -28,14 +29,14 @@ std::string platform_cell(const Result& r) {
   const std::string id =
       q.hosts > 1 ? fmt::format("{}x {}", q.hosts, q.platform->id) : q.platform->id;
   const bool owned = r.unit_price && q.total_usd > 0 && r.platform_price == 0;  // --cards-only
-  return owned ? id + " (own)" : id;
+  return owned ? id + tr(" (own)") : id;
 }
 
 std::string price_cell(const Result& r) {
-  if (!r.unit_price) return "no price";
+  if (!r.unit_price) return tr("no price");
   std::string s = money(r.price, r.unit_price->currency);
   if (r.unit_price->converted) s += "*";
-  if (r.unit_price->used) s += " used";
+  if (r.unit_price->used) s += tr(" used");
   return s;
 }
 
@@ -82,14 +83,14 @@ std::string config_label(const Config& c) {
   if (c.count == 1) return s;
   const int nodes = (c.count + node_size(*c.gpu) - 1) / node_size(*c.gpu);
   return s + " (" + (c.linked ? c.gpu->interconnect.kind : std::string("PCIe")) +
-         (nodes > 1 ? fmt::format(", {} nodes", nodes) : "") + ")";
+         (nodes > 1 ? trf(", {} nodes", nodes) : "") + ")";
 }
 
 std::string duration(double hours) {
   if (!std::isfinite(hours)) return "-";
-  if (hours < 1) return fmt::format("{:.0f} min", hours * 60);
+  if (hours < 1) return trf("{:.0f} min", hours * 60);
   if (hours < 48) return fmt::format("{:.1f} h", hours);
-  return fmt::format("{:.1f} days", hours / 24);
+  return trf("{:.1f} days", hours / 24);
 }
 
 std::string score_bar(double score) {
@@ -100,18 +101,18 @@ std::string score_bar(double score) {
 }
 
 std::string workload_line(const Workload& w) {
-  std::string s = fmt::format(
-      "{} ({:.2f}B params{}), {} {}", safe_cell(w.model.name.empty() ? w.model.id : w.model.name),
-      w.model.params / 1e9, w.model_from_preset ? "" : ", typical architecture", to_string(w.mode),
-      precision_label(w));
+  std::string s = trf("{} ({:.2f}B params{}), {} {}",
+                      safe_cell(w.model.name.empty() ? w.model.id : w.model.name),
+                      w.model.params / 1e9, w.model_from_preset ? "" : tr(", typical architecture"),
+                      to_string(w.mode), precision_label(w));
   if (is_training(w.mode))
-    s += fmt::format(", {} optimizer, batch {} x {} tokens{}", to_string(w.optimizer), w.batch,
-                     w.seq_len, w.grad_ckpt ? ", gradient checkpointing" : "");
+    s += trf(", {} optimizer, batch {} x {} tokens{}", to_string(w.optimizer), w.batch, w.seq_len,
+             w.grad_ckpt ? tr(", gradient checkpointing") : "");
   else
-    s += fmt::format(", batch {}, context {} tokens{}", w.batch, w.seq_len,
-                     w.kv_dtype == KvDtype::compute ? "" : ", KV cache " + to_string(w.kv_dtype));
+    s += trf(", batch {}, context {} tokens{}", w.batch, w.seq_len,
+             w.kv_dtype == KvDtype::compute ? "" : tr(", KV cache ") + to_string(w.kv_dtype));
   if (w.mode == Mode::lora || w.mode == Mode::qlora)
-    s += fmt::format(", LoRA r{} on {}", w.lora_rank, to_string(w.lora_targets));
+    s += trf(", LoRA r{} on {}", w.lora_rank, to_string(w.lora_targets));
   return s;
 }
 
@@ -175,16 +176,18 @@ nlohmann::json result_json(const Result& r, int rank) {
 Table results_table(const std::vector<Result>& rs, bool ranked, bool with_time) {
   Table t;
   if (ranked) t.columns.push_back({"#", true});
-  t.columns.insert(t.columns.end(), {{"config"},
-                                     {"need/usable GiB", true},
-                                     {"headroom", true},
-                                     {"platform", false, 2},
-                                     {"price"},
+  t.columns.insert(t.columns.end(), {{N_("config")},
+                                     {N_("need/usable GiB"), true},
+                                     {N_("headroom"), true},
+                                     {N_("platform"), false, 2},
+                                     {N_("price")},
                                      {"tok/s", true}});
-  if (with_time) t.columns.push_back({"time", true, 1});
-  t.columns.insert(
-      t.columns.end(),
-      {{"compute", true, 3}, {"budget", true, 4}, {"eco", true, 5}, {"total"}, {"warn", true, 6}});
+  if (with_time) t.columns.push_back({N_("time"), true, 1});
+  t.columns.insert(t.columns.end(), {{N_("compute"), true, 3},
+                                     {N_("budget"), true, 4},
+                                     {N_("eco"), true, 5},
+                                     {N_("total")},
+                                     {N_("warn"), true, 6}});
   int rank = 0;
   for (const auto& r : rs) {
     std::vector<std::string> row;
@@ -256,30 +259,28 @@ std::string warnings_text(const std::vector<Result>& rs, std::size_t per_result)
                          m.rule_id);
     }
     if (r.rules.warnings.size() > per_result)
-      out += fmt::format("  {}. ... {} more (--format json or --explain lists all)\n", rank,
-                         r.rules.warnings.size() - per_result);
+      out += trf("  {}. ... {} more (--format json or --explain lists all)\n", rank,
+                 r.rules.warnings.size() - per_result);
   }
-  return out.empty() ? "" : "Warnings:\n" + out;
+  return out.empty() ? "" : tr("Warnings:") + "\n" + out;
 }
 
 std::string converted_note(const Session& s, bool converted) {
-  return converted
-             ? fmt::format("* = converted at the rates of {} (data/rates.json)", s.rates.as_of)
-             : "";
+  return converted ? trf("* = converted at the rates of {} (data/rates.json)", s.rates.as_of) : "";
 }
 
 std::string header_text(const Session& s, const Estimate& need, const std::string& price_note) {
   const RankRequest& r = s.request;
-  std::string out = "Workload: " + workload_line(r.workload) + "\n";
-  out += fmt::format(
-      "Memory on one GPU: {} GiB (band {}-{} GiB); multi-GPU configurations shard it"
-      " (training: FSDP/ZeRO-3, inference: tensor parallel)\n",
-      gib(need.total_bytes), gib(need.low_bytes), gib(need.high_bytes));
-  out += "Prices in " + r.price.currency;
-  if (r.budget) out += ", budget " + money(*r.budget, r.price.currency);
-  out += s.currency_origin + (price_note.empty() ? "" : "; " + price_note) + "\n";
+  std::string out = tr("Workload: ") + workload_line(r.workload) + "\n";
+  out += trf("Memory on one GPU: {} GiB (band {}-{} GiB); multi-GPU configurations shard it"
+             " (training: FSDP/ZeRO-3, inference: tensor parallel)",
+             gib(need.total_bytes), gib(need.low_bytes), gib(need.high_bytes)) +
+         "\n";
+  out += tr("Prices in ") + r.price.currency;
+  if (r.budget) out += tr(", budget ") + money(*r.budget, r.price.currency);
+  out += s.currency_origin + (price_note.empty() ? "" : tr("; ") + price_note) + "\n";
   if (!s.budget_note.empty()) out += s.budget_note + "\n";
-  for (const auto& a : s.assumptions) out += "Assumption: " + a + "\n";
+  for (const auto& a : s.assumptions) out += tr("Assumption: ") + a + "\n";
   return out + "\n";
 }
 
@@ -292,39 +293,37 @@ std::string explain_one(const Result& r, const RankRequest& req) {
   const double best_speed = r.scores.best_speed, best_value = r.scores.best_value;
   const ScoringConstants& k = scoring_constants();
   const double slope = 100 / k.compute_decades;
-  std::string out = fmt::format("  need per GPU {} GiB:", gib(r.need.total_bytes));
+  std::string out = trf("  need per GPU {} GiB:", gib(r.need.total_bytes));
   for (const auto& c : r.need.components)
     if (c.bytes > 0) out += fmt::format(" {} {}", c.name, gib(c.bytes));
-  out +=
-      fmt::format("\n  throughput {} tok/s ({}-bound, MFU {:.2f}, scaling {:.2f})\n",
-                  rate(r.tokens_per_s), r.throughput.bound, r.throughput.mfu, r.throughput.scaling);
+  out += trf("\n  throughput {} tok/s ({}-bound, MFU {:.2f}, scaling {:.2f})\n",
+             rate(r.tokens_per_s), r.throughput.bound, r.throughput.mfu, r.throughput.scaling);
   for (const auto& a : r.throughput.assumptions) out += "    " + a + "\n";
-  out += fmt::format("  compute   = 100 + {:.0f} x log10({} / best {}) = {:.1f}\n", slope,
-                     rate(r.tokens_per_s), rate(best_speed), r.scores.compute);
+  out += trf("  compute   = 100 + {:.0f} x log10({} / best {}) = {:.1f}\n", slope,
+             rate(r.tokens_per_s), rate(best_speed), r.scores.compute);
   const double value = r.price > 0 ? r.tokens_per_s / r.price : 0;
-  out += fmt::format("  budget    = value: 100 + {:.0f} x log10({:.4g} / best {:.4g} tok/s per {})",
-                     slope, value, best_value, req.price.currency);
+  out += trf("  budget    = value: 100 + {:.0f} x log10({:.4g} / best {:.4g} tok/s per {})", slope,
+             value, best_value, req.price.currency);
   if (req.budget)
-    out += fmt::format(" x {:.1f} + unspent: 100 x (1 - {} / {}) x {:.1f}", k.budget_value_share,
-                       thousands(r.price), thousands(*req.budget), 1 - k.budget_value_share);
-  out += fmt::format(" {:+.0f} by rules = {:.1f}\n", r.rules.delta.budget, r.scores.budget);
+    out += trf(" x {:.1f} + unspent: 100 x (1 - {} / {}) x {:.1f}", k.budget_value_share,
+               thousands(r.price), thousands(*req.budget), 1 - k.budget_value_share);
+  out += trf(" {:+.0f} by rules = {:.1f}\n", r.rules.delta.budget, r.scores.budget);
   auto base = k.ecosystem_base.find(r.config.gpu->ecosystem);
-  out += fmt::format("  ecosystem = {} base {:.0f} {:+.0f} by rules = {:.1f}\n",
-                     r.config.gpu->ecosystem, base == k.ecosystem_base.end() ? 0.0 : base->second,
-                     r.rules.delta.ecosystem, r.scores.ecosystem);
+  out += trf("  ecosystem = {} base {:.0f} {:+.0f} by rules = {:.1f}\n", r.config.gpu->ecosystem,
+             base == k.ecosystem_base.end() ? 0.0 : base->second, r.rules.delta.ecosystem,
+             r.scores.ecosystem);
   const Weights& w = req.weights;
-  out += fmt::format("  total     = {:.2f} x {:.1f} + {:.2f} x {:.1f} + {:.2f} x {:.1f} = {:.1f}\n",
-                     w.compute, r.scores.compute, w.budget, r.scores.budget, w.ecosystem,
-                     r.scores.ecosystem, r.scores.total);
+  out += trf("  total     = {:.2f} x {:.1f} + {:.2f} x {:.1f} + {:.2f} x {:.1f} = {:.1f}\n",
+             w.compute, r.scores.compute, w.budget, r.scores.budget, w.ecosystem,
+             r.scores.ecosystem, r.scores.total);
   for (const auto& m : r.rules.warnings)
-    out += "  warning: " + safe_cell(m.text) + " [" + m.rule_id + "]\n";
+    out += tr("  warning: ") + safe_cell(m.text) + " [" + m.rule_id + "]\n";
   for (const auto& m : r.rules.notes)
-    out += "  note: " + safe_cell(m.text) + " [" + m.rule_id + "]\n";
-  out += "  platform: " + r.platform +
-         (r.platform_price > 0
-              ? fmt::format(" ({} of the {})", money(r.platform_price, req.price.currency),
-                            money(r.price, req.price.currency))
-              : "") +
+    out += tr("  note: ") + safe_cell(m.text) + " [" + m.rule_id + "]\n";
+  out += tr("  platform: ") + r.platform +
+         (r.platform_price > 0 ? trf(" ({} of the {})", money(r.platform_price, req.price.currency),
+                                     money(r.price, req.price.currency))
+                               : "") +
          "\n";
   return out;
 }
@@ -332,7 +331,7 @@ std::string explain_one(const Result& r, const RankRequest& req) {
 }  // namespace
 
 std::string explain_text(const std::vector<Result>& rs, const RankRequest& req) {
-  std::string out = "How each score was computed:\n";
+  std::string out = tr("How each score was computed:") + "\n";
   int rank = 0;
   for (const auto& r : rs)
     out += fmt::format("{}. {}\n", ++rank, config_label(r.config)) + explain_one(r, req);

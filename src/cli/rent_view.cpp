@@ -6,6 +6,7 @@
 
 #include "cli/recommend_view.hpp"
 #include "gpusel/base/error.hpp"
+#include "gpusel/i18n/i18n.hpp"
 
 namespace gpusel::cli {
 namespace {
@@ -52,16 +53,16 @@ nlohmann::json option_json(const RentalOption& o, const std::string& cur) {
 
 Table rent_table(const std::vector<RentalOption>& shown, const std::string& cur) {
   Table t{{{"#", true},
-           {"offer"},
-           {"config"},
-           {"need/usable GiB", true, 5},
+           {N_("offer")},
+           {N_("config")},
+           {N_("need/usable GiB"), true, 5},
            {"tok/s", true},
-           {"time", true, 1},
-           {"on-demand/h", true},
-           {"spot/h", true, 4},
-           {"job on-demand", true},
-           {"job spot", true, 3},
-           {"per 1M tok", true, 2}},
+           {N_("time"), true, 1},
+           {N_("on-demand/h"), true},
+           {N_("spot/h"), true, 4},
+           {N_("job on-demand"), true},
+           {N_("job spot"), true, 3},
+           {N_("per 1M tok"), true, 2}},
           {}};
   int rank = 0;
   for (const auto& o : shown)
@@ -84,9 +85,9 @@ std::string offer_warnings(const std::vector<RentalOption>& shown) {
       out +=
           fmt::format("  {}. {}: {} [{}]\n", i + 1, shown[i].offer->id, ws[k].text, ws[k].rule_id);
     if (ws.size() > 2)
-      out += fmt::format("  {}. ... {} more (--format json lists all)\n", i + 1, ws.size() - 2);
+      out += trf("  {}. ... {} more (--format json lists all)\n", i + 1, ws.size() - 2);
   }
-  return out.empty() ? "" : "Warnings:\n" + out;
+  return out.empty() ? "" : tr("Warnings:") + "\n" + out;
 }
 
 std::string bullets(const std::vector<std::string>& items) {
@@ -134,24 +135,24 @@ Output rent_output(const Session& s, const RentAnswer& answer, const std::string
   // Cloud offers are priced in their own currency (mostly USD): say when they were converted.
   const std::string converted =
       answer.converted_prices
-          ? fmt::format(
-                "offer prices converted from their own currency at the rates of {} "
+          ? trf("offer prices converted from their own currency at the rates of {} "
                 "(data/rates.json)",
                 s.rates.as_of)
           : "";
   Output o;
-  o.before =
-      header_text(s, answer.one_gpu_need, converted) +
-      (hours              ? fmt::format("Rental: {:g} h per job\n\n", *hours)
-       : s.request.tokens ? ""
-                          : "No --hours or --tokens: ranked by on-demand cost per 1M tokens\n\n");
+  o.before = header_text(s, answer.one_gpu_need, converted) +
+             (hours ? trf("Rental: {:g} h per job", *hours) + "\n\n"
+              : s.request.tokens
+                  ? ""
+                  : tr("No --hours or --tokens: ranked by on-demand cost per 1M tokens") + "\n\n");
   o.table = rent_table(answer.shown, cur);
-  o.after = fmt::format(
-      "\nConsidered {} offers ({}): {} fit; {} too small, {} excluded by rules, {} filtered. "
-      "~ = spot price derived from on-demand.\n",
-      ranking.considered, cloud_origin, ranking.options.size(), ranking.too_small,
-      ranking.excluded_by_rule, ranking.filtered);
-  o.after += offer_warnings(answer.shown) + "Notes:\n" + bullets(answer.notes);
+  o.after = "\n" +
+            trf("Considered {} offers ({}): {} fit; {} too small, {} excluded by rules, {} "
+                "filtered. ~ = spot price derived from on-demand.",
+                ranking.considered, cloud_origin, ranking.options.size(), ranking.too_small,
+                ranking.excluded_by_rule, ranking.filtered) +
+            "\n";
+  o.after += offer_warnings(answer.shown) + tr("Notes:") + "\n" + bullets(answer.notes);
   o.json = {{"schema_version", 1},
             {"workload", workload_json(s.request.workload)},
             {"currency", cur},
@@ -188,26 +189,26 @@ Output rent_output(const Session& s, const RentAnswer& answer, const std::string
 void add_compare_rent(Output& o, const Session& s, const RecommendAnswer& answer) {
   const auto& cur = s.request.price.currency;
   Table t{{{"#", true},
-           {"buy"},
-           {"price", true},
-           {"rent"},
+           {N_("buy")},
+           {N_("price"), true},
+           {N_("rent")},
            {"tok/s", true},
-           {"time", true},
-           {"on-demand", true},
-           {"spot", true},
-           {"rent = buy after", true}},
+           {N_("time"), true},
+           {N_("on-demand"), true},
+           {N_("spot"), true},
+           {N_("rent = buy after"), true}},
           {}};
   o.json["compare_rent"] = nlohmann::json::array();
   for (std::size_t i = 0; i < answer.compare_rent.size(); ++i) {
     const Result& b = answer.top[i];
     const RentComparison& c = answer.compare_rent[i];
     const std::string rank = std::to_string(i + 1);
-    const std::string price = b.price > 0 ? money(b.price, cur) : "no price";
+    const std::string price = b.price > 0 ? money(b.price, cur) : tr("no price");
     const auto& r = c.rental;
     if (!r)
       t.rows.push_back({rank, config_label(b.config), price,
-                        c.offered ? "no offer fits" : "no offer for this GPU", "-", "-", "-", "-",
-                        "-"});
+                        c.offered ? tr("no offer fits") : tr("no offer for this GPU"), "-", "-",
+                        "-", "-", "-"});
     else
       t.rows.push_back({rank, config_label(b.config), price, offer_label(*r),
                         fmt::format("{:.0f}", r->eval.tokens_per_s),
@@ -225,10 +226,10 @@ void add_compare_rent(Output& o, const Session& s, const RecommendAnswer& answer
          {"rent_hours_to_purchase",
           c.hours_to_purchase ? nlohmann::json(*c.hours_to_purchase) : nlohmann::json()}});
   }
-  o.after +=
-      "\nRenting the same work (cheapest offer of the same GPU; \"rent = buy after\": "
-      "on-demand hours that cost the purchase price):\n" +
-      render_table(t);
+  o.after += "\n" +
+             tr("Renting the same work (cheapest offer of the same GPU; \"rent = buy after\": "
+                "on-demand hours that cost the purchase price):") +
+             "\n" + render_table(t);
   o.after += bullets(answer.compare_rent_notes);
   o.json["compare_rent_notes"] = answer.compare_rent_notes;
 }

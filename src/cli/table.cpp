@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "cli/render.hpp"
+#include "gpusel/i18n/i18n.hpp"
 
 namespace gpusel::cli {
 namespace {
@@ -20,11 +21,17 @@ std::string pad(const std::string& s, std::size_t w, bool right) {
   return right ? fill + s : s + fill;
 }
 
-// Bytes of the first `cols` code points of `s`.
+// Bytes of the longest prefix of `s` that takes at most `cols` columns (at least one code
+// point, so a wide character in a one-column space still makes progress).
 std::size_t prefix_bytes(const std::string& s, std::size_t cols) {
   std::size_t i = 0;
-  for (std::size_t n = 0; i < s.size() && n < cols; ++n)
-    for (++i; i < s.size() && (static_cast<unsigned char>(s[i]) & 0xC0) == 0x80;) ++i;
+  for (std::size_t used = 0; i < s.size();) {
+    std::size_t next = i + 1;
+    while (next < s.size() && (static_cast<unsigned char>(s[next]) & 0xC0) == 0x80) ++next;
+    used += display_width(std::string_view(s).substr(i, next - i));
+    if (used > cols && i > 0) break;
+    i = next;
+  }
   return i;
 }
 
@@ -142,7 +149,8 @@ std::string render_table(const Table& t) {
       cells.back().push_back(c < row.size() ? safe_cell(row[c]) : "");
   }
   Table head = t;
-  for (auto& col : head.columns) col.header = safe_cell(col.header);
+  // Headers are msgids (marked N_ where they are written): translated here, for people only.
+  for (auto& col : head.columns) col.header = safe_cell(tr(col.header));
   const Layout l = fit(head, cells, display().width);
   std::vector<std::string> header, rule;
   for (std::size_t c = 0; c < head.columns.size(); ++c) {
@@ -153,9 +161,9 @@ std::string render_table(const Table& t) {
   for (std::size_t r = 0; r < cells.size(); ++r) out += row_lines(head, l, cells[r], r);
   if (!l.dropped.empty()) {
     std::string names;
-    for (const auto& d : l.dropped) names += (names.empty() ? "" : ", ") + d;
+    for (const auto& d : l.dropped) names += (names.empty() ? "" : tr(", ")) + d;
     const std::string note =
-        fmt::format("({} hidden to fit {} columns; --wide shows all)", names, display().width);
+        trf("({} hidden to fit {} columns; --wide shows all)", names, display().width);
     for (const auto& line : wrap_text(note, display().width)) out += line + "\n";
   }
   return out;

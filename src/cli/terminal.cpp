@@ -152,6 +152,24 @@ std::string github_data(std::string_view s) { return github_escape(s, false); }
 
 std::string github_property(std::string_view s) { return github_escape(s, true); }
 
+// Columns a code point takes: 2 for the East Asian Wide and Fullwidth blocks (CJK
+// ideographs and punctuation, kana, Hangul, fullwidth forms), 0 for combining marks and
+// zero-width characters, 1 otherwise (the block and box characters of the score bars are
+// narrow). Ranges from Unicode's EastAsianWidth.txt, W and F classes, summarised by block.
+std::size_t code_point_width(char32_t cp) {
+  if ((cp >= 0x0300 && cp <= 0x036F) || (cp >= 0x200B && cp <= 0x200F) || cp == 0xFEFF ||
+      (cp >= 0xFE00 && cp <= 0xFE0F))
+    return 0;
+  const bool wide = (cp >= 0x1100 && cp <= 0x115F) || (cp >= 0x2E80 && cp <= 0x303E) ||
+                    (cp >= 0x3041 && cp <= 0x33FF) || (cp >= 0x3400 && cp <= 0x4DBF) ||
+                    (cp >= 0x4E00 && cp <= 0x9FFF) || (cp >= 0xA000 && cp <= 0xA4CF) ||
+                    (cp >= 0xAC00 && cp <= 0xD7A3) || (cp >= 0xF900 && cp <= 0xFAFF) ||
+                    (cp >= 0xFE30 && cp <= 0xFE4F) || (cp >= 0xFF00 && cp <= 0xFF60) ||
+                    (cp >= 0xFFE0 && cp <= 0xFFE6) || (cp >= 0x1F300 && cp <= 0x1F64F) ||
+                    (cp >= 0x20000 && cp <= 0x3FFFD);
+  return wide ? 2 : 1;
+}
+
 std::size_t display_width(std::string_view s) {
   std::size_t w = 0;
   for (std::size_t i = 0; i < s.size(); ++i) {
@@ -160,7 +178,14 @@ std::size_t display_width(std::string_view s) {
       while (i < s.size() && s[i] != 'm') ++i;
       continue;
     }
-    if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80) ++w;
+    char32_t cp = 0;
+    const std::size_t n = decode(s, i, cp);
+    if (n == 0) {
+      ++w;  // an invalid byte: shown escaped elsewhere, one column here
+      continue;
+    }
+    w += code_point_width(cp);
+    i += n - 1;
   }
   return w;
 }

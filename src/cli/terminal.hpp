@@ -37,7 +37,9 @@ std::string safe_cell(std::string_view s);
 std::string github_data(std::string_view s);
 std::string github_property(std::string_view s);
 
-// Columns `s` takes on a terminal: code points, ANSI colour sequences not counted.
+// Columns `s` takes on a terminal: two per CJK (East Asian Wide) character, none for
+// combining marks and ANSI colour sequences, one for the rest.
 std::size_t display_width(std::string_view s);
+std::size_t code_point_width(char32_t cp);
 
 }  // namespace gpusel::cli

@@ -22,6 +22,7 @@ struct PlatformMatch {  // every given condition must hold
 
 struct Platform {
   std::string id, name, network;  // network: "" = a single host only
+  std::string name_zh;            // name_zh-CN; empty: none (then name)
   PlatformMatch match;
   int gpus_per_host = 1;
   bool psu = false;
@@ -30,6 +31,7 @@ struct Platform {
 
 struct Network {
   std::string id, name;
+  std::string name_zh;  // name_zh-CN; empty: none
   Figure cost_per_gpu;  // USD
 };
 

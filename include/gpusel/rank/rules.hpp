@@ -12,7 +12,9 @@
 //    "effects": {"warning": "text", "note": "text",
 //                "score": {"budget": 0, "ecosystem": -10},   compute is measured speed:
 //                                                               no rule moves it
-//                "exclude": "reason"}}               each effect optional, at least one
+//                "exclude": "reason",
+//                "zh-CN": {"warning": "...", ...}}}   each effect optional, at least one; zh-CN
+//                                                     holds the texts in Simplified Chinese
 //   {"id": "...", "disabled": true}                 switches off a rule of that id when merged
 //
 // Condition language:
@@ -128,6 +130,9 @@ struct Effects {
   std::string warning, note;  // empty: none
   ScoreDelta score;
   std::optional<std::string> exclude;  // the reason
+  // The same texts in Simplified Chinese ("zh-CN": {...} in the file), with the same
+  // placeholders; empty where the file gives none (then the English text is shown).
+  std::string warning_zh, note_zh, exclude_zh;
 };
 
 struct Rule {
@@ -174,6 +179,10 @@ std::optional<bool> evaluate(const Condition& c, const Facts& facts);
 // Replaces the {fact} and {fact:pct} placeholders of a (load-checked) text.
 std::string render_text(std::string_view text, const Facts& facts);
 std::string format_fact(const FactValue& v);
+
+// Texts of the rules of `set` (warning, note, exclude) that have no zh-CN translation, as
+// "rule-id.warning": what `catalog validate` reports.
+std::vector<std::string> untranslated_texts(const RuleSet& set);
 
 // Every enabled rule, in order, whose condition is known true (see check_facts for the
 // exception thrown on malformed facts).

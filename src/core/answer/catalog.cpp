@@ -2,8 +2,10 @@
 #include <algorithm>
 
 #include "gpusel/answer/answers.hpp"
+#include "gpusel/base/error.hpp"
 #include "gpusel/base/text.hpp"
 #include "gpusel/json/embedded.hpp"
+#include "gpusel/json/json_source.hpp"
 
 namespace gpusel {
 
@@ -23,12 +25,54 @@ CatalogListAnswer list_gpus(const Catalog& catalog, const GpuFilter& f) {
   return a;
 }
 
+namespace {
+
+// Where a rule's text is: "/rules/<i>/effects/<key>" for "rule-id.key".
+std::string text_pointer(const nlohmann::json& doc, const std::string& id_key) {
+  const std::size_t dot = id_key.rfind('.');
+  const std::string id = id_key.substr(0, dot), key = id_key.substr(dot + 1);
+  const auto& rules = doc.at("rules");
+  for (std::size_t i = 0; i < rules.size(); ++i)
+    if (rules[i].value("id", "") == id) return "/rules/" + std::to_string(i) + "/effects/" + key;
+  return "";
+}
+
+// A rules file: loaded as --rules loads it (an error names what is wrong), then every text
+// without its zh-CN translation is a warning (the English text is shown instead).
+ValidationReport validate_rules(const std::string& text, const std::string& name) {
+  ValidationReport r;
+  try {
+    const LocatedJson src = parse_located(text, name);
+    try {
+      for (const auto& t : untranslated_texts(parse_rules(src.doc, name))) {
+        const std::string ptr = text_pointer(src.doc, t);
+        r.diagnostics.push_back({Severity::warning, name, src.at(ptr), ptr, "translation",
+                                 t + " has no zh-CN text (effects.zh-CN)"});
+      }
+    } catch (const Error& e) {
+      std::string msg = e.what();  // "<name>: rules[1].when: ...": the file is named already
+      if (msg.rfind(name + ": ", 0) == 0) msg.erase(0, name.size() + 2);
+      r.diagnostics.push_back({Severity::error, name, src.at(""), "", "rules", msg});
+    }
+  } catch (const Error& e) {  // a syntax error, positioned in its message
+    r.diagnostics.push_back({Severity::error, name, {}, "", "syntax", e.what()});
+  }
+  return r;
+}
+
+bool is_rules_file(const std::string& text) {
+  const auto doc = nlohmann::json::parse(text, nullptr, false);
+  return doc.is_object() && doc.contains("rules");
+}
+
+}  // namespace
+
 ValidateAnswer validate_data(std::vector<DataFile> files,
                              const std::function<const Catalog&()>& catalog,
                              const std::string& as_of, bool strict) {
   if (files.empty())  // every embedded data file that has a validator
-    for (const char* p :
-         {"data/gpus.json", "data/cloud.json", "data/models.json", "data/platforms.json"})
+    for (const char* p : {"data/gpus.json", "data/cloud.json", "data/models.json",
+                          "data/platforms.json", "data/rules.json"})
       for (const auto& e : embedded_files())
         if (e.path == p) files.push_back({std::string(p), std::string(e.text)});
   ValidateAnswer a;
@@ -36,7 +80,8 @@ ValidateAnswer validate_data(std::vector<DataFile> files,
   ValidateOptions opt{a.as_of, nullptr};
   for (const auto& in : files) {
     if (in.text.find("\"offers\"") != std::string::npos) opt.gpus = &catalog();
-    const ValidationReport r = validate_document(in.text, in.name, opt);
+    const ValidationReport r = is_rules_file(in.text) ? validate_rules(in.text, in.name)
+                                                      : validate_document(in.text, in.name, opt);
     a.files.push_back(
         {in.name, r.count(Severity::error), r.count(Severity::warning), r.count(Severity::note)});
     a.report.diagnostics.insert(a.report.diagnostics.end(), r.diagnostics.begin(),

@@ -168,7 +168,8 @@ CatalogStatusAnswer catalog_status(const std::string& as_of,
     const std::string p(e.path);
     const bool known =
         std::any_of(all.begin(), all.end(), [&](const Spec& s) { return s.file == p; });
-    if (!known && p.rfind("data/schema/", 0) != 0)
+    // Schemas and message tables state no facts that age.
+    if (!known && p.rfind("data/schema/", 0) != 0 && p.rfind("data/i18n/", 0) != 0)
       all.push_back({e.path.data(), "(no freshness rule yet)", {}, 0, "-", "-"});
   }
   for (const Spec& s : all) {

@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "gpusel/answer/answers.hpp"
+#include "gpusel/i18n/i18n.hpp"
 
 namespace gpusel {
 namespace {
@@ -27,7 +28,8 @@ CheckAnswer check(const Sources& src, const RankRequest& req, const Gpu& gpu, in
   a.result = evaluate(c, src.rules, src.rates, req);
   a.room = fits_memory(a.result);
   a.fits = a.room && !a.result.rules.excluded;
-  a.verdict = a.fits ? "fits" : a.room ? "excluded" : "does not fit";
+  // English (JSON and scripts read it); marked so that the table's translation exists.
+  a.verdict = a.fits ? N_("fits") : a.room ? N_("excluded") : N_("does not fit");
   if (!a.fits && !a.result.rules.excluded) {
     const FitResult f = fit(workload_for(c, req), gpu, count, req.reserve);
     for (const auto& ch : f.changes)

@@ -1,5 +1,6 @@
 // The buy-vs-rent arithmetic: resale, break-even points, and the cheapest rental per kind.
 #include "gpusel/cost/cost.hpp"
+#include "gpusel/i18n/i18n.hpp"
 
 #include <fmt/format.h>
 
@@ -101,10 +102,8 @@ std::optional<RentQuote> cheapest_rental(const Cloud& cloud, const std::string& 
       // Spot capacity comes and goes: sustained use runs on on-demand the rest of the time.
       const double a = cloud.defaults.spot_availability->value;
       per_hour = a * price->per_hour + (1 - a) * o->on_demand_per_hour;
-      q.basis += fmt::format(
-          "; spot capacity {:.0f} % of the time (measured), on-demand "
-          "otherwise",
-          a * 100);
+      q.basis +=
+          trf("; spot capacity {:.0f} % of the time (measured), on-demand otherwise", a * 100);
     }
     q.rate_per_hour = convert(per_hour * q.instances, o->currency, currency, rates);
     q.published = price->published;

@@ -8,6 +8,7 @@
 #include "gpusel/base/error.hpp"
 #include "gpusel/cost/cost.hpp"
 #include "gpusel/data/platforms.hpp"
+#include "gpusel/i18n/i18n.hpp"
 
 namespace gpusel {
 namespace {
@@ -95,8 +96,9 @@ std::optional<OwnCost> owning(const Gpu& g, const CostQuery& q, double hours, co
   o.host_basis = q.host_cost ? "--host-cost" : platform.label + " (data/platforms.json)";
   o.purchase = o.cards + o.host_total;
   const double r1 = q.resale_1y ? *q.resale_1y : resale.residual_1y.value;
-  o.resale_basis = fmt::format("{:.0f} % left after a year{}", r1 * 100,
-                               q.resale_1y ? " (--resale-1y)" : ", " + g.segment + " default");
+  o.resale_basis = q.resale_1y
+                       ? trf("{:.0f} % left after a year (--resale-1y)", r1 * 100)
+                       : trf("{:.0f} % left after a year, {} default", r1 * 100, tr(g.segment));
   o.residual_1y = r1;
   o.residual = residual_fraction(r1, q.months);
   o.resale = o.purchase * o.residual;
@@ -176,10 +178,18 @@ std::string rent_choice(RentKind k) {
   return kind.rfind("commit", 0) == 0 ? kind : "rent-" + kind;
 }
 
+// The choices in words, as verdict_text writes them: marked so their translations exist.
+[[maybe_unused]] constexpr const char* kChoiceWords[] = {N_("buy"),       N_("rent on-demand"),
+                                                         N_("rent spot"), N_("rent monthly"),
+                                                         N_("commit 1y"), N_("commit 3y")};
+// Market segments (gpus.schema.json), named in the resale basis.
+[[maybe_unused]] constexpr const char* kSegmentWords[] = {N_("consumer"), N_("workstation"),
+                                                          N_("datacenter")};
+
 std::string verdict_text(const std::string& choice) {
   std::string s = choice;  // only the first hyphen: "rent-on-demand" -> "rent on-demand"
   if (auto dash = s.find('-'); dash != std::string::npos) s[dash] = ' ';
-  return s;
+  return tr(s);
 }
 
 CostReport compare_costs(const CostQuery& query, const CostData& d) {
@@ -200,9 +210,9 @@ CostReport compare_costs(const CostQuery& query, const CostData& d) {
   detail::decide(r);
   detail::add_notes(r, d);
   for (const auto& from : used)
-    r.conversions.push_back(fmt::format(
-        "{} -> {} at {:.4f} per {} (rates of {}, {})", from, r.query.currency,
-        convert(1, from, r.query.currency, d.rates), from, d.rates.as_of, d.rates.source));
+    r.conversions.push_back(trf("{} -> {} at {:.4f} per {} (rates of {}, {})", from,
+                                r.query.currency, convert(1, from, r.query.currency, d.rates), from,
+                                d.rates.as_of, d.rates.source));
   return r;
 }
 

@@ -6,6 +6,7 @@
 
 #include "cost_internal.hpp"
 #include "gpusel/data/validate.hpp"
+#include "gpusel/i18n/i18n.hpp"
 
 namespace gpusel::detail {
 
@@ -31,7 +32,7 @@ std::string amount(double v, const CostReport& r) {
 }
 
 std::string describe(const Option& o) {
-  if (!o.quote) return "buying";
+  if (!o.quote) return tr("buying");
   return verdict_text(o.choice) + " (" + o.quote->offer->id + ")";
 }
 
@@ -48,32 +49,31 @@ std::vector<Option> options(const CostReport& r) {
 }
 
 std::string hours_reason(const BreakEven& b, const CostReport& r) {
-  const std::string kind = rent_kind_name(b.kind);
+  const std::string kind = tr(rent_kind_name(b.kind));
   if (b.beyond_a_day)
-    return fmt::format("owning cannot beat {} within {:g} months, even at 24 h/day", kind,
-                       r.query.months);
+    return trf("owning cannot beat {} within {:g} months, even at 24 h/day", kind, r.query.months);
   if (!b.hours_per_day)
-    return "renting " + kind +
-           " costs less per hour than the power the cards would draw: "
-           "owning never catches up";
+    return trf(
+        "renting {} costs less per hour than the power the cards would draw: owning never "
+        "catches up",
+        kind);
   if (b.beyond_a_day || *b.hours_per_day > 24)
-    return fmt::format("owning cannot beat {} within {:g} months, even at 24 h/day", kind,
-                       r.query.months);
-  return fmt::format("owning beats {} above {:.1f} h/day over {:g} months (you plan {:g})", kind,
-                     *b.hours_per_day, r.query.months, r.query.hours_per_day);
+    return trf("owning cannot beat {} within {:g} months, even at 24 h/day", kind, r.query.months);
+  return trf("owning beats {} above {:.1f} h/day over {:g} months (you plan {:g})", kind,
+             *b.hours_per_day, r.query.months, r.query.hours_per_day);
 }
 
 std::string months_reason(const BreakEven& b, const CostReport& r) {
-  const std::string kind = rent_kind_name(b.kind);
-  if (!b.months) return "at this use owning never beats " + kind;
+  const std::string kind = tr(rent_kind_name(b.kind));
+  if (!b.months) return trf("at this use owning never beats {}", kind);
   if (*b.months == 0)
-    return fmt::format("at {:g} h/day owning is cheaper than {} from the start",
-                       r.query.hours_per_day, kind);
+    return trf("at {:g} h/day owning is cheaper than {} from the start", r.query.hours_per_day,
+               kind);
   if (*b.months > kLongestMonths)
-    return fmt::format("at {:g} h/day owning beats {} only after more than {:.0f} years",
-                       r.query.hours_per_day, kind, kLongestMonths / 12);
-  return fmt::format("at {:g} h/day owning beats {} after {:.1f} months (project: {:g})",
-                     r.query.hours_per_day, kind, *b.months, r.query.months);
+    return trf("at {:g} h/day owning beats {} only after more than {:.0f} years",
+               r.query.hours_per_day, kind, kLongestMonths / 12);
+  return trf("at {:g} h/day owning beats {} after {:.1f} months (project: {:g})",
+             r.query.hours_per_day, kind, *b.months, r.query.months);
 }
 
 // A cheaper price that no provider publishes (the defaults' spot ratio or commitment
@@ -81,10 +81,10 @@ std::string months_reason(const BreakEven& b, const CostReport& r) {
 void scenario_reason(CostReport& r, const std::vector<Option>& verdict_options) {
   for (const auto& q : r.rent)
     if (!q.published && q.total < verdict_options.front().total) {
-      r.verdict.reasons.push_back(fmt::format(
-          "scenario, not the verdict: {} at a price no provider publishes ({}) would cost {}; "
-          "ask a provider for a quote",
-          verdict_text(rent_choice(q.kind)), q.basis, amount(q.total, r)));
+      r.verdict.reasons.push_back(
+          trf("scenario, not the verdict: {} at a price no provider publishes ({}) would cost {}; "
+              "ask a provider for a quote",
+              verdict_text(rent_choice(q.kind)), q.basis, amount(q.total, r)));
       return;
     }
 }
@@ -92,9 +92,9 @@ void scenario_reason(CostReport& r, const std::vector<Option>& verdict_options) 
 void own_reason(CostReport& r) {
   const OwnCost& o = *r.own;
   r.verdict.reasons.push_back(
-      fmt::format("buying: {} up front, {} back on resale after {:g} months, {} of power: {} net",
-                  amount(o.purchase, r), amount(o.resale, r), r.query.months,
-                  amount(o.electricity, r), amount(o.total, r)));
+      trf("buying: {} up front, {} back on resale after {:g} months, {} of power: {} net",
+          amount(o.purchase, r), amount(o.resale, r), r.query.months, amount(o.electricity, r),
+          amount(o.total, r)));
 }
 
 }  // namespace
@@ -102,19 +102,20 @@ void own_reason(CostReport& r) {
 void decide(CostReport& r) {
   const auto opts = options(r);
   if (!r.own)
-    r.verdict.reasons.push_back("no purchase price for " + r.query.own_gpu +
-                                " in the catalog: pass --card-price to compare buying");
+    r.verdict.reasons.push_back(
+        trf("no purchase price for {} in the catalog: pass --card-price to compare buying",
+            r.query.own_gpu));
   if (r.rent.empty())
-    r.verdict.reasons.push_back("no cloud offer for " + r.query.rent_gpu + ": nothing to rent");
+    r.verdict.reasons.push_back(trf("no cloud offer for {}: nothing to rent", r.query.rent_gpu));
   if (!r.own || r.rent.empty()) return;
   scenario_reason(r, opts);
   const Option& best = opts[0];
   const Option& next = opts[1];
   r.verdict.choice = best.choice;
-  r.verdict.reasons.push_back(
-      fmt::format("{} is the cheapest: {}; next is {} at {} ({:.0f} % more)", describe(best),
-                  amount(best.total, r), describe(next), amount(next.total, r),
-                  best.total > 0 ? (next.total / best.total - 1) * 100 : 0.0));
+  r.verdict.reasons.push_back(trf("{} is the cheapest: {}; next is {} at {} ({:.0f} % more)",
+                                  describe(best), amount(best.total, r), describe(next),
+                                  amount(next.total, r),
+                                  best.total > 0 ? (next.total / best.total - 1) * 100 : 0.0));
   own_reason(r);
   for (const auto& b : r.break_even) {
     r.verdict.reasons.push_back(hours_reason(b, r));
@@ -122,10 +123,10 @@ void decide(CostReport& r) {
   }
   if (best.quote && best.quote->kind >= RentKind::commit_1y)
     r.verdict.reasons.push_back(
-        fmt::format("a commitment bills every hour of its term, used or not: {:.0f} months here",
-                    best.quote->billed_hours / kHoursPerMonth));
+        trf("a commitment bills every hour of its term, used or not: {:.0f} months here",
+            best.quote->billed_hours / kHoursPerMonth));
   if (best.total > 0 && next.total / best.total - 1 < kCloseCall)
-    r.verdict.reasons.push_back(fmt::format(
+    r.verdict.reasons.push_back(trf(
         "close call (within {:.0f} %) between {} and {}: the defaults' own ranges (resale, power "
         "price, spot ratio, commitment discount) can tip it; see the notes",
         kCloseCall * 100, verdict_text(best.choice), verdict_text(next.choice)));
@@ -134,28 +135,30 @@ void decide(CostReport& r) {
 void add_notes(CostReport& r, const CostData& d) {
   auto& n = r.notes;
   n.push_back(
-      "Data that must stay on site, one or two cards, and someone to maintain the "
-      "machine favour buying (K25); short projects, multi-GPU or multi-node needs, trying "
-      "several GPU models and no operations staff favour renting (K26).");
+      tr("Data that must stay on site, one or two cards, and someone to maintain the "
+         "machine favour buying (K25); short projects, multi-GPU or multi-node needs, trying "
+         "several GPU models and no operations staff favour renting (K26)."));
   if (r.own) {
     n.push_back(
-        "Power is the cards' TDP for every hour of use (an upper bound); the host's own "
-        "draw, cooling and noise are not counted (K27).");
+        tr("Power is the cards' TDP for every hour of use (an upper bound); the host's own "
+           "draw, cooling and noise are not counted (K27)."));
     if (r.own->gpu->tdp_w <= 0)
-      n.push_back("The catalog has no TDP for " + r.own->gpu->id + ": power is not counted.");
+      n.push_back(trf("The catalog has no TDP for {}: power is not counted.", r.own->gpu->id));
   }
   if (r.query.rent_gpu != r.query.own_gpu || r.query.rent_count != r.query.own_count)
     n.push_back(
-        "Bought and rented GPUs differ: costs assume the same hours of use, but the work "
-        "done per hour differs (`gpusel recommend --compare-rent` weighs speed).");
+        tr("Bought and rented GPUs differ: costs assume the same hours of use, but the work "
+           "done per hour differs (`gpusel recommend --compare-rent` weighs speed)."));
   n.push_back(extras_note(r.query.storage_gb, r.query.egress_gb, r.storage_price, r.egress_price,
                           r.query.currency, d.cloud.origin));
   for (auto& note : rental_notes(r.rent, d.cloud, r.query.today)) n.push_back(std::move(note));
   if (!r.nearest_with_offers.empty()) {
     std::string list;
     for (const auto& id : r.nearest_with_offers) list += (list.empty() ? "" : ", ") + id;
-    n.push_back("No cloud offer for " + r.query.rent_gpu + " in " + d.cloud.origin +
-                "; the nearest GPUs that have offers: " + list + " (compare with --rent-gpu).");
+    n.push_back(
+        trf("No cloud offer for {} in {}; the nearest GPUs that have offers: {} (compare with "
+            "--rent-gpu).",
+            r.query.rent_gpu, d.cloud.origin, list));
   }
 }
 
@@ -166,7 +169,7 @@ namespace {
 
 std::string derived_note(const Cloud& cloud) {
   const auto& d = cloud.defaults;
-  return fmt::format(
+  return trf(
       "Prices marked 'default' are not published by the provider: spot = {:.2f} x on-demand "
       "(seen {:.2f}-{:.2f}), commitments {:.0f} % / {:.0f} % off for 1 / 3 years "
       "(defaults of {}, with their sources).",
@@ -176,15 +179,15 @@ std::string derived_note(const Cloud& cloud) {
 
 void offer_notes(const RentQuote& q, const std::string& today, std::vector<std::string>& n) {
   if (q.instances > 1)
-    n.push_back(fmt::format(
+    n.push_back(trf(
         "{} has {} GPU(s) per instance: {} instances, linked by the network rather than NVLink.",
         q.offer->id, q.offer->gpus_per_instance, q.instances));
   if (q.offer->marketplace)
-    n.push_back(q.offer->id + " is a marketplace listing: its price floats.");
+    n.push_back(trf("{} is a marketplace listing: its price floats.", q.offer->id));
   if (!today.empty() && is_date(q.offer->as_of) && is_date(today) &&
       days_between(q.offer->as_of, today) > detail::kStaleOfferDays)
-    n.push_back(q.offer->id + ": price dated " + q.offer->as_of +
-                ", over six months old; cloud prices move both ways.");
+    n.push_back(trf("{}: price dated {}, over six months old; cloud prices move both ways.",
+                    q.offer->id, q.offer->as_of));
 }
 
 }  // namespace
@@ -198,8 +201,8 @@ std::vector<std::string> rental_notes(const std::vector<RentQuote>& quotes, cons
     derived |= !q.published;
     if (q.kind == RentKind::spot && seen.insert("spot").second)
       n.push_back(
-          "Spot instances can be reclaimed at any time: checkpoint often and expect "
-          "restarts (K28).");
+          tr("Spot instances can be reclaimed at any time: checkpoint often and expect "
+             "restarts (K28)."));
     if (seen.insert(q.offer->id + "/" + std::to_string(q.instances)).second)
       offer_notes(q, today, n);
   }
@@ -210,11 +213,11 @@ std::vector<std::string> rental_notes(const std::vector<RentQuote>& quotes, cons
 std::string extras_note(double storage_gb, double egress_gb, double storage_price,
                         double egress_price, const std::string& cur, const std::string& origin) {
   if (storage_gb == 0 && egress_gb == 0)
-    return fmt::format(
+    return trf(
         "Not counted: cloud storage at {:.3f} {}/GB-month and egress at {:.3f} {}/GB "
         "(defaults of {}); add --storage-gb/--egress-gb (K28).",
         storage_price, cur, egress_price, cur, origin);
-  return fmt::format(
+  return trf(
       "Rentals include {:g} GB of storage at {:.3f} {}/GB-month and {:g} GB of egress at "
       "{:.3f} {}/GB (K28).",
       storage_gb, storage_price, cur, egress_gb, egress_price, cur);

@@ -8,6 +8,7 @@
 #include "gpusel/base/error.hpp"
 #include "gpusel/base/text.hpp"
 #include "gpusel/data/constants.hpp"
+#include "gpusel/i18n/i18n.hpp"
 
 namespace gpusel {
 namespace {
@@ -57,8 +58,9 @@ std::string describe(const Reserve& r) {
   char buf[64];
   if (r.fraction < 0)
     return describe(Reserve{data_constant("default_reserve_fraction"), 0, "", ""});
+  if (r.fraction > 0 || r.bytes <= 0) std::snprintf(buf, sizeof buf, "%g%%", r.fraction * 100);
   if (r.fraction > 0 || r.bytes <= 0)
-    std::snprintf(buf, sizeof buf, "%g%% of VRAM", r.fraction * 100);
+    return buf + tr(" of VRAM");
   else
     std::snprintf(buf, sizeof buf, "%.2f GB", r.bytes / 1e9);
   return buf;
@@ -104,8 +106,8 @@ Reserve default_reserve(const Gpu& gpu, const std::string& os) {
   if (!s) return Reserve{data_constant("unified_memory_reserve_fraction"), 0, o, ""};
   const double vram = vram_bytes(gpu), usable = share_bytes(gpu, *s);
   return Reserve{0, vram - usable, o,
-                 gib_text(vram - usable) + " of unified memory: the GPU may use " +
-                     gib_text(usable) + " of " + gib_text(vram) + " under " + o + " by default"};
+                 trf("{} of unified memory: the GPU may use {} of {} under {} by default",
+                     gib_text(vram - usable), gib_text(usable), gib_text(vram), o)};
 }
 
 std::optional<RaisedLimit> raised_limit(const Gpu& gpu, const std::string& os) {

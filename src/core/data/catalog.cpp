@@ -5,6 +5,7 @@
 
 #include "gpusel/base/error.hpp"
 #include "gpusel/base/text.hpp"
+#include "gpusel/i18n/i18n.hpp"
 #include "gpusel/json/json_source.hpp"
 #include "json/json_fields.hpp"
 #include "records_internal.hpp"
@@ -196,8 +197,8 @@ void merge_catalog(Catalog& base, const Catalog& overlay) {
 
 const Gpu& require_gpu(const Catalog& catalog, std::string_view id) {
   if (const Gpu* g = catalog.find(id)) return *g;
-  throw usage_error("unknown GPU id '" + quote_input(id) + "'" + did_you_mean(id, catalog.ids()) +
-                    "; `gpusel catalog list` shows all ids");
+  throw usage_error(trf("unknown GPU id '{}'{}; `gpusel catalog list` shows all ids",
+                        quote_input(id), did_you_mean_tr(id, catalog.ids())));
 }
 
 }  // namespace gpusel

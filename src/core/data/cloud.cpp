@@ -10,6 +10,7 @@
 #include "gpusel/base/text.hpp"
 #include "gpusel/data/data_source.hpp"
 #include "gpusel/data/validate.hpp"
+#include "gpusel/i18n/i18n.hpp"
 #include "json/json_fields.hpp"
 #include "records_internal.hpp"
 #include "validate_internal.hpp"
@@ -124,18 +125,19 @@ void detail::parse_cloud_top(Cloud& c, const json& doc, const std::string& origi
   if (!overlay || doc.contains("reviewed")) c.reviewed = date_field(doc, "reviewed", origin);
 }
 
+// Ids (JSON, CSV); marked because sentences for people translate them (tr at the use).
 const char* rent_kind_name(RentKind k) {
   switch (k) {
     case RentKind::on_demand:
-      return "on-demand";
+      return N_("on-demand");
     case RentKind::spot:
-      return "spot";
+      return N_("spot");
     case RentKind::monthly:
-      return "monthly";
+      return N_("monthly");
     case RentKind::commit_1y:
-      return "commit-1y";
+      return N_("commit-1y");
     case RentKind::commit_3y:
-      return "commit-3y";
+      return N_("commit-3y");
   }
   return "?";
 }
@@ -256,13 +258,13 @@ std::optional<EffectivePrice> effective_price(const Offer& o, RentKind kind,
                                               const CloudDefaults& d) {
   auto spot = [&](double ratio) {
     return EffectivePrice{o.on_demand_per_hour * ratio, false,
-                          fmt::format("default: {:.2f} x on-demand", ratio)};
+                          trf("default: {:.2f} x on-demand", ratio)};
   };
   auto commit = [&](double discount) {
     return EffectivePrice{o.on_demand_per_hour * (1 - discount), false,
-                          fmt::format("default: {:.0f} % off on-demand", discount * 100)};
+                          trf("default: {:.0f} % off on-demand", discount * 100)};
   };
-  auto published = [](double v) { return EffectivePrice{v, true, "published"}; };
+  auto published = [](double v) { return EffectivePrice{v, true, tr("published")}; };
   switch (kind) {
     case RentKind::on_demand:
       return published(o.on_demand_per_hour);

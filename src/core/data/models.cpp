@@ -5,6 +5,7 @@
 
 #include "gpusel/base/error.hpp"
 #include "gpusel/base/text.hpp"
+#include "gpusel/i18n/i18n.hpp"
 #include "json/json_fields.hpp"
 #include "records_internal.hpp"
 
@@ -350,8 +351,8 @@ const ModelArch& require_model(const std::vector<ModelArch>& models, std::string
     }
     return m;
   }
-  throw usage_error("unknown model '" + quote_input(id) + "'" + did_you_mean(id, ids) +
-                    "; `gpusel models list` shows all ids");
+  throw usage_error(trf("unknown model '{}'{}; `gpusel models list` shows all ids", quote_input(id),
+                        did_you_mean_tr(id, ids)));
 }
 
 }  // namespace gpusel

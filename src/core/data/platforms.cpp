@@ -7,6 +7,7 @@
 
 #include "gpusel/base/error.hpp"
 #include "gpusel/base/text.hpp"
+#include "gpusel/i18n/i18n.hpp"
 #include "gpusel/json/embedded.hpp"
 #include "gpusel/json/json_schema.hpp"
 #include "gpusel/json/json_source.hpp"
@@ -32,6 +33,7 @@ Platform parse_platform(const json& j, const std::string& at) {
   Platform p;
   p.id = required<std::string>(j, "id", at);
   p.name = required<std::string>(j, "name", at);
+  p.name_zh = present<std::string>(j, "name_zh-CN", at).value_or("");
   p.network = present<std::string>(j, "network", at).value_or("");
   const json m = required<json>(j, "match", at);
   const std::string mat = at + ".match";
@@ -66,6 +68,11 @@ PsuStep psu_for(const Platforms& p, double card_watts) {
   return p.psu_steps.back();  // beyond the largest step: the largest (the label says so)
 }
 
+// A name in the session's language: the zh-CN one where the file gives it.
+const std::string& localised(const std::string& en, const std::string& zh) {
+  return language() == Lang::zh_cn && !zh.empty() ? zh : en;
+}
+
 }  // namespace
 
 const Network* Platforms::network(const std::string& id) const {
@@ -96,6 +103,7 @@ void detail::parse_platforms_top(Platforms& out, const json& doc, const std::str
     const std::string at = detail::record_at(origin, "networks", i, nets[i]);
     out.networks.push_back({required<std::string>(nets[i], "id", at),
                             required<std::string>(nets[i], "name", at),
+                            detail::present<std::string>(nets[i], "name_zh-CN", at).value_or(""),
                             parse_figure(required<json>(nets[i], "cost_per_gpu", at), at)});
   }
 }
@@ -156,7 +164,8 @@ PlatformQuote quote_platform(const Platforms& p, const Gpu& gpu, int count, bool
     q.platform = &pl;
     q.hosts = hosts;
     q.hosts_usd = pl.cost.value * hosts;
-    q.label = hosts > 1 ? fmt::format("{}x {}", hosts, pl.name) : pl.name;
+    const std::string& name = localised(pl.name, pl.name_zh);
+    q.label = hosts > 1 ? fmt::format("{}x {}", hosts, name) : name;
     if (pl.psu) {
       const PsuStep s = psu_for(p, gpu.tdp_w * std::min(count, pl.gpus_per_host));
       q.psu_watts = s.watts;
@@ -166,7 +175,7 @@ PlatformQuote quote_platform(const Platforms& p, const Gpu& gpu, int count, bool
     if (hosts > 1) {
       q.network = p.network(pl.network);
       q.network_usd = q.network->cost_per_gpu.value * count;
-      q.label += " + " + q.network->name;
+      q.label += " + " + localised(q.network->name, q.network->name_zh);
     }
     q.total_usd = q.hosts_usd + q.network_usd;
     return q;

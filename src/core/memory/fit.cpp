@@ -8,6 +8,7 @@
 
 #include "gpusel/base/error.hpp"
 #include "gpusel/base/text.hpp"
+#include "gpusel/i18n/i18n.hpp"
 
 namespace gpusel {
 
@@ -45,12 +46,14 @@ std::optional<FitChange> raise_share(const Workload& w, const Gpu& gpu, const Fi
   const int keep = int(std::ceil(100 * (1 - lim->usable_bytes / vram) - 1e-9));
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f", lim->usable_bytes / 1073741824.0);
-  const std::string then = "; in gpusel: --reserve " + std::to_string(keep) + "%";
+  const std::string then = trf("; in gpusel: --reserve {}%", keep);
   const std::string change =
-      lim->recorded ? "raise the GPU's share of unified memory to the " + lim->os + " maximum, " +
-                          buf + " GiB: " + lim->how + then
-                    : "raise the GPU memory limit to " + std::string(buf) + " GiB, keeping " +
-                          std::to_string(keep) + " % for " + lim->os + ": " + lim->how + then;
+      lim->recorded ? trf("raise the GPU's share of unified memory to the {} maximum, {} GiB: {}",
+                          lim->os, buf, lim->how) +
+                          then
+                    : trf("raise the GPU memory limit to {} GiB, keeping {} % for {}: {}", buf,
+                          keep, lim->os, lim->how) +
+                          then;
   return FitChange{change, w, r.requested, true};
 }
 

@@ -8,6 +8,7 @@
 #include "gpusel/base/error.hpp"
 #include "gpusel/data/platforms.hpp"
 #include "gpusel/data/quantization.hpp"
+#include "gpusel/i18n/i18n.hpp"
 #include "gpusel/memory/fit.hpp"
 
 namespace gpusel::detail {
@@ -22,16 +23,16 @@ void training_candidates(const Workload& w, std::vector<Candidate>& out) {
   if (w.loss == Loss::full && w.model.kind == "decoder")
     out.push_back({"--loss chunked", [](Workload& v) { v.loss = Loss::chunked; }, "loss"});
   if (w.batch > 1)
-    out.push_back({"--batch 1 (gradient accumulation for the rest)",
+    out.push_back({tr("--batch 1 (gradient accumulation for the rest)"),
                    [](Workload& v) { v.batch = 1; }, "batch"});
   if (w.optimizer == Optimizer::adamw || w.optimizer == Optimizer::sgd)
     out.push_back({"--optimizer adamw-8bit",
                    [](Workload& v) { v.optimizer = Optimizer::adamw_8bit; }, "optimizer"});
   if (w.precision == Precision::fp32 && !w.amp)
-    out.push_back({"--amp (16-bit compute, fp32 master weights)", [](Workload& v) { v.amp = true; },
-                   "precision"});
+    out.push_back({tr("--amp (16-bit compute, fp32 master weights)"),
+                   [](Workload& v) { v.amp = true; }, "precision"});
   if (w.mode == Mode::lora)
-    out.push_back({"--mode qlora (NF4 base)",
+    out.push_back({tr("--mode qlora (NF4 base)"),
                    [](Workload& v) {
                      v.mode = Mode::qlora;
                      v.precision = Precision::bf16;

@@ -7,6 +7,7 @@
 
 #include "gpusel/base/error.hpp"
 #include "gpusel/base/text.hpp"
+#include "gpusel/i18n/i18n.hpp"
 #include "gpusel/json/embedded.hpp"
 #include "gpusel/memory/fit.hpp"
 #include "ranker_internal.hpp"
@@ -83,7 +84,7 @@ void price_configuration(Result& r, const RankRequest& req, const Rates& rates) 
   if (c.rented) return;
   r.platform_quote =
       quote_platform(default_platforms(), *c.gpu, c.count, r.unit_price && r.unit_price->used);
-  r.platform = r.platform_quote.platform ? r.platform_quote.label : "no platform takes it";
+  r.platform = r.platform_quote.platform ? r.platform_quote.label : tr("no platform takes it");
   if (!r.unit_price) return;
   r.cards_price = r.unit_price->amount * c.count;
   if (!req.cards_only)

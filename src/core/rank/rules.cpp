@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "gpusel/i18n/i18n.hpp"
+
 namespace gpusel {
 namespace {
 
@@ -66,21 +68,41 @@ Truth combine(const Condition& c, const Facts& facts, bool is_all) {
   return is_all;
 }
 
+// The text in the session's language: the zh-CN one where the rule has it.
+const std::string& localised(const std::string& en, const std::string& zh) {
+  return language() == Lang::zh_cn && !zh.empty() ? zh : en;
+}
+
+// render false: the ranker's configurations that are not shown need no text.
 void fire(const Rule& r, const Facts& facts, RuleOutcome& out, bool render) {
   out.fired.push_back(r.id);
   const Effects& e = r.effects;
-  auto text = [&](const std::string& t) { return render ? render_text(t, facts) : std::string(); };
-  if (!e.warning.empty()) out.warnings.push_back({r.id, text(e.warning), r.source});
-  if (!e.note.empty()) out.notes.push_back({r.id, text(e.note), r.source});
+  auto text = [&](const std::string& en, const std::string& zh) {
+    return render ? render_text(localised(en, zh), facts) : std::string();
+  };
+  if (!e.warning.empty()) out.warnings.push_back({r.id, text(e.warning, e.warning_zh), r.source});
+  if (!e.note.empty()) out.notes.push_back({r.id, text(e.note, e.note_zh), r.source});
   out.delta += e.score;
   if (e.exclude && !out.excluded) {
     out.excluded = true;
-    out.exclude_reason = text(*e.exclude);
+    out.exclude_reason = text(*e.exclude, e.exclude_zh);
     out.exclude_rule = r.id;
   }
 }
 
 }  // namespace
+
+std::vector<std::string> untranslated_texts(const RuleSet& set) {
+  std::vector<std::string> out;
+  for (const auto& r : set.rules) {
+    if (r.disabled) continue;
+    const Effects& e = r.effects;
+    if (!e.warning.empty() && e.warning_zh.empty()) out.push_back(r.id + ".warning");
+    if (!e.note.empty() && e.note_zh.empty()) out.push_back(r.id + ".note");
+    if (e.exclude && e.exclude_zh.empty()) out.push_back(r.id + ".exclude");
+  }
+  return out;
+}
 
 ScoreDelta& ScoreDelta::operator+=(const ScoreDelta& o) {
   budget += o.budget;

@@ -1,9 +1,11 @@
 // Loading rules files: shape, vocabulary and type checks, each failure naming the file and
 // the JSON path so a user can fix their --rules file without reading our code.
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <map>
 #include <stdexcept>
+#include <tuple>
 
 #include "gpusel/base/error.hpp"
 #include "gpusel/base/text.hpp"
@@ -189,10 +191,28 @@ ScoreDelta parse_score(const json& j, const std::string& at) {
   return d;
 }
 
+// The Simplified Chinese texts: only for texts the rule has, with the placeholders checked
+// as the English ones are.
+void parse_zh(Effects& e, const json& j, const std::string& at) {
+  if (!j.is_object()) fail(at, "must be an object, got " + kind_of(j));
+  check_keys(j, {"warning", "note", "exclude"}, at);
+  const std::array<std::tuple<const char*, bool, std::string*>, 3> texts{
+      {{"warning", !e.warning.empty(), &e.warning_zh},
+       {"note", !e.note.empty(), &e.note_zh},
+       {"exclude", e.exclude.has_value(), &e.exclude_zh}}};
+  for (const auto& [key, has_english, field] : texts) {
+    if (!j.contains(key)) continue;
+    if (!has_english) fail(at + "." + key, "translates a text the rule does not have");
+    *field = text_field(j, key, at);
+    check_text(*field, at + "." + key);
+  }
+}
+
 Effects parse_effects(const json& j, const std::string& at) {
   if (!j.is_object()) fail(at, "must be an object, got " + kind_of(j));
-  check_keys(j, {"warning", "note", "score", "exclude"}, at);
-  if (j.empty()) fail(at, "needs at least one of warning, note, score, exclude");
+  check_keys(j, {"warning", "note", "score", "exclude", "zh-CN"}, at);
+  if (j.empty() || (j.size() == 1 && j.contains("zh-CN")))
+    fail(at, "needs at least one of warning, note, score, exclude");
   Effects e;
   for (auto [key, field] : {std::pair{"warning", &e.warning}, std::pair{"note", &e.note}}) {
     if (!j.contains(key)) continue;
@@ -204,6 +224,7 @@ Effects parse_effects(const json& j, const std::string& at) {
     check_text(*e.exclude, at + ".exclude");
   }
   if (j.contains("score")) e.score = parse_score(j["score"], at + ".score");
+  if (j.contains("zh-CN")) parse_zh(e, j["zh-CN"], at + ".zh-CN");
   return e;
 }
 

@@ -102,3 +102,29 @@ TEST_CASE("GitHub annotation values are escaped as the runner reads them") {
   CHECK(github_data("100%\r\n::error::x") == "100%25%0D%0A::error::x");
   CHECK(github_property("a:b,c\nd") == "a%3Ab%2Cc%0Ad");
 }
+
+TEST_CASE("CJK text takes two columns a character and tables align on it") {
+  CHECK(display_width("显存") == 4);
+  CHECK(display_width("需要/可用 GiB") == 13);
+  CHECK(display_width("（K25）") == 7);         // fullwidth brackets
+  CHECK(display_width("█████░░░░░ 50") == 13);  // the score bar stays narrow
+  CHECK(display_width("e\xcc\x81") == 1);       // a combining accent takes none
+  Table t{{{"配置"}, {"GiB", true}}, {{"1x rtx-4090", "21.60"}, {"显卡", "8.00"}}};
+  CHECK(render_table(t) ==
+        "配置           GiB\n"
+        "-----------  -----\n"
+        "1x rtx-4090  21.60\n"
+        "显卡          8.00\n");
+}
+
+TEST_CASE("wrapping CJK text cuts by columns not by bytes or code points") {
+  Table t{{{"h"}, {"text", false, 0, true}}, {{"a", "一二三四五六七八九十一二三四五六七八九十"}}};
+  DisplayGuard g({false, 24});
+  const std::string out = render_table(t);
+  std::istringstream lines(out);
+  for (std::string line; std::getline(lines, line);) {
+    INFO(line);
+    CHECK(display_width(line) <= 24);
+  }
+  CHECK(out.find("一二三四五六七八") != std::string::npos);
+}
