@@ -9,6 +9,7 @@
 #include "cli/cmd_estimate.hpp"
 #include "cli/cmd_meta.hpp"
 #include "cli/cmd_recommend.hpp"
+#include "cli/cmd_serve.hpp"
 #include "cli/context.hpp"
 #include "cli/help_text.hpp"
 #include "cli/terminal.hpp"
@@ -75,6 +76,7 @@ void build(CLI::App& app, Context& ctx) {
   add_check_compare_commands(app, ctx);
   add_estimate_commands(app, ctx);
   add_cost_command(app, ctx);
+  add_serve_command(app, ctx);
   add_catalog_commands(app, ctx);
   add_cloud_commands(app, ctx);
   add_meta_commands(app, ctx);

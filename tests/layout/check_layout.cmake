@@ -2,7 +2,7 @@
 # stages before it, never a later one. Run by ctest (layout/one-way); fails naming the file,
 # the include and both stages.
 #   cmake -DROOT=<source dir> -P check_layout.cmake
-set(STAGES base json i18n data memory speed rank cost answer)
+set(STAGES base json i18n data memory speed rank cost serve answer)
 
 set(bad "")
 foreach(stage IN LISTS STAGES)

@@ -86,6 +86,13 @@ const std::vector<Spec> kSpecs{
      0,
      "refit when calibration rows change",
      "tests/calibration/throughput_report --fit"},
+    {"data/serving.json",
+     "serving-engine defaults",
+     {{"engines", "*", "kv_block_tokens"}},
+     0,
+     "engine defaults: check at each engine release",
+     "vLLM config/cache.py and arg_utils.py, SGLang server_args.py, TensorRT-LLM KvCacheConfig, "
+     "llama.cpp tools/server README"},
     {"data/rules.json", "expert rules", {}, 0, "-", "each rule's cited source"},
     {"data/scoring.json", "scoring constants", {}, 0, "-", "the reasons and sources it cites"}};
 

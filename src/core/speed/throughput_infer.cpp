@@ -9,9 +9,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
+#include "gpusel/base/error.hpp"
 #include "gpusel/data/models.hpp"
 #include "gpusel/memory/kv_cache.hpp"
+#include "gpusel/speed/step.hpp"
 
 namespace gpusel::tput {
 namespace {
@@ -38,13 +41,26 @@ double decode_context(const Workload& w) {
   return w.prompt_len > 0 ? w.prompt_len + (w.seq_len - w.prompt_len) / 2.0 : w.seq_len;
 }
 
-// KV cache bytes one decode step reads over all `split` cards: the per-card cache times the
-// cards (an MLA latent replicated by tensor parallelism is read on every card).
-double kv_step_bytes(const Workload& w, const K& k, int split) {
+// KV cache bytes one sequence's decode step reads over all `split` cards: the per-card cache
+// times the cards (an MLA latent replicated by tensor parallelism is read on every card).
+double kv_seq_bytes(const Workload& w, const K& k, int split) {
   const double value = kv_value_bytes(w, k.kv_cache_bytes_per_value);  // --kv-dtype, else 16-bit
   const KvCacheSize kv = kv_cache_size(w.model, decode_context(w), value,
                                        k.kv_cache_bytes_per_value, {split, split > 1});
-  return w.batch * kv.bytes * split;
+  return kv.bytes * split;
+}
+double kv_step_bytes(const Workload& w, const K& k, int split) {
+  return w.batch * kv_seq_bytes(w, k, split);
+}
+
+// MoE: bytes of every routed expert and the share k/E a token picks (0, 0 when dense).
+std::pair<double, double> routed_experts(const Workload& w, const Shape& s, const K& k) {
+  const ModelArch& m = w.model;
+  if (!m.moe || m.moe->experts <= m.moe->active) return {0, 0};
+  const ArchParams a = arch_params(m);
+  const double routed = (a.total - a.active) / (m.moe->experts - m.moe->active) * m.moe->experts;
+  const double per_param = weight_bytes(w, s, k) / std::max(1.0, s.matmul);
+  return {routed * per_param, double(m.moe->active) / m.moe->experts};
 }
 
 // Attention FLOPs per token read the context each layer keeps: full layers all of it,
@@ -109,6 +125,60 @@ void prefill_rates(Ctx& c, Throughput& t) {
   t.assumptions.push_back(how);
 }
 
+// The step model of `tp` x `stages` cards: the same rates prefill and decode use.
+StepModel build_step(const Ctx& c, int tp, int stages) {
+  StepModel m;
+  m.engine = c.e.name, m.tp = tp, m.stages = stages, m.layers = c.s.layers;
+  m.weight_bytes = weight_bytes(c.w, c.s, c.k);
+  std::tie(m.routed_bytes, m.route_fraction) = routed_experts(c.w, c.s, c.k);
+  m.bandwidth = c.bw;
+  m.kv_bytes_per_seq = kv_seq_bytes(c.w, c.k, tp);
+  m.fixed_s = c.s.layers * c.e.layer_overhead_s;
+  if (tp > 1) m.fixed_s += 2 * c.s.layers * latency_s(c.f, tp, c.k);   // attention out, MLP out
+  if (stages > 1) m.fixed_s += (stages - 1) * latency_s(c.f, 2, c.k);  // activations hop on
+  const double ctx = attended_context(c.w, decode_context(c.w));
+  m.decode_flops = 2 * c.s.matmul + 4 * c.s.layers * c.s.attn_dim * ctx;
+  const double prompt = c.w.prompt_len > 0 ? c.w.prompt_len : c.w.seq_len;
+  // Causal attention: a prompt token attends to half the prompt on average (FlashAttention-2
+  // skips the masked blocks, Dao 2023 Sec. 3.1).
+  m.prefill_linear_flops = 2 * c.s.matmul;
+  m.prefill_attention_flops = 4 * c.s.layers * c.s.attn_dim * prompt / 2;
+  m.linear_flops_per_s = tp * c.linear * 1e12 * c.e.prefill_efficiency;
+  m.attention_flops_per_s = tp * c.attention * 1e12 * c.e.prefill_efficiency;
+  m.prefill_factor = is_quantized(c.w.precision) ? c.k.prefill_quantized_factor : 1;
+  if (tp > 1) {  // the two all-reduces per layer carry hidden x 2 B per token
+    Fabric group = c.f;
+    group.count = tp, group.nodes = 1;
+    m.comm_s_per_token = 2 * c.s.layers * allreduce_s(group, c.s.hidden * 2);
+  }
+  return m;
+}
+
+struct Parts {
+  double memory = 0, compute = 0;
+};
+
+// Memory time (weights once, each sequence's KV, fixed costs) and compute time of a step.
+Parts step_parts(const StepModel& m, double b, double t, bool pipelined) {
+  const double tokens = b + t;
+  double weights = m.weight_bytes;
+  if (m.routed_bytes > 0 && tokens > 1)  // experts the batch's tokens touch (uniform routing)
+    weights += m.routed_bytes * (1 - std::pow(1 - m.route_fraction, tokens) - m.route_fraction);
+  // Pipelined stages work at once on micro-batches: KV and FLOPs spread over them; every
+  // micro-batch still reads its stage's weights.
+  const double spread = pipelined ? m.stages : 1;
+  Parts p;
+  p.memory = (weights + b * m.kv_bytes_per_seq / spread) / (m.tp * m.bandwidth) + m.fixed_s;
+  const double prefill = m.prefill_linear_flops / std::max(1e-30, m.linear_flops_per_s) +
+                         m.prefill_attention_flops / std::max(1e-30, m.attention_flops_per_s);
+  p.compute =
+      m.linear_flops_per_s > 0
+          ? (b * m.decode_flops / m.linear_flops_per_s + t * prefill / m.prefill_factor) / spread +
+                tokens * m.comm_s_per_token
+          : 0;
+  return p;
+}
+
 struct Rate {
   double per_s = 0;
   bool memory_bound = true;
@@ -116,15 +186,8 @@ struct Rate {
 
 // One decode step of `batch` sequences.
 Rate decode_rate(const Ctx& c, int tp, int stages) {
-  const double ctx = attended_context(c.w, decode_context(c.w));
-  const double bytes = weight_bytes(c.w, c.s, c.k) + kv_step_bytes(c.w, c.k, tp);
-  double t_mem = bytes / (tp * c.bw) + c.s.layers * c.e.layer_overhead_s;
-  if (tp > 1) t_mem += 2 * c.s.layers * latency_s(c.f, tp, c.k);   // attention out, MLP out
-  if (stages > 1) t_mem += (stages - 1) * latency_s(c.f, 2, c.k);  // activations hop on
-  const double flops = c.w.batch * (2 * c.s.matmul + 4 * c.s.layers * c.s.attn_dim * ctx);
-  const double eff = c.e.prefill_efficiency;
-  const double t_cmp = c.linear > 0 ? flops / (tp * c.linear * 1e12 * eff) : 0;
-  return {c.w.batch / std::max(t_mem, t_cmp), t_mem >= t_cmp};
+  const Parts p = step_parts(build_step(c, tp, stages), c.w.batch, 0, false);
+  return {c.w.batch / std::max(p.memory, p.compute), p.memory >= p.compute};
 }
 
 // Prompt tokens/s: compute-bound, but never faster than reading the weights once per pass.
@@ -184,8 +247,11 @@ void describe(const Ctx& c, int count, Throughput& t) {
 
 }  // namespace
 
-void estimate_inference(const Workload& w, const Gpu& g, int count, bool linked, const K& k,
-                        const Shape& s, Throughput& t) {
+namespace {
+
+// The context both estimates start from: engine, fabric, bandwidth, GEMM rates, layout.
+Ctx make_ctx(const Workload& w, const Gpu& g, int count, bool linked, const K& k, const Shape& s,
+             Throughput& t) {
   const Engine& e = engine_for(w, k);
   Ctx c{w, g, s, k, e, fabric_of(g, count, linked, k)};
   t.engine = e.name;
@@ -197,6 +263,15 @@ void estimate_inference(const Workload& w, const Gpu& g, int count, bool linked,
   prefill_rates(c, t);
   if (w.shard == Shard::tp) c.tp = std::min(count, c.f.per_node), c.stages = c.f.nodes;
   if (w.shard == Shard::none) c.stages = count;
+  return c;
+}
+
+}  // namespace
+
+void estimate_inference(const Workload& w, const Gpu& g, int count, bool linked, const K& k,
+                        const Shape& s, Throughput& t) {
+  const Ctx c = make_ctx(w, g, count, linked, k, s, t);
+  const Engine& e = c.e;
   const int replicas = c.tp * c.stages == 1 ? count : 1;
   const Rate d = decode_rate(c, c.tp, c.stages);
   t.decode_tokens_per_s = replicas * d.per_s;
@@ -213,3 +288,26 @@ void estimate_inference(const Workload& w, const Gpu& g, int count, bool linked,
 }
 
 }  // namespace gpusel::tput
+
+namespace gpusel {
+
+StepModel step_model(const Workload& w, const Gpu& g, int count, bool linked) {
+  if (count < 1)
+    throw usage_error("GPU count must be at least 1 (got " + std::to_string(count) + ")");
+  const tput::K& k = default_throughput_constants();
+  const tput::Shape s = tput::shape_of(w);
+  Throughput t;
+  const tput::Ctx c = tput::make_ctx(w, g, count, linked, k, s, t);
+  // One replica: cards without a shard strategy are still one copy's stages here.
+  StepModel m = tput::build_step(c, c.tp, c.tp * c.stages == 1 ? count : c.stages);
+  tput::describe(c, count, t);
+  m.assumptions = std::move(t.assumptions);
+  return m;
+}
+
+double step_seconds(const StepModel& m, double decode_seqs, double prefill_tokens, bool pipelined) {
+  const tput::Parts p = tput::step_parts(m, decode_seqs, prefill_tokens, pipelined);
+  return std::max(p.memory, p.compute);
+}
+
+}  // namespace gpusel

@@ -1,0 +1,229 @@
+// A replica under a Poisson load: the batching fixed point, then the queues in front of it.
+#include "gpusel/serve/load.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+
+namespace gpusel {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr int kSamples = 32;  // prompt-length strata for the TTFT distribution
+
+double mean_prompt(const Replica& r) { return r.traffic.prompt.mean; }
+double mean_output(const Replica& r) { return r.traffic.output.mean; }
+
+// The iteration time at `rate`: the smallest tau with step(rate O tau, rate P tau) <= tau.
+// step is convex in tau (sums of maxima and norms of affine terms), so h = step - tau is
+// convex: find its minimum (ternary search), then the first crossing left of it. Infinity
+// when h stays positive (the rate exceeds what the replica can reach with its batch cap).
+double iteration_time(const Replica& r, double rate) {
+  const double o = mean_output(r), p = mean_prompt(r);
+  const auto h = [&](double tau) { return step_seconds(r, rate * o * tau, rate * p * tau) - tau; };
+  const double lo = step_seconds(r, 0, 0);
+  if (rate <= 0) return lo;
+  double a = lo, b = r.max_seqs / (rate * o);
+  if (b < lo) return kInf;
+  if (h(b) > 0) {  // the crossing, if any, lies left of h's minimum
+    for (int i = 0; i < 100 && b - a > 1e-9 * b; ++i) {
+      const double m1 = a + (b - a) / 3, m2 = b - (b - a) / 3;
+      if (h(m1) < h(m2))
+        b = m2;
+      else
+        a = m1;
+    }
+    if (h(b) > 0) return kInf;
+  }
+  double left = lo, right = b;
+  for (int i = 0; i < 100 && right - left > 1e-9 * right; ++i) {
+    const double mid = (left + right) / 2;
+    (h(mid) > 0 ? left : right) = mid;
+  }
+  return right;
+}
+
+// Duration of one prompt's prefill at a running batch b: its chunks share iterations with
+// the decoding sequences, at most (budget - b) prompt tokens an iteration.
+double own_prefill(const Replica& r, double b, double prompt) {
+  const double room = std::max(1.0, r.batched_tokens - b);
+  const double chunks = std::max(1.0, prompt / room);
+  return chunks * step_seconds(r, b, prompt / chunks);
+}
+
+double erlang_c(double servers, double load) {  // probability of waiting in M/M/c
+  if (load >= servers) return 1;
+  double b = 1;
+  for (int k = 1; k <= int(servers); ++k) b = load * b / (k + load * b);
+  return servers * b / (servers - load * (1 - b));
+}
+
+double normal_quantile(double q) {  // inverse of the standard normal CDF, by bisection
+  double lo = -8, hi = 8;
+  for (int i = 0; i < 60; ++i) {
+    const double mid = (lo + hi) / 2;
+    (0.5 * std::erfc(-mid / std::sqrt(2.0)) < q ? lo : hi) = mid;
+  }
+  return (lo + hi) / 2;
+}
+
+// CDF of X + Y, X = 0 with probability 1 - p1 else exponential of mean m1, likewise Y.
+double wait_cdf(double x, double p1, double m1, double p2, double m2) {
+  if (x < 0) return 0;
+  const auto e = [x](double m) { return m > 0 ? 1 - std::exp(-x / m) : 1.0; };
+  double both;
+  if (m1 <= 0 || m2 <= 0)
+    both = e(std::max(m1, m2));
+  else if (std::abs(m1 - m2) < 1e-12 * m1)
+    both = 1 - std::exp(-x / m1) * (1 + x / m1);
+  else
+    both = 1 - (m1 * std::exp(-x / m1) - m2 * std::exp(-x / m2)) / (m1 - m2);
+  return (1 - p1) * (1 - p2) + (1 - p1) * p2 * e(m2) + p1 * (1 - p2) * e(m1) + p1 * p2 * both;
+}
+
+struct Waits {
+  double p1 = 0, m1 = 0, p2 = 0, m2 = 0;  // prefill queue, slot queue
+  double mean() const { return p1 * m1 + p2 * m2; }
+};
+
+// TTFT = half an iteration (a request joins at the next one) + its own prefill + the waits.
+Percentiles ttft_percentiles(const Replica& r, const LoadPoint& lp, const Waits& w) {
+  std::array<double, kSamples> base{};
+  const Lengths& pl = r.traffic.prompt;
+  double mean = 0;
+  for (int i = 0; i < kSamples; ++i) {
+    const double prompt = std::max(1.0, pl.mean + pl.sd * normal_quantile((i + 0.5) / kSamples));
+    base[i] = lp.iteration_s / 2 + own_prefill(r, lp.running, prompt);
+    mean += base[i] / kSamples;
+  }
+  const auto quantile = [&](double q) {
+    double lo = 0, hi = *std::max_element(base.begin(), base.end()) + 50 * (w.m1 + w.m2) + 1;
+    for (int i = 0; i < 60; ++i) {
+      const double t = (lo + hi) / 2;
+      double f = 0;
+      for (double b : base) f += wait_cdf(t - b, w.p1, w.m1, w.p2, w.m2) / kSamples;
+      (f < q ? lo : hi) = t;
+    }
+    return hi;
+  };
+  return {mean + w.mean(), quantile(0.5), quantile(0.9), quantile(0.99)};
+}
+
+// TPOT: tau, spread by the running batch (Poisson, as in M/G/infinity) and by the prompt
+// tokens mixed into each iteration (Poisson arrivals), averaged over the request's outputs.
+Percentiles tpot_percentiles(const Replica& r, const LoadPoint& lp) {
+  const double b = lp.running, tp = lp.prefill_tokens, tau = lp.iteration_s;
+  const double db = std::max(1.0, 0.05 * b), dp = std::max(1.0, mean_prompt(r));
+  const double per_seq = (step_seconds(r, b + db, tp) - step_seconds(r, b, tp)) / db;
+  const double per_tok = (step_seconds(r, b, tp + dp) - step_seconds(r, b, tp)) / dp;
+  const Lengths& pl = r.traffic.prompt;
+  const double sd_batch = per_seq * std::sqrt(b);
+  const double arrivals = lp.rate * tau * (pl.mean * pl.mean + pl.sd * pl.sd);
+  const double sd_prefill = per_tok * std::sqrt(arrivals / std::max(1.0, mean_output(r)));
+  const double sd = std::sqrt(sd_batch * sd_batch + sd_prefill * sd_prefill);
+  return {tau, tau, tau + 1.2816 * sd, tau + 2.3263 * sd};
+}
+
+LoadPoint unstable(double rate) {
+  LoadPoint p;
+  p.rate = rate;
+  p.iteration_s = p.ttft.mean = p.ttft.p50 = p.ttft.p90 = p.ttft.p99 = kInf;
+  p.tpot = p.ttft;
+  return p;
+}
+
+}  // namespace
+
+double Percentiles::at(double percentile) const {
+  if (percentile < 0.7) return p50;
+  return percentile < 0.95 ? p90 : p99;
+}
+
+LoadPoint at_rate(const Replica& r, double rate) {
+  if (!r.fits()) return unstable(rate);
+  rate = std::max(rate, 1e-9);
+  const double tau = iteration_time(r, rate);
+  if (!std::isfinite(tau)) return unstable(rate);
+  LoadPoint p;
+  p.rate = rate;
+  p.iteration_s = tau;
+  p.running = rate * mean_output(r) * tau;
+  p.prefill_tokens = rate * mean_prompt(r) * tau;
+  p.tokens_per_s = rate * mean_output(r);
+  // Prompts queue for the room decode leaves in each iteration: M/G/1 on that token rate.
+  const double room = std::max(1.0, r.batched_tokens - p.running);
+  const double tok_rate = room / step_seconds(r, p.running, room);
+  const Lengths& pl = r.traffic.prompt;
+  p.prefill_utilisation = rate * pl.mean / tok_rate;
+  // A slot is held from admission to the last token; c = the running-batch cap.
+  const double hold = own_prefill(r, p.running, pl.mean) + mean_output(r) * tau;
+  p.slot_utilisation = rate * hold / r.max_seqs;
+  if (p.prefill_utilisation >= 1 || p.slot_utilisation >= 1) return unstable(rate);
+  Waits w;
+  const double second = (pl.mean * pl.mean + pl.sd * pl.sd) / (tok_rate * tok_rate);
+  w.p1 = p.prefill_utilisation;
+  w.m1 = rate * second / (2 * (1 - p.prefill_utilisation)) / std::max(w.p1, 1e-12);
+  w.p2 = erlang_c(r.max_seqs, rate * hold);
+  w.m2 = hold / (r.max_seqs - rate * hold);
+  p.ttft = ttft_percentiles(r, p, w);
+  p.tpot = tpot_percentiles(r, p);
+  p.users = rate * (p.ttft.mean + mean_output(r) * tau);
+  p.stable = true;
+  return p;
+}
+
+LoadPoint idle_point(const Replica& r) { return at_rate(r, 1e-9); }
+
+double saturation_rate(const Replica& r) {
+  if (!r.fits()) return 0;
+  double lo = 0, hi = r.max_seqs / (mean_output(r) * step_seconds(r, 0, 0));
+  for (int i = 0; i < 60 && hi - lo > 1e-7 * hi; ++i) {
+    const double mid = (lo + hi) / 2;
+    (at_rate(r, mid).stable ? lo : hi) = mid;
+  }
+  return lo;
+}
+
+bool meets(const LoadPoint& p, const Targets& t) {
+  if (!p.stable) return false;
+  if (t.ttft_s && p.ttft.at(t.percentile) > *t.ttft_s) return false;
+  return !(t.tpot_s && p.tpot.at(t.percentile) > *t.tpot_s);
+}
+
+std::optional<LoadPoint> within_targets(const Replica& r, const Targets& t) {
+  const double sat = saturation_rate(r);
+  if (!(sat > 0)) return std::nullopt;
+  if (!t.ttft_s && !t.tpot_s) return at_rate(r, sat);
+  if (!meets(idle_point(r), t)) return std::nullopt;
+  double lo = 1e-9, hi = sat;
+  if (meets(at_rate(r, hi), t)) return at_rate(r, hi);
+  for (int i = 0; i < 50 && hi - lo > 1e-5 * hi; ++i) {
+    const double mid = (lo + hi) / 2;
+    (meets(at_rate(r, mid), t) ? lo : hi) = mid;
+  }
+  return at_rate(r, lo);
+}
+
+LoadPoint at_users(const Replica& r, double users) {
+  const double sat = saturation_rate(r);
+  if (!(sat > 0) || !(users > 0)) return unstable(0);
+  double lo = 0, hi = sat;
+  for (int i = 0; i < 60 && hi - lo > 1e-7 * hi; ++i) {
+    const double mid = (lo + hi) / 2;
+    const LoadPoint p = at_rate(r, mid);
+    (p.stable && p.users < users ? lo : hi) = mid;
+  }
+  LoadPoint p = at_rate(r, std::max(lo, 1e-9));
+  // More users than the replica holds at its highest rate: the rate stays there and the rest
+  // wait for admission. A closed loop keeps all of them in the system (users = rate x
+  // response time), so each waits (users - held) / rate longer before its first token.
+  if (p.stable && p.users < users * (1 - 1e-3)) {
+    const double wait = (users - p.users) / p.rate;
+    for (double* t : {&p.ttft.mean, &p.ttft.p50, &p.ttft.p90, &p.ttft.p99}) *t += wait;
+    p.users = users;
+  }
+  return p;
+}
+
+}  // namespace gpusel

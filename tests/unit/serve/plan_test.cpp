@@ -1,0 +1,142 @@
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "gpusel/answer/answers.hpp"
+#include "gpusel/data/cloud.hpp"
+#include "gpusel/memory/estimator.hpp"
+#include "serve_fixtures.hpp"
+
+using namespace gpusel;
+using namespace serve_fixtures;
+
+namespace {
+
+const Cloud& cloud() {
+  static const Cloud c = load_cloud({});
+  return c;
+}
+
+ServeRequest request(const std::string& model, std::optional<double> rps, Precision p,
+                     std::optional<double> budget = std::nullopt) {
+  ServeRequest r;
+  r.target.traffic = {{1000, 300}, {200, 100}};
+  r.target.rps = rps;
+  r.target.targets.ttft_s = 2.0, r.target.targets.tpot_s = 0.1;
+  r.rank.workload = served(model, r.target.traffic, p);
+  r.rank.budget = budget;
+  return r;
+}
+
+ServeOption one(const std::string& gpu_id, int count, const ServeRequest& r) {
+  return serve_configuration(gpu(gpu_id), count, &cloud(), ranker_fixtures::rules(),
+                             ranker_fixtures::rates(), r);
+}
+
+}  // namespace
+
+TEST_CASE("plan: replicas are the target over one replica's capacity within the targets",
+          "[serve]") {
+  const ServeRequest r = request("llama-3.1-70b", 10, Precision::bf16);
+  const ServeOption o = one("h100-sxm", 4, r);
+  REQUIRE(o.capacity);
+  CHECK(o.meets);
+  CHECK(o.replicas == int(std::ceil(10 / o.capacity->rate - 1e-9)));
+  CHECK(o.cards == 4 * o.replicas);
+  CHECK(o.served.rate == Approx(10.0 / o.replicas));
+  CHECK(meets(o.served, r.target.targets));
+  CHECK(o.tokens_per_s == Approx(10 * 200));
+}
+
+TEST_CASE("plan: more load never needs fewer replicas", "[serve]") {
+  int last = 0;
+  for (double rps : {1.0, 5.0, 20.0, 80.0}) {
+    const ServeOption o = one("h100-sxm", 2, request("llama-3.1-70b", rps, Precision::fp8));
+    REQUIRE(o.meets);
+    CHECK(o.replicas >= last);
+    last = o.replicas;
+  }
+}
+
+TEST_CASE("plan: bought cost = cards + platform amortised + power, rented covers every replica",
+          "[serve]") {
+  const ServeRequest r = request("llama-3.1-8b", 20, Precision::bf16);
+  const ServeOption o = one("h100-sxm", 1, r);
+  REQUIRE(o.bought.priced);
+  CHECK(o.bought.price == Approx(o.bought.cards_price + o.bought.platform_price));
+  CHECK(o.bought.cards_price == Approx(o.eval.unit_price->amount * o.cards));
+  const double hourly =
+      o.bought.price / (3 * 8760) +
+      o.bought.power_kw * serving_kwh_price("USD", ranker_fixtures::rates()).first;
+  CHECK(o.bought.per_hour == Approx(hourly));
+  CHECK(o.bought.per_million == Approx(hourly / (o.tokens_per_s * 3600) * 1e6));
+  REQUIRE(o.rented);
+  CHECK(o.rented->instances * (o.rented->offer->gpus_per_instance / 1) >= o.replicas);
+}
+
+TEST_CASE("plan: the ranking honours the budget and the filters", "[serve]") {
+  ServeRequest r = request("llama-3.1-8b", 5, Precision::bf16, 60000);
+  const ServePlan p = plan_serving(ranker_fixtures::catalog(), &cloud(), ranker_fixtures::rules(),
+                                   ranker_fixtures::rates(), r);
+  REQUIRE_FALSE(p.options.empty());
+  for (const auto& o : p.options) {
+    CHECK(o.meets);
+    CHECK(o.bought.priced);
+    CHECK(o.bought.price <= 60000);
+  }
+  for (std::size_t i = 1; i < p.options.size(); ++i)
+    CHECK(p.options[i - 1].cost(false) <= p.options[i].cost(false));
+  r.rank.budget.reset();
+  r.rank.filters.vendors = {"amd"};
+  for (const auto& o : plan_serving(ranker_fixtures::catalog(), &cloud(), ranker_fixtures::rules(),
+                                    ranker_fixtures::rates(), r)
+                           .options)
+    CHECK(o.eval.config.gpu->vendor == "amd");
+}
+
+TEST_CASE("plan: the user's cards are split into replicas that use them all", "[serve]") {
+  const ServeRequest r = request("llama-3.1-8b", 50, Precision::bf16);
+  const ServeOption o = serve_cards(gpu("h100-sxm"), 4, &cloud(), ranker_fixtures::rules(),
+                                    ranker_fixtures::rates(), r);
+  CHECK(o.replicas * o.replica.count == 4);
+  CHECK(o.cards == 4);
+  if (!o.meets) CHECK(o.replicas_needed > o.replicas);
+}
+
+TEST_CASE("plan: an engine that does not run on the card is reported, not estimated", "[serve]") {
+  ServeRequest r = request("llama-3.1-8b", 1, Precision::bf16);
+  r.target.engine = "tensorrt-llm";
+  const ServeOption o = one("mi300x", 1, r);
+  CHECK(o.engine == nullptr);
+  CHECK_FALSE(o.meets);
+  CHECK(o.why_not.find("does not run") != std::string::npos);
+}
+
+TEST_CASE("plan: a replica's per-card need is check's for the same flags", "[serve]") {
+  for (const auto& [model, count] : {std::pair{"llama-3.1-70b", 4}, std::pair{"llama-3.1-8b", 1},
+                                     std::pair{"mixtral-8x7b", 2}}) {
+    const ServeRequest r = request(model, 5, Precision::bf16);
+    const Gpu& g = gpu("h100-sxm");
+    const ServeOption o = one("h100-sxm", count, r);
+    const Sources src{ranker_fixtures::catalog(), [] { return &cloud(); }, ranker_fixtures::rules(),
+                      ranker_fixtures::rates()};
+    const CheckAnswer c = check(src, r.rank, g, count);
+    CAPTURE(model, count);
+    CHECK(o.eval.need.total_bytes == Approx(c.result.need.total_bytes));
+    const Estimate per_card = estimate(workload_for(o.eval.config, r.rank));
+    CHECK(o.replica.weight_bytes ==
+          Approx(per_card.bytes_of("weights") + per_card.bytes_of("quantization_state")));
+    CHECK(o.replica.weight_bytes ==
+          Approx(c.result.need.bytes_of("weights") + c.result.need.bytes_of("quantization_state")));
+  }
+}
+
+TEST_CASE("plan: nothing meets a target below every card's latency floor", "[serve]") {
+  ServeRequest r = request("llama-3.1-70b", 10, Precision::bf16);
+  r.target.targets.tpot_s = 0.0005;  // below any card's weight read time
+  const ServePlan p = plan_serving(ranker_fixtures::catalog(), &cloud(), ranker_fixtures::rules(),
+                                   ranker_fixtures::rates(), r);
+  CHECK(p.options.empty());
+  CHECK(p.counts.too_slow > 0);
+  for (const auto& o : p.too_slow) CHECK_FALSE(o.capacity);
+}
