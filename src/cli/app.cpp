@@ -61,7 +61,8 @@ std::string chosen_format(const CLI::App& app) {
 // CI annotations are read by programs that match on their texts.
 Lang choose_language(const CLI::App& app, const std::string& flag) {
   const std::optional<Lang> asked = flag.empty() ? std::nullopt : parse_lang(flag);
-  if (!flag.empty() && !asked) throw usage_error("--lang " + flag + ": must be en or zh-CN");
+  if (!flag.empty() && !asked)
+    throw usage_error("--lang " + quote_input(flag) + ": must be en or zh-CN");
   const std::string format = chosen_format(app);
   if (format == "json" || format == "csv" || format == "github") return Lang::en;
   return asked ? *asked : lang_from_locale(env("LC_ALL"), env("LC_MESSAGES"), env("LANG"));

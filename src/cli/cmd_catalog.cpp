@@ -84,7 +84,9 @@ int run_list(Context& ctx, const ListArgs& a) {
   o.after = std::to_string(picked.size()) + " of " + std::to_string(ans.total) + " GPUs (" +
             ctx.catalog().origin + "); tensor TFLOPS are dense, FP32 accumulate\n";
   o.json = {{"schema_version", 1}, {"count", picked.size()}, {"gpus", nlohmann::json::array()}};
-  for (const Gpu* g : picked) o.json["gpus"].push_back(g->raw);
+  // Each record is re-read from its text: only for the format that shows it.
+  if (f == Format::json)
+    for (const Gpu* g : picked) o.json["gpus"].push_back(g->raw());
   emit(*ctx.out, o, f);
   return 0;
 }
@@ -100,8 +102,9 @@ int run_show(Context& ctx, const std::string& id, const std::string& format) {
   const Format f = parse_format(format, {Format::table, Format::json});
   const Gpu& g = require_gpu(ctx.catalog(), id);
   Output o;
-  o.table = record_table(g.raw);
-  o.json = {{"schema_version", 1}, {"gpu", g.raw}};
+  const nlohmann::json raw = g.raw();
+  o.table = record_table(raw);
+  o.json = {{"schema_version", 1}, {"gpu", raw}};
   emit(*ctx.out, o, f);
   return 0;
 }

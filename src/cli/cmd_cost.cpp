@@ -196,7 +196,7 @@ int run_cost(Context& ctx, CostArgs& a) {
   const CurrencyChoice currency = choose_currency(a.currency, "");
   q.currency = currency.code;
   if (!a.as_of.empty() && !is_date(a.as_of))
-    throw usage_error("--as-of '" + a.as_of + "' is not a date (YYYY-MM-DD)");
+    throw usage_error("--as-of '" + quote_input(a.as_of) + "' is not a date (YYYY-MM-DD)");
   q.today = a.as_of.empty() ? today_iso() : a.as_of;
   const Rates rates = embedded_rates();
   if (!a.card_price.empty()) q.card_price = amount_in(a.card_price, q.currency, rates);

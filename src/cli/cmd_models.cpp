@@ -99,8 +99,11 @@ int run_list(Context& ctx, const ModelsArgs& a) {
 int run_show(Context& ctx, const ModelsArgs& a, const std::string& id) {
   const Format f = parse_format(a.format, {Format::table, Format::json});
   const std::string origin = a.path.empty() ? "data/models.json" : a.path;
-  const nlohmann::json doc = parse_located(load_text(a.path, "data/models.json"), origin).doc;
-  const auto models = parse_models(doc, origin);
+  const std::string text = load_text(a.path, "data/models.json");
+  // A user's file gets every check `catalog validate` runs (models_from_text) before its
+  // record is shown; the raw document only supplies the fields as written.
+  const auto models = models_from_text(text, origin, a.path.empty());
+  const nlohmann::json doc = parse_located(text, origin).doc;
   const ModelArch& m = require_model(models, id);
   nlohmann::json record;
   for (const auto& r : doc["models"])

@@ -8,6 +8,7 @@
 #include "cli/rank_options.hpp"
 #include "cli/serve_view.hpp"
 #include "gpusel/base/error.hpp"
+#include "gpusel/base/text.hpp"
 
 namespace gpusel::cli {
 namespace {
@@ -47,7 +48,7 @@ ServeTarget target_of(const ServeArgs& a) {
   if (a.rps && !(*a.rps > 0)) throw usage_error("--rps must be positive");
   if (a.users && !(*a.users >= 1)) throw usage_error("--users must be at least 1");
   if (a.rank_by != "buy" && a.rank_by != "rent")
-    throw usage_error("--rank-by '" + a.rank_by + "' must be buy or rent");
+    throw usage_error("--rank-by '" + quote_input(a.rank_by) + "' must be buy or rent");
   if (a.years < 0) throw usage_error("--years must be positive");
   ServeTarget t;
   t.rps = a.rps, t.users = a.users;

@@ -48,7 +48,8 @@ nlohmann::json diag_json(const Diagnostic& d) {
 int run_validate(Context& ctx, const ValidateArgs& a) {
   const Format format = parse_format(a.format, {Format::table, Format::json, Format::github});
   if (!a.as_of.empty() && a.as_of != "reviewed" && !is_date(a.as_of))
-    throw usage_error("--as-of '" + a.as_of + "' is not a date (YYYY-MM-DD or 'reviewed')");
+    throw usage_error("--as-of '" + quote_input(a.as_of) +
+                      "' is not a date (YYYY-MM-DD or 'reviewed')");
   std::vector<DataFile> in;
   for (const auto& f : a.files) in.push_back({f, read_file(f)});
   const ValidateAnswer ans = validate_data(

@@ -11,16 +11,14 @@ const Catalog& Context::catalog() {
 // catalog, are trimmed to a user's own catalog instead of failing on it.
 const Cloud& Context::cloud() {
   if (cloud_) return *cloud_;
-  Cloud c = load_cloud_file(cloud_paths.cloud, false);
-  if (cloud_paths.cloud.empty() && !paths.catalog.empty())
+  const bool embedded = cloud_paths.cloud.empty();
+  Cloud c = load_cloud_file(cloud_paths.cloud, false, embedded ? nullptr : &catalog());
+  if (embedded && !paths.catalog.empty())
     drop_offers_without_gpu(c, catalog());
-  else
+  else if (embedded)
     check_offer_gpus(c, catalog());
-  for (const auto& path : cloud_paths.cloud_add) {
-    Cloud overlay = load_cloud_file(path, true);
-    check_offer_gpus(overlay, catalog());
-    merge_cloud(c, overlay);
-  }
+  for (const auto& path : cloud_paths.cloud_add)
+    merge_cloud(c, load_cloud_file(path, true, &catalog()));
   cloud_ = std::move(c);
   return *cloud_;
 }

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "gpusel/base/error.hpp"
+#include "gpusel/base/text.hpp"
 #include "gpusel/json/embedded.hpp"
 #include "gpusel/json/json_source.hpp"
 #include "gpusel/memory/param_count.hpp"
@@ -18,9 +19,11 @@ double parse_tokens(const std::string& flag, const std::string& text) {
   try {
     c = parse_param_count(text);
   } catch (const Error&) {
-    throw usage_error(flag + " '" + text + "' is not a token count (forms: 2B, 500M, 1.5e9)");
+    throw usage_error(flag + " '" + quote_input(text) +
+                      "' is not a token count (forms: 2B, 500M, 1.5e9)");
   }
-  if (c.active != c.total) throw usage_error(flag + " '" + text + "' is not a token count");
+  if (c.active != c.total)
+    throw usage_error(flag + " '" + quote_input(text) + "' is not a token count");
   return c.total;
 }
 

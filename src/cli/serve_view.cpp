@@ -7,6 +7,7 @@
 
 #include "cli/recommend_view.hpp"
 #include "gpusel/base/error.hpp"
+#include "gpusel/base/text.hpp"
 
 namespace gpusel::cli {
 namespace {
@@ -201,10 +202,12 @@ Lengths parse_lengths(const std::string& flag, const std::string& text) {
       if (used != sd.size()) throw std::invalid_argument(text);
     }
   } catch (const std::exception&) {
-    throw usage_error(flag + " '" + text + "' is not a length (forms: 1000, 1000:300)");
+    throw usage_error(flag + " '" + quote_input(text) +
+                      "' is not a length (forms: 1000, 1000:300)");
   }
   if (!(l.mean >= 1) || !(l.sd >= 0) || !std::isfinite(l.mean) || !std::isfinite(l.sd))
-    throw usage_error(flag + " '" + text + "': the mean must be >= 1 token and the sd >= 0");
+    throw usage_error(flag + " '" + quote_input(text) +
+                      "': the mean must be >= 1 token and the sd >= 0");
   return l;
 }
 

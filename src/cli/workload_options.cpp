@@ -162,11 +162,7 @@ void add_workload_options(CLI::App* cmd, WorkloadArgs& a) {
   add_framework_options(cmd, a);
 }
 
-std::vector<ModelArch> load_models(const std::string& path) {
-  const std::string origin = path.empty() ? "data/models.json" : path;
-  const std::string text = load_text(path, "data/models.json");
-  return parse_models(parse_located(text, origin).doc, origin);
-}
+std::vector<ModelArch> load_models(const std::string& path) { return gpusel::load_models(path); }
 
 Workload resolve_workload(const WorkloadArgs& a) {
   Workload w;

@@ -1,14 +1,34 @@
 #pragma once
 // Small text helpers shared by the core modules.
+#include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace gpusel {
 
-// Whole file as a string; Error(data) naming the path when it cannot be read
-// (missing, a directory, no permission).
+// The most a data file may hold (64 MiB): the largest shipped file is 0.2 MB and a
+// catalog of 100,000 shipped-style records (long notes and sources) about 143 MB: such a
+// catalog is refused; a 40,000-card one (57 MB) or 100,000 cloud offers (56 MB) is read.
+constexpr std::size_t kMaxInputBytes = std::size_t{64} << 20;
+
+// Whole file as a string; "-" reads stdin (once per run). Error(data) naming the path when
+// it cannot be read: missing, no permission, a directory, a FIFO, a device or a socket (only
+// regular files are opened: a FIFO would block and /dev/zero never ends), over kMaxInputBytes.
 std::string read_file(const std::string& path);
+
+// `s` for an error message: cut to `max` bytes (on a UTF-8 boundary, "..." appended) and
+// with control characters shown as \xnn (\n, \r, \t), so a 200 KB token or an escape sequence in a
+// user's input can neither flood nor drive the terminal.
+std::string quote_input(std::string_view s, std::size_t max = 64);
+
+// `s` without leading and trailing ASCII whitespace (space, \t, \n, \v, \f, \r).
+std::string_view trim(std::string_view s);
+
+// A plain decimal: digits, optionally '.' and digits (".5" and "5." too), nothing else: no
+// sign, exponent, hex, inf or nan. nullopt for anything else or a value that is not finite.
+std::optional<double> parse_decimal(std::string_view s);
 
 // Levenshtein distance, for "did you mean" suggestions.
 std::size_t edit_distance(std::string_view a, std::string_view b);

@@ -1,9 +1,12 @@
 #pragma once
 // The GPU catalog: parsed, typed records of data/gpus.json (see data/schema/gpus.schema.json
 // for each field's unit and convention).
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace gpusel {
@@ -51,10 +54,17 @@ struct Gpu {
   std::vector<Price> prices;
   std::vector<std::string> sources;
   std::string notes;
-  nlohmann::json raw;  // the record as read, for `catalog show --format json`
+  // The record as read, for `catalog show`: kept as text and parsed on demand, so that a
+  // 100,000-card catalog holds no JSON tree per card. An empty object when not set.
+  nlohmann::json raw() const;
+  void set_raw(std::shared_ptr<const std::string> source, std::size_t offset, std::size_t size);
 
   // Dense 16-bit tensor TFLOPS used for training: BF16 where the card has it, else FP16.
   double tensor16_tflops() const;
+
+ private:
+  std::shared_ptr<const std::string> raw_source;
+  std::size_t raw_offset = 0, raw_size = 0;
 };
 
 struct Catalog {
@@ -62,8 +72,14 @@ struct Catalog {
   std::string reviewed;  // date the catalog's numbers were last checked
   std::vector<Gpu> gpus;
 
+  // By id, through a hash index (built on first use, rebuilt when the list's size changed;
+  // call reindex() after changing ids in place). The first card with that id.
   const Gpu* find(std::string_view id) const;
   std::vector<std::string> ids() const;
+  void reindex() const;
+
+ private:
+  mutable std::unordered_map<std::string, std::size_t> index_;
 };
 
 // Parses a catalog document. Throws Error(data) naming origin and the record on a

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "gpusel/data/catalog.hpp"
@@ -53,8 +54,14 @@ struct Cloud {
   bool has_defaults = true;  // false for an overlay without a "defaults" object
   std::vector<Offer> offers;
 
+  // By id, through a hash index (rebuilt when the list's size changed; call reindex() after
+  // changing ids in place).
   const Offer* find(std::string_view id) const;
   std::vector<const Offer*> for_gpu(std::string_view gpu_id) const;
+  void reindex() const;
+
+ private:
+  mutable std::unordered_map<std::string, std::size_t> index_;
 };
 
 // Parses a cloud document. Throws Error(data) naming origin and offer on a missing or
@@ -80,8 +87,13 @@ struct CloudPaths {
 
 // The embedded offers, or `paths.cloud`, with every overlay merged in.
 Cloud load_cloud(const CloudPaths& paths);
-// One file ("" = the embedded one), parsed as a base or as an overlay.
-Cloud load_cloud_file(const std::string& path, bool overlay);
+// One file ("" = the embedded one), parsed as a base or as an overlay. A user's file is
+// checked as `catalog validate` checks it (its GPU ids against `catalog` when given) and
+// refused with Error(data) "file:line:col: ..." at its first error.
+Cloud load_cloud_file(const std::string& path, bool overlay, const Catalog* catalog = nullptr);
+// The same from text already read; `trusted`: the embedded file, read without the schema.
+Cloud cloud_from_text(std::string_view text, const std::string& origin, bool overlay,
+                      const Catalog* catalog, bool trusted = false);
 
 enum class RentKind { on_demand, spot, monthly, commit_1y, commit_3y };
 const char* rent_kind_name(RentKind k);  // "on-demand", "spot", "monthly", "commit-1y", ...

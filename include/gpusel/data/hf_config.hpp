@@ -4,6 +4,7 @@
 // count is computed from the shape, as `arch_params` does for presets.
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gpusel/data/models.hpp"
@@ -21,5 +22,7 @@ ModelArch model_from_hf_config(const nlohmann::json& config, const std::string& 
 
 // Reads and parses the file (JSON errors as path:line:col), then model_from_hf_config.
 ModelArch read_hf_config(const std::string& path);
+// The same from the file's text (read_hf_config reads the file bounded, then calls this).
+ModelArch hf_config_from_text(std::string_view text, const std::string& path);
 
 }  // namespace gpusel

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gpusel/data/catalog.hpp"
@@ -50,6 +51,9 @@ struct Platforms {
 // Checks the document against data/schema/platforms.schema.json and each figure's range;
 // Error(data) naming origin and the first problem (also an unknown network id).
 Platforms parse_platforms(const nlohmann::json& doc, const std::string& origin);
+// A platforms file's text through the pass `catalog validate` runs (validate_document): refused
+// at its first error, file:line:col, exactly where validate reports one.
+Platforms platforms_from_text(std::string_view text, const std::string& origin);
 const Platforms& default_platforms();  // the embedded file, parsed once
 
 struct PlatformQuote {

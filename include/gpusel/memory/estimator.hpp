@@ -38,8 +38,12 @@ struct Estimate {
   double bytes_where(std::string_view where) const;   // sum of the components there
 };
 
+// full: every component with its formula and the assumptions listed; numbers: the same
+// bytes without the text (what ranking hundreds of configurations needs).
+enum class EstimateDetail { full, numbers };
+
 // Throws Error(usage) for workloads `validate` rejects.
-Estimate estimate(const Workload& w);
+Estimate estimate(const Workload& w, EstimateDetail detail = EstimateDetail::full);
 
 // Whether `count` cards can split the workload: always for FSDP/ZeRO training (they shard
 // parameters); under tensor parallelism (inference, or --shard tp) only when the count

@@ -186,6 +186,8 @@ std::vector<std::string> untranslated_texts(const RuleSet& set);
 
 // Every enabled rule, in order, whose condition is known true (see check_facts for the
 // exception thrown on malformed facts).
-RuleOutcome apply_rules(const RuleSet& rules, const Facts& facts);
+// `render`: fill in the warning, note and exclusion texts; the ranker asks for them only
+// for the configurations it keeps (the rest are counted, never shown).
+RuleOutcome apply_rules(const RuleSet& rules, const Facts& facts, bool render = true);
 
 }  // namespace gpusel

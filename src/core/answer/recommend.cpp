@@ -72,7 +72,8 @@ void add_changes(const Sources& src, const RankRequest& req, std::vector<Remedy>
       if (cheaper) {
         m.kind = Remedy::Kind::over_budget;
         m.purchase = std::move(rk.over_budget.front());
-        over.assign(1, std::move(m));
+        over.clear();
+        over.push_back(std::move(m));
       }
       return false;
     }

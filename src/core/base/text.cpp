@@ -2,27 +2,19 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "gpusel/base/error.hpp"
 
 namespace gpusel {
+namespace {
 
-std::string read_file(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    throw data_error("cannot read '" + path + "': it is a directory");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw data_error("cannot read '" + path + "': no such file or no permission");
-  std::ostringstream out;
-  out << in.rdbuf();
-  if (in.bad()) throw data_error("cannot read '" + path + "': read error");
-  return out.str();
-}
+constexpr std::size_t kMaxSuggestFrom = 128;
+
+}  // namespace
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<std::size_t> row(b.size() + 1);
@@ -42,13 +34,22 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 
 std::vector<std::string> nearest(std::string_view word, const std::vector<std::string>& candidates,
                                  std::size_t max) {
+  // No id is this long: a suggestion for such a word would be noise, and the edit distance
+  // costs its length times each candidate's.
+  if (word.empty() || word.size() > kMaxSuggestFrom) return {};
   const std::string w = to_lower(word);
+  const std::size_t limit = std::max<std::size_t>(3, w.size() / 3);
   std::vector<std::pair<std::size_t, std::string>> scored;
   for (const auto& c : candidates) {
     const std::string lc = to_lower(c);
     // A typed prefix or a contained word ("4090" for "rtx-4090") is a strong hint.
-    std::size_t d = lc.find(w) != std::string::npos ? 0 : edit_distance(w, lc);
-    if (d <= std::max<std::size_t>(3, w.size() / 3)) scored.emplace_back(d, c);
+    if (lc.find(w) != std::string::npos) {
+      scored.emplace_back(0, c);
+      continue;
+    }
+    // The distance is at least the difference in length: skip what cannot be near.
+    if (lc.size() > w.size() + limit || w.size() > lc.size() + limit) continue;
+    if (std::size_t d = edit_distance(w, lc); d <= limit) scored.emplace_back(d, c);
   }
   std::stable_sort(scored.begin(), scored.end(),
                    [](const auto& x, const auto& y) { return x.first < y.first; });
@@ -63,6 +64,61 @@ std::string did_you_mean(std::string_view word, const std::vector<std::string>& 
   std::string out = " (did you mean ";
   for (std::size_t i = 0; i < near.size(); ++i) out += (i ? ", " : "") + near[i];
   return out + "?)";
+}
+
+std::string quote_input(std::string_view s, std::size_t max) {
+  std::string out;
+  std::size_t i = 0;
+  for (; i < s.size() && out.size() < max; ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    // The same escapes as the CLI's safe_cell (cli/terminal.cpp), so one error line reads
+    // alike whichever layer quoted the value.
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c < 0x20 || c == 0x7F) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02x", c);
+      out += hex;
+    } else {
+      out.push_back(static_cast<char>(c));
+    }
+  }
+  // Never end inside a UTF-8 sequence: drop the continuation bytes of a cut character.
+  if (i < s.size()) {
+    while (!out.empty() && (static_cast<unsigned char>(out.back()) & 0xC0) == 0x80) out.pop_back();
+    if (!out.empty() && (static_cast<unsigned char>(out.back()) & 0xC0) == 0xC0) out.pop_back();
+    out += "...";
+  }
+  return out;
+}
+
+std::string_view trim(std::string_view s) {
+  auto space = [](char c) { return c == ' ' || (c >= '\t' && c <= '\r'); };
+  while (!s.empty() && space(s.front())) s.remove_prefix(1);
+  while (!s.empty() && space(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+std::optional<double> parse_decimal(std::string_view s) {
+  std::size_t digits = 0, dots = 0;
+  for (char c : s) {
+    if (c >= '0' && c <= '9') {
+      ++digits;
+    } else if (c == '.') {
+      ++dots;
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (digits == 0 || dots > 1) return std::nullopt;
+  double v = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
 }
 
 std::string to_lower(std::string_view s) {

@@ -14,7 +14,7 @@ namespace gpusel {
 namespace {
 
 [[noreturn]] void bad_reserve(std::string_view text) {
-  throw usage_error("invalid --reserve '" + std::string(text) +
+  throw usage_error("invalid --reserve '" + quote_input(text) +
                     "' (expected a share like 10% or 0.1, or an amount like 2GB, 1.5GiB, 512MiB)");
 }
 
@@ -45,6 +45,8 @@ Reserve parse_reserve(std::string_view text) {
   } else if (double s = unit_scale(unit); s > 0) {
     r.fraction = 0;
     r.bytes = v * s;
+    // No card has a petabyte to keep free: anything larger is a typo (and 1e300GB overflows).
+    if (!(r.bytes <= 1e15)) bad_reserve(text);
   } else {
     bad_reserve(text);
   }

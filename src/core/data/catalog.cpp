@@ -1,12 +1,14 @@
 #include "gpusel/data/catalog.hpp"
 
 #include <algorithm>
+#include <unordered_map>
 
 #include "gpusel/base/error.hpp"
 #include "gpusel/base/text.hpp"
 #include "gpusel/i18n/i18n.hpp"
 #include "gpusel/json/json_source.hpp"
 #include "json/json_fields.hpp"
+#include "records_internal.hpp"
 
 namespace gpusel {
 namespace {
@@ -89,7 +91,9 @@ MemoryShare parse_share(const json& j, const std::string& at) {
   return m;
 }
 
-Gpu parse_gpu(const json& rec, const std::string& at) {
+}  // namespace
+
+Gpu detail::parse_gpu_record(const json& rec, const std::string& at) {
   if (!rec.is_object()) throw data_error(at + ": a GPU record must be an object");
   Gpu g;
   parse_text(g, rec, at);
@@ -97,22 +101,25 @@ Gpu parse_gpu(const json& rec, const std::string& at) {
   g.launch_year = optional_field<int>(rec, "launch_year", 0, at);
   g.ecc = optional_field<bool>(rec, "ecc", false, at);
   g.unified_memory = optional_field<bool>(rec, "unified_memory", false, at);
-  if (rec.contains("unified_memory_share"))
-    for (const auto& j : required<json>(rec, "unified_memory_share", at))
+  if (auto shares = present<json>(rec, "unified_memory_share", at)) {
+    if (!shares->is_array()) detail::wrong_type(at, "unified_memory_share", "a list");
+    for (const auto& j : *shares)
       g.unified_memory_share.push_back(parse_share(j, at + ".unified_memory_share"));
-  g.interconnect = parse_interconnect(rec, at);
-  if (rec.contains("pcie") && rec["pcie"].is_object()) {
-    g.pcie_gen = optional_field<int>(rec["pcie"], "gen", 0, at + ".pcie");
-    g.pcie_lanes = optional_field<int>(rec["pcie"], "lanes", 0, at + ".pcie");
   }
-  if (rec.contains("prices"))
-    for (const auto& p : required<json>(rec, "prices", at)) g.prices.push_back(parse_price(p, at));
+  g.interconnect = parse_interconnect(rec, at);
+  if (auto pcie = present<json>(rec, "pcie", at); pcie && pcie->is_object()) {
+    g.pcie_gen = optional_field<int>(*pcie, "gen", 0, at + ".pcie");
+    g.pcie_lanes = optional_field<int>(*pcie, "lanes", 0, at + ".pcie");
+  }
+  if (auto prices = present<json>(rec, "prices", at)) {
+    if (!prices->is_array()) detail::wrong_type(at, "prices", "a list");
+    for (const auto& p : *prices) g.prices.push_back(parse_price(p, at));
+  }
   g.sources = optional_field<std::vector<std::string>>(rec, "sources", {}, at);
-  g.raw = rec;
   return g;
 }
 
-}  // namespace
+namespace {}  // namespace
 
 double Gpu::tensor16_tflops() const {
   if (bf16_tflops_dense) return *bf16_tflops_dense;
@@ -120,9 +127,31 @@ double Gpu::tensor16_tflops() const {
   return fp32_tflops;
 }
 
+json Gpu::raw() const {
+  if (!raw_source) return json::object();
+  return json::parse(raw_source->begin() + static_cast<std::ptrdiff_t>(raw_offset),
+                     raw_source->begin() + static_cast<std::ptrdiff_t>(raw_offset + raw_size));
+}
+
+void Gpu::set_raw(std::shared_ptr<const std::string> source, std::size_t offset, std::size_t size) {
+  raw_source = std::move(source), raw_offset = offset, raw_size = size;
+}
+
+void Catalog::reindex() const {
+  index_.clear();
+  index_.reserve(gpus.size());
+  for (std::size_t i = 0; i < gpus.size(); ++i) index_.emplace(gpus[i].id, i);
+}
+
 const Gpu* Catalog::find(std::string_view id) const {
-  auto it = std::find_if(gpus.begin(), gpus.end(), [&](const Gpu& g) { return g.id == id; });
-  return it == gpus.end() ? nullptr : &*it;
+  if (index_.size() != gpus.size()) reindex();
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    auto it = index_.find(std::string(id));
+    if (it == index_.end()) return nullptr;
+    if (it->second < gpus.size() && gpus[it->second].id == id) return &gpus[it->second];
+    reindex();  // the list changed since the index was built
+  }
+  return nullptr;
 }
 
 std::vector<std::string> Catalog::ids() const {
@@ -138,8 +167,12 @@ Catalog parse_catalog(const json& doc, const std::string& origin) {
   cat.origin = origin;
   cat.reviewed = optional_field<std::string>(doc, "reviewed", "", origin);
   const json& list = doc["gpus"];
-  for (std::size_t i = 0; i < list.size(); ++i)
-    cat.gpus.push_back(parse_gpu(list[i], detail::record_at(origin, "gpus", i, list[i])));
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    Gpu g = detail::parse_gpu_record(list[i], detail::record_at(origin, "gpus", i, list[i]));
+    auto text = std::make_shared<const std::string>(list[i].dump());
+    g.set_raw(text, 0, text->size());
+    cat.gpus.push_back(std::move(g));
+  }
   return cat;
 }
 
@@ -149,20 +182,23 @@ json parse_json_text(const std::string& text, const std::string& origin) {
 }
 
 void merge_catalog(Catalog& base, const Catalog& overlay) {
+  std::unordered_map<std::string, std::size_t> at;
+  for (std::size_t i = 0; i < base.gpus.size(); ++i) at.emplace(base.gpus[i].id, i);
   for (const auto& g : overlay.gpus) {
-    auto it = std::find_if(base.gpus.begin(), base.gpus.end(),
-                           [&](const Gpu& b) { return b.id == g.id; });
-    if (it != base.gpus.end())
-      *it = g;
-    else
+    if (auto it = at.find(g.id); it != at.end()) {
+      base.gpus[it->second] = g;
+    } else {
+      at.emplace(g.id, base.gpus.size());
       base.gpus.push_back(g);
+    }
   }
+  base.reindex();
 }
 
 const Gpu& require_gpu(const Catalog& catalog, std::string_view id) {
   if (const Gpu* g = catalog.find(id)) return *g;
-  throw usage_error(trf("unknown GPU id '{}'{}; `gpusel catalog list` shows all ids", id,
-                        did_you_mean_tr(id, catalog.ids())));
+  throw usage_error(trf("unknown GPU id '{}'{}; `gpusel catalog list` shows all ids",
+                        quote_input(id), did_you_mean_tr(id, catalog.ids())));
 }
 
 }  // namespace gpusel

@@ -1,8 +1,10 @@
 #include "gpusel/data/cloud.hpp"
 
 #include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
+#include <unordered_map>
 
 #include "gpusel/base/error.hpp"
 #include "gpusel/base/text.hpp"
@@ -10,11 +12,16 @@
 #include "gpusel/data/validate.hpp"
 #include "gpusel/i18n/i18n.hpp"
 #include "json/json_fields.hpp"
+#include "records_internal.hpp"
+#include "validate_internal.hpp"
 
 namespace gpusel {
 namespace {
 
 using nlohmann::json;
+
+// The largest instances carry 8 GPUs (16 on a few); a rack of 72 is sold as 18 of 4.
+constexpr int kMaxGpusPerInstance = 1024;
 
 template <typename T>
 T field(const json& rec, const char* key, const std::string& at) {
@@ -23,7 +30,8 @@ T field(const json& rec, const char* key, const std::string& at) {
 
 std::string date_field(const json& rec, const char* key, const std::string& at) {
   auto d = field<std::string>(rec, key, at);
-  if (!is_date(d)) throw data_error(at + ": '" + key + "' is not a date YYYY-MM-DD ('" + d + "')");
+  if (!is_date(d))
+    throw data_error(at + ": '" + key + "' is not a date YYYY-MM-DD ('" + quote_input(d) + "')");
   return d;
 }
 
@@ -39,17 +47,7 @@ std::optional<double> price(const json& rec, const char* key, const std::string&
 
 Figure parse_default(const json& defs, const char* key, const std::string& origin) {
   const std::string at = origin + ": defaults." + key;
-  const json rec = field<json>(defs, key, origin + ": defaults");
-  Figure d;
-  d.value = field<double>(rec, "value", at);
-  const auto range = field<std::vector<double>>(rec, "range", at);
-  if (range.size() != 2) throw data_error(at + ": 'range' must be [low, high]");
-  d.low = range[0], d.high = range[1];
-  check_figure_range(d, at);
-  d.unit = field<std::string>(rec, "unit", at);
-  d.source = field<std::string>(rec, "source", at);
-  d.as_of = date_field(rec, "as_of", at);
-  return d;
+  return parse_figure(field<json>(defs, key, origin + ": defaults"), at);
 }
 
 CloudDefaults parse_defaults(const json& defs, const std::string& origin) {
@@ -75,7 +73,31 @@ void parse_prices(Offer& o, const json& rec, const std::string& at) {
   o.commit_3y_per_hour = price(rec, "commit_3y_per_hour", at);
 }
 
-Offer parse_offer(const json& rec, const std::string& at) {
+}  // namespace
+
+// Checked reads throughout: a figure in a user's file is refused with its place, never an
+// exception from the JSON library.
+Figure parse_figure(const nlohmann::json& j, const std::string& at) {
+  if (!j.is_object()) throw data_error(at + ": must be an object with value, range and source");
+  Figure d;
+  d.value = field<double>(j, "value", at);
+  const auto range = field<std::vector<double>>(j, "range", at);
+  if (range.size() != 2) throw data_error(at + ": 'range' must be [low, high]");
+  d.low = range[0], d.high = range[1];
+  check_figure_range(d, at);
+  d.unit = field<std::string>(j, "unit", at);
+  d.source = field<std::string>(j, "source", at);
+  d.as_of = date_field(j, "as_of", at);
+  return d;
+}
+
+void check_figure_range(const Figure& f, const std::string& at) {
+  if (!(f.low <= f.value && f.value <= f.high))
+    throw data_error(at + ": value " + fmt::format("{}", f.value) + " lies outside its range [" +
+                     fmt::format("{}, {}", f.low, f.high) + "]");
+}
+
+Offer detail::parse_offer_record(const json& rec, const std::string& at) {
   if (!rec.is_object()) throw data_error(at + ": an offer must be an object");
   Offer o;
   o.id = field<std::string>(rec, "id", at);
@@ -83,33 +105,24 @@ Offer parse_offer(const json& rec, const std::string& at) {
   o.offer = field<std::string>(rec, "offer", at);
   o.gpu = field<std::string>(rec, "gpu", at);
   o.gpus_per_instance = field<int>(rec, "gpus_per_instance", at);
-  if (o.gpus_per_instance < 1) throw data_error(at + ": 'gpus_per_instance' must be >= 1");
-  o.region =
-      rec.contains("region") && rec["region"].is_string() ? rec["region"].get<std::string>() : "";
+  if (o.gpus_per_instance < 1 || o.gpus_per_instance > kMaxGpusPerInstance)
+    throw data_error(at + ": 'gpus_per_instance' must be from 1 to " +
+                     std::to_string(kMaxGpusPerInstance));
+  o.region = detail::present<std::string>(rec, "region", at).value_or("");
   o.currency = field<std::string>(rec, "currency", at);
   parse_prices(o, rec, at);
   o.billing = field<std::string>(rec, "billing", at);
-  o.marketplace = rec.value("marketplace", false);
+  o.marketplace = detail::present<bool>(rec, "marketplace", at).value_or(false);
   o.as_of = date_field(rec, "as_of", at);
   o.source = field<std::string>(rec, "source", at);
-  o.notes = rec.value("notes", "");
+  o.notes = detail::present<std::string>(rec, "notes", at).value_or("");
   return o;
 }
 
-}  // namespace
-
-Figure parse_figure(const nlohmann::json& j, const std::string& at) {
-  Figure f{j.at("value").get<double>(),       j.at("range")[0].get<double>(),
-           j.at("range")[1].get<double>(),    j.at("unit").get<std::string>(),
-           j.at("source").get<std::string>(), j.at("as_of").get<std::string>()};
-  check_figure_range(f, at);
-  return f;
-}
-
-void check_figure_range(const Figure& f, const std::string& at) {
-  if (!(f.low <= f.value && f.value <= f.high))
-    throw data_error(at + ": value " + fmt::format("{}", f.value) + " lies outside its range [" +
-                     fmt::format("{}, {}", f.low, f.high) + "]");
+void detail::parse_cloud_top(Cloud& c, const json& doc, const std::string& origin, bool overlay) {
+  c.has_defaults = !overlay || doc.contains("defaults");
+  if (c.has_defaults) c.defaults = parse_defaults(field<json>(doc, "defaults", origin), origin);
+  if (!overlay || doc.contains("reviewed")) c.reviewed = date_field(doc, "reviewed", origin);
 }
 
 // Ids (JSON, CSV); marked because sentences for people translate them (tr at the use).
@@ -129,9 +142,21 @@ const char* rent_kind_name(RentKind k) {
   return "?";
 }
 
+void Cloud::reindex() const {
+  index_.clear();
+  index_.reserve(offers.size());
+  for (std::size_t i = 0; i < offers.size(); ++i) index_.emplace(offers[i].id, i);
+}
+
 const Offer* Cloud::find(std::string_view id) const {
-  auto it = std::find_if(offers.begin(), offers.end(), [&](const Offer& o) { return o.id == id; });
-  return it == offers.end() ? nullptr : &*it;
+  if (index_.size() != offers.size()) reindex();
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    auto it = index_.find(std::string(id));
+    if (it == index_.end()) return nullptr;
+    if (it->second < offers.size() && offers[it->second].id == id) return &offers[it->second];
+    reindex();  // the list changed since the index was built
+  }
+  return nullptr;
 }
 
 std::vector<const Offer*> Cloud::for_gpu(std::string_view gpu_id) const {
@@ -147,46 +172,73 @@ Cloud parse_cloud(const json& doc, const std::string& origin, bool overlay) {
                      ": not a cloud offers file (expected an object with an 'offers' array)");
   Cloud c;
   c.origin = origin;
-  c.has_defaults = !overlay || doc.contains("defaults");
-  if (c.has_defaults) c.defaults = parse_defaults(field<json>(doc, "defaults", origin), origin);
-  if (!overlay || doc.contains("reviewed")) c.reviewed = date_field(doc, "reviewed", origin);
+  detail::parse_cloud_top(c, doc, origin, overlay);
   const json& list = doc["offers"];
+  std::unordered_map<std::string, std::size_t> seen;
   for (std::size_t i = 0; i < list.size(); ++i) {
     const std::string at = detail::record_at(origin, "offers", i, list[i]);
-    Offer o = parse_offer(list[i], at);
-    if (c.find(o.id)) throw data_error(at + ": duplicate offer id");
+    Offer o = detail::parse_offer_record(list[i], at);
+    if (!seen.emplace(o.id, i).second) throw data_error(at + ": duplicate offer id");
     c.offers.push_back(std::move(o));
   }
+  c.reindex();
   return c;
 }
 
 void merge_cloud(Cloud& base, const Cloud& overlay) {
   if (overlay.has_defaults) base.defaults = overlay.defaults;
+  std::unordered_map<std::string, std::size_t> at;
+  for (std::size_t i = 0; i < base.offers.size(); ++i) at.emplace(base.offers[i].id, i);
   for (const auto& o : overlay.offers) {
-    auto it = std::find_if(base.offers.begin(), base.offers.end(),
-                           [&](const Offer& b) { return b.id == o.id; });
-    if (it != base.offers.end())
-      *it = o;
-    else
+    if (auto it = at.find(o.id); it != at.end()) {
+      base.offers[it->second] = o;
+    } else {
+      at.emplace(o.id, base.offers.size());
       base.offers.push_back(o);
+    }
   }
   base.origin += " + " + overlay.origin;
+  base.reindex();
 }
 
 void check_offer_gpus(const Cloud& cloud, const Catalog& catalog) {
   for (const auto& o : cloud.offers) {
     if (catalog.find(o.gpu)) continue;
-    std::string msg = cloud.origin + ": offer " + o.id + ": unknown GPU id '" + o.gpu + "'";
+    std::string msg = cloud.origin + ": offer " + quote_input(o.id) + ": unknown GPU id '" +
+                      quote_input(o.gpu) + "'";
     auto near = nearest(o.gpu, catalog.ids(), 1);
     if (!near.empty()) msg += " (did you mean " + near.front() + "?)";
     throw data_error(msg + "; offers must name a GPU of the catalog (" + catalog.origin + ")");
   }
 }
 
-Cloud load_cloud_file(const std::string& path, bool overlay) {
+Cloud load_cloud_file(const std::string& path, bool overlay, const Catalog* catalog) {
   const std::string origin = path.empty() ? "embedded data/cloud.json" : path;
-  const std::string text = load_text(path, "data/cloud.json");
-  return parse_cloud(parse_json_text(text, origin), origin, overlay);
+  return cloud_from_text(load_text(path, "data/cloud.json"), origin, overlay, catalog,
+                         path.empty());
+}
+
+// The embedded offers are checked in CI and read without the schema; a user's file goes
+// through every check `catalog validate` runs (GPU ids against `catalog` when given) and is
+// refused at its first error, located.
+Cloud cloud_from_text(std::string_view text, const std::string& origin, bool overlay,
+                      const Catalog* catalog, bool trusted) {
+  Cloud c;
+  c.origin = origin;
+  detail::DocumentSink sink;
+  sink.top = [&](const json& top) { detail::parse_cloud_top(c, top, origin, overlay); };
+  sink.record = [&c](std::size_t, const json& rec, const std::string& at, detail::Span) {
+    c.offers.push_back(detail::parse_offer_record(rec, at));
+  };
+  detail::PassOptions pass;
+  pass.expected = &detail::offers_kind();
+  pass.trusted = trusted;
+  pass.overlay = overlay;
+  pass.errors_only = true;
+  const ValidateOptions opt{today_iso(), catalog};
+  detail::throw_first_error(detail::check_document(text, origin, opt, pass, &sink), origin);
+  c.reindex();
+  return c;
 }
 
 Cloud load_cloud(const CloudPaths& paths) {
@@ -196,7 +248,10 @@ Cloud load_cloud(const CloudPaths& paths) {
 }
 
 std::size_t drop_offers_without_gpu(Cloud& cloud, const Catalog& catalog) {
-  return std::erase_if(cloud.offers, [&](const Offer& o) { return !catalog.find(o.gpu); });
+  const std::size_t n =
+      std::erase_if(cloud.offers, [&](const Offer& o) { return !catalog.find(o.gpu); });
+  cloud.reindex();
+  return n;
 }
 
 std::optional<EffectivePrice> effective_price(const Offer& o, RentKind kind,

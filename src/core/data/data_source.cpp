@@ -1,22 +1,70 @@
 #include "gpusel/data/data_source.hpp"
 
-#include "gpusel/json/embedded.hpp"
 #include "gpusel/base/text.hpp"
+#include "gpusel/json/embedded.hpp"
+#include "records_internal.hpp"
+#include "validate_internal.hpp"
 
 namespace gpusel {
 namespace {
 
+// The embedded catalog is checked in CI (`catalog validate --strict`), so a run reads it
+// without the schema; a user's file goes through every check `catalog validate` runs and
+// is refused at its first error, located.
 Catalog catalog_from(const std::string& path) {
   const std::string origin = path.empty() ? "embedded data/gpus.json" : path;
-  const std::string text = load_text(path, "data/gpus.json");
-  return parse_catalog(parse_json_text(text, origin), origin);
+  return catalog_from_text(load_text(path, "data/gpus.json"), origin, path.empty());
 }
 
 }  // namespace
 
+Catalog catalog_from_text(std::string content, const std::string& origin, bool trusted) {
+  const auto text = std::make_shared<const std::string>(std::move(content));
+  Catalog cat;
+  cat.origin = origin;
+  detail::DocumentSink sink;
+  sink.top = [&cat](const nlohmann::json& top) {
+    if (auto r = top.find("reviewed"); r != top.end() && r->is_string()) cat.reviewed = *r;
+  };
+  sink.record = [&cat, &text](std::size_t, const nlohmann::json& rec, const std::string& at,
+                              detail::Span span) {
+    Gpu g = detail::parse_gpu_record(rec, at);
+    g.set_raw(text, span.begin, span.end - span.begin);
+    cat.gpus.push_back(std::move(g));
+  };
+  detail::PassOptions pass;
+  pass.expected = &detail::gpus_kind();
+  pass.trusted = trusted;
+  pass.errors_only = true;
+  const ValidateOptions opt{today_iso(), nullptr};
+  detail::throw_first_error(detail::check_document(*text, origin, opt, pass, &sink), origin);
+  cat.reindex();
+  return cat;
+}
+
 std::string load_text(const std::string& path, const std::string& embedded_name) {
   if (path.empty()) return std::string(embedded_text(embedded_name));
   return read_file(path);
+}
+
+std::vector<ModelArch> load_models(const std::string& path) {
+  const std::string origin = path.empty() ? "data/models.json" : path;
+  return models_from_text(load_text(path, "data/models.json"), origin, path.empty());
+}
+
+std::vector<ModelArch> models_from_text(std::string_view text, const std::string& origin,
+                                        bool trusted) {
+  std::vector<ModelArch> out;
+  detail::DocumentSink sink;
+  sink.record = [&out](std::size_t, const nlohmann::json& rec, const std::string& at,
+                       detail::Span) { out.push_back(detail::parse_model_record(rec, at)); };
+  detail::PassOptions pass;
+  pass.expected = &detail::models_kind();
+  pass.trusted = trusted;
+  pass.errors_only = true;
+  const ValidateOptions opt{today_iso(), nullptr};
+  detail::throw_first_error(detail::check_document(text, origin, opt, pass, &sink), origin);
+  return out;
 }
 
 Catalog load_catalog(const DataPaths& paths) {

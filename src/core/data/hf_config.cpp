@@ -4,6 +4,7 @@
 #include "gpusel/data/hf_config.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <filesystem>
 
 #include "gpusel/base/error.hpp"
@@ -22,16 +23,23 @@ void Cfg::fail(const std::string& what) const {
   throw data_error(path + ": " + what + " (model_type " + type + ")");
 }
 
-int Cfg::count(const char* key) const {
+int Cfg::count(const char* key, long max) const {
   if (!has(key)) fail("missing field '" + scope + key + "'");
-  if (!j[key].is_number_integer() || j[key].get<long>() < 1)
-    fail("field '" + scope + key + "' must be a positive integer");
-  return j[key].get<int>();
+  // Whole JSON integers only, range-checked before any narrowing: 1e10 layers or a 2^64
+  // vocabulary is refused with the range named, never truncated (the limits are models.json's).
+  const json& v = j[key];
+  const bool in_range = v.is_number_unsigned()  ? v.get<std::uint64_t>() <= std::uint64_t(max)
+                        : v.is_number_integer() ? v.get<std::int64_t>() <= max
+                                                : false;
+  if (!v.is_number_integer() || !in_range || v.get<std::int64_t>() < 1)
+    fail("field '" + scope + key + "' must be a whole number from 1 to " + std::to_string(max) +
+         " (got " + quote_input(v.dump()) + ")");
+  return static_cast<int>(v.get<std::int64_t>());
 }
 
-std::optional<int> Cfg::maybe_count(const char* key) const {
+std::optional<int> Cfg::maybe_count(const char* key, long max) const {
   if (!has(key)) return std::nullopt;
-  return count(key);
+  return count(key, max);
 }
 
 std::optional<bool> Cfg::flag(const char* key) const {
@@ -68,16 +76,17 @@ std::string join(const std::vector<std::string>& v) {
 
 // The widths, heads and vocabulary every supported type names the same way.
 void read_common(ModelArch& m, const hf::Cfg& c) {
-  m.layers = c.count("num_hidden_layers");
-  m.hidden = c.count("hidden_size");
-  m.heads = c.count("num_attention_heads");
+  // The bounds are data/schema/models.schema.json's, so a config reads as a preset would.
+  m.layers = c.count("num_hidden_layers", 10000);
+  m.hidden = c.count("hidden_size", 1048576);
+  m.heads = c.count("num_attention_heads", 65536);
   // transformers: num_key_value_heads None means multi-head attention (one KV head per head).
-  m.kv_heads = c.maybe_count("num_key_value_heads").value_or(m.heads);
+  m.kv_heads = c.maybe_count("num_key_value_heads", 65536).value_or(m.heads);
   if (m.kv_heads > m.heads) c.fail("num_key_value_heads exceeds num_attention_heads");
   if (!c.has("head_dim") && m.hidden % m.heads != 0)
     c.fail("missing field '" + c.scope + "head_dim' (hidden_size is not a multiple of the heads)");
-  m.head_dim = c.maybe_count("head_dim").value_or(m.hidden / m.heads);
-  m.intermediate = c.count("intermediate_size");
+  m.head_dim = c.maybe_count("head_dim", 65536).value_or(m.hidden / m.heads);
+  m.intermediate = c.count("intermediate_size", 16777216);
   m.vocab = c.count("vocab_size");
   m.max_context = c.count("max_position_embeddings");
   const bool gemma = c.type.rfind("gemma", 0) == 0;
@@ -138,10 +147,13 @@ ModelArch model_from_hf_config(const json& config, const std::string& path) {
   if (!config.contains("model_type") || !config["model_type"].is_string())
     throw data_error(path + ": missing field 'model_type' (is this a Hugging Face config.json?)");
   const std::string type = config["model_type"].get<std::string>();
+  if (config.contains("_name_or_path") && !config["_name_or_path"].is_string())
+    throw data_error(path + ": field '_name_or_path' must be a string");
   const auto& known = types();
   if (std::find(known.begin(), known.end(), type) == known.end())
-    throw data_error(path + ": model_type '" + type + "' is not supported (supported: " +
-                     join(known) + "); use --params COUNT for an approximate shape");
+    throw data_error(path + ": model_type '" + quote_input(type) +
+                     "' is not supported (supported: " + join(known) +
+                     "); use --params COUNT for an approximate shape");
   ModelArch m;
   m.id = model_id(path);
   m.name = config.value("_name_or_path", m.id);
@@ -165,7 +177,10 @@ ModelArch model_from_hf_config(const json& config, const std::string& path) {
 }
 
 ModelArch read_hf_config(const std::string& path) {
-  const std::string text = read_file(path);
+  return hf_config_from_text(read_file(path), path);
+}
+
+ModelArch hf_config_from_text(std::string_view text, const std::string& path) {
   return model_from_hf_config(parse_located(text, path).doc, path);
 }
 

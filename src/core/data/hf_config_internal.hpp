@@ -17,8 +17,9 @@ struct Cfg {
 
   bool has(const char* key) const;  // present and not null
   [[noreturn]] void fail(const std::string& what) const;
-  int count(const char* key) const;  // required positive integer
-  std::optional<int> maybe_count(const char* key) const;
+  // A required whole number from 1 to `max` (default 1e9: counts and lengths).
+  int count(const char* key, long max = 1000000000) const;
+  std::optional<int> maybe_count(const char* key, long max = 1000000000) const;
   std::optional<bool> flag(const char* key) const;
   std::string text(const char* key, const std::string& fallback) const;
 };

@@ -2,6 +2,7 @@
 // latent attention and linear attention (transformers configuration_<type>.py field names).
 #include <vector>
 
+#include "gpusel/base/text.hpp"
 #include "hf_config_internal.hpp"
 
 namespace gpusel::hf {
@@ -21,7 +22,7 @@ LayerKind kind_named(const Cfg& c, const json& v) {
   if (k == "sliding_attention") return LayerKind::sliding;
   if (k == "chunked_attention") return LayerKind::chunked;
   if (k == "linear_attention") return LayerKind::linear;
-  c.fail("layer_types entry '" + v.dump() +
+  c.fail("layer_types entry '" + quote_input(v.dump()) +
          "' is not full_attention, sliding_attention, chunked_attention or linear_attention");
 }
 

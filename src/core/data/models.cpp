@@ -1,11 +1,13 @@
 #include "gpusel/data/models.hpp"
 
 #include <algorithm>
+#include <unordered_set>
 
 #include "gpusel/base/error.hpp"
 #include "gpusel/base/text.hpp"
 #include "gpusel/i18n/i18n.hpp"
 #include "json/json_fields.hpp"
+#include "records_internal.hpp"
 
 namespace gpusel {
 namespace {
@@ -164,6 +166,8 @@ MoeSpec parse_moe(const json& j, const std::string& at) {
   s.expert_intermediate = positive(j, "expert_intermediate", at + ".moe");
   s.dense_layers = maybe<int>(j, "dense_layers", at).value_or(0);
   if (s.active > s.experts) throw data_error(at + ".moe: active exceeds experts");
+  if (s.shared_experts < 0 || s.dense_layers < 0)
+    throw data_error(at + ".moe: shared_experts and dense_layers must not be negative");
   return s;
 }
 
@@ -256,6 +260,8 @@ void parse_shape(ModelArch& m, const json& rec, const std::string& at) {
 void parse_transformer(ModelArch& m, const json& rec, const std::string& at) {
   parse_shape(m, rec, at);
   if (auto j = maybe<json>(rec, "moe", at)) m.moe = parse_moe(*j, at);
+  if (m.moe && m.moe->dense_layers > m.layers)
+    throw data_error(at + ".moe: dense_layers exceeds layers");
   if (auto j = maybe<json>(rec, "mla", at)) m.mla = parse_mla(*j, at);
   if (auto j = maybe<json>(rec, "linear_attention", at))
     m.linear_attention = parse_linear_attention(*j, at);
@@ -263,6 +269,7 @@ void parse_transformer(ModelArch& m, const json& rec, const std::string& at) {
   if (m.vision_params && !(*m.vision_params > 0))
     throw data_error(at + ": vision_params must be positive or null");
   m.image_tokens = maybe<int>(rec, "image_tokens", at);
+  if (m.image_tokens && *m.image_tokens < 1) throw data_error(at + ": image_tokens must be >= 1");
   m.image_size = maybe<int>(rec, "image_size", at);
   if (m.image_size && (*m.image_size < 1 || !m.image_tokens))
     throw data_error(at + ": image_size must be at least 1 and comes with image_tokens");
@@ -294,7 +301,9 @@ void parse_cnn_model(ModelArch& m, const json& rec, const std::string& at) {
   m.cnn = parse_cnn(field<json>(rec, "cnn", at), at);
 }
 
-ModelArch parse_model(const json& rec, const std::string& at) {
+}  // namespace
+
+ModelArch detail::parse_model_record(const json& rec, const std::string& at) {
   if (!rec.is_object()) throw data_error(at + ": a model record must be an object");
   ModelArch m;
   m.id = field<std::string>(rec, "id", at);
@@ -317,20 +326,18 @@ ModelArch parse_model(const json& rec, const std::string& at) {
   return m;
 }
 
-}  // namespace
-
 std::vector<ModelArch> parse_models(const json& doc, const std::string& origin) {
   if (!doc.is_object() || !doc.contains("models") || !doc["models"].is_array())
     throw data_error(origin + ": expected an object with a \"models\" array");
   std::vector<ModelArch> out;
+  std::unordered_set<std::string> ids;
   for (std::size_t i = 0; i < doc["models"].size(); ++i) {
     const json& rec = doc["models"][i];
     std::string at = origin + ": models[" + std::to_string(i) + "]";
     if (rec.is_object() && rec.contains("id") && rec["id"].is_string())
-      at += " (" + rec["id"].get<std::string>() + ")";
-    out.push_back(parse_model(rec, at));
-    for (std::size_t j = 0; j + 1 < out.size(); ++j)
-      if (out[j].id == out.back().id) throw data_error(at + ": duplicate id");
+      at += " (" + quote_input(rec["id"].get<std::string>()) + ")";
+    out.push_back(detail::parse_model_record(rec, at));
+    if (!ids.insert(out.back().id).second) throw data_error(at + ": duplicate id");
   }
   return out;
 }
@@ -344,7 +351,7 @@ const ModelArch& require_model(const std::vector<ModelArch>& models, std::string
     }
     return m;
   }
-  throw usage_error(trf("unknown model '{}'{}; `gpusel models list` shows all ids", id,
+  throw usage_error(trf("unknown model '{}'{}; `gpusel models list` shows all ids", quote_input(id),
                         did_you_mean_tr(id, ids)));
 }
 

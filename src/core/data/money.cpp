@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <regex>
 
 #include "gpusel/base/error.hpp"
 #include "gpusel/base/text.hpp"
@@ -32,8 +31,14 @@ double suffix_scale(std::string_view s) {
   return 0;
 }
 
+// Longer inputs are refused (budget) or ignored (a locale) before any parsing.
+constexpr std::size_t kMaxBudgetText = 64;
+constexpr std::size_t kMaxCurrencyText = 16;
+constexpr std::size_t kMaxLocaleText = 256;
+constexpr double kMaxBudget = 1e15;
+
 [[noreturn]] void bad_budget(std::string_view text, const std::string& why) {
-  throw usage_error("invalid budget '" + std::string(text) + "': " + why +
+  throw usage_error("invalid budget '" + quote_input(text) + "': " + why +
                     " (forms: 15000, 15000CNY, 15k EUR, $15000, ¥15000)");
 }
 
@@ -74,26 +79,75 @@ double convert(double amount, const std::string& from, const std::string& to, co
 }
 
 std::string normalise_currency(std::string_view code) {
+  auto unknown = [&code]() {
+    return usage_error("unknown currency '" + quote_input(code) +
+                       "' (use an ISO code: USD, CNY, EUR)");
+  };
+  if (code.size() > kMaxCurrencyText) throw unknown();
   std::string c = upper(code);
   if (auto it = symbols().find(std::string(code)); it != symbols().end()) return it->second;
   if (auto it = symbols().find(c); it != symbols().end()) return it->second;
-  static const std::regex iso("[A-Z]{3}");
-  if (!std::regex_match(c, iso))
-    throw usage_error("unknown currency '" + std::string(code) +
-                      "' (use an ISO code: USD, CNY, EUR)");
+  auto capital = [](char ch) { return ch >= 'A' && ch <= 'Z'; };
+  if (c.size() != 3 || !std::all_of(c.begin(), c.end(), capital)) throw unknown();
   return c;
 }
 
+namespace {
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+
+// The parts of a budget as typed: "¥ 15.5 k CNY" -> symbol "¥", number "15.5", scale "k",
+// code "CNY". One left-to-right pass; nullopt when the text has any other shape.
+struct BudgetParts {
+  std::string_view symbol, number, scale, code;
+};
+
+std::string_view take_while(std::string_view& s, bool (*pred)(char)) {
+  std::size_t n = 0;
+  while (n < s.size() && pred(s[n])) ++n;
+  auto out = s.substr(0, n);
+  s.remove_prefix(n);
+  return out;
+}
+
+std::optional<BudgetParts> split_budget(std::string_view s) {
+  BudgetParts p;
+  s = trim(s);
+  p.symbol = trim(take_while(s, [](char c) { return !is_digit(c); }));
+  p.number = take_while(s, [](char c) { return is_digit(c) || c == '.'; });
+  s = trim(s);
+  std::string_view word = take_while(s, is_alpha);
+  // "15k", "15k EUR", "15kEUR": a leading k or m before a three-letter code is the scale.
+  if (word.size() == 1 || (word.size() == 4 && suffix_scale(word.substr(0, 1)) > 0)) {
+    p.scale = word.substr(0, 1);
+    word.remove_prefix(1);
+    if (word.empty()) {
+      s = trim(s);
+      word = take_while(s, is_alpha);
+    }
+  }
+  p.code = word;
+  if (!trim(s).empty() || p.number.empty()) return std::nullopt;
+  return p;
+}
+
+}  // namespace
+
 Budget parse_budget(std::string_view text) {
-  static const std::regex re(R"(^\s*(\D*?)\s*([0-9]+(?:\.[0-9]+)?)\s*([kKmM]?)\s*([A-Za-z]*)\s*$)");
-  const std::string s(text);
-  std::smatch m;
+  if (text.size() > kMaxBudgetText)
+    bad_budget(text, "longer than " + std::to_string(kMaxBudgetText) + " characters");
   if (text.find('-') != std::string_view::npos) bad_budget(text, "it must be positive");
-  if (!std::regex_match(s, m, re)) bad_budget(text, "not an amount");
-  const double scale = suffix_scale(m[3].str());
-  const double amount = std::stod(m[2].str()) * scale;
+  const auto parts = split_budget(text);
+  if (!parts) bad_budget(text, "not an amount");
+  const auto number = parse_decimal(parts->number);
+  if (!number) bad_budget(text, "not an amount");
+  const double scale = suffix_scale(parts->scale);
+  if (!(scale > 0)) bad_budget(text, "unknown currency");
+  const double amount = *number * scale;
   if (!(amount > 0) || !std::isfinite(amount)) bad_budget(text, "it must be positive");
-  const std::string sym = m[1].str(), code = m[4].str();
+  if (amount > kMaxBudget) bad_budget(text, "more than 1e15");
+  const std::string sym(parts->symbol), code(parts->code);
   if (!sym.empty() && !code.empty() && symbols().count(sym) && upper(code) != symbols().at(sym))
     bad_budget(text, "two different currencies");
   Budget b{amount, ""};
@@ -114,11 +168,18 @@ std::string currency_for_locale(std::string_view locale) {
       {"CA", "CAD"}, {"AU", "AUD"}, {"CH", "CHF"}, {"SG", "SGD"}, {"HK", "HKD"}, {"TW", "TWD"},
       {"DE", "EUR"}, {"FR", "EUR"}, {"IT", "EUR"}, {"ES", "EUR"}, {"NL", "EUR"}, {"AT", "EUR"},
       {"BE", "EUR"}, {"FI", "EUR"}, {"IE", "EUR"}, {"PT", "EUR"}, {"GR", "EUR"}, {"LU", "EUR"}};
-  static const std::regex re(R"(^[a-z]{2,3}_([A-Z]{2})([.@].*)?$)");
-  const std::string s(locale);
-  std::smatch m;
-  if (!std::regex_match(s, m, re)) return "";
-  auto it = regions.find(m[1].str());
+  // language_REGION[.codeset][@modifier]: two or three lower-case letters, '_', two capitals.
+  if (locale.size() > kMaxLocaleText) return "";
+  const std::size_t us = locale.find('_');
+  if (us < 2 || us > 3 || locale.size() < us + 3) return "";
+  auto lower = [](char c) { return c >= 'a' && c <= 'z'; };
+  auto capital = [](char c) { return c >= 'A' && c <= 'Z'; };
+  if (!std::all_of(locale.begin(), locale.begin() + static_cast<std::ptrdiff_t>(us), lower))
+    return "";
+  const std::string_view region = locale.substr(us + 1, 2);
+  if (!capital(region[0]) || !capital(region[1])) return "";
+  if (locale.size() > us + 3 && locale[us + 3] != '.' && locale[us + 3] != '@') return "";
+  auto it = regions.find(std::string(region));
   return it == regions.end() ? "" : it->second;
 }
 

@@ -6,36 +6,45 @@
 #include <cmath>
 
 #include "gpusel/base/error.hpp"
+#include "gpusel/base/text.hpp"
 #include "gpusel/i18n/i18n.hpp"
 #include "gpusel/json/embedded.hpp"
 #include "gpusel/json/json_schema.hpp"
 #include "gpusel/json/json_source.hpp"
+#include "json/json_fields.hpp"
+#include "records_internal.hpp"
+#include "validate_internal.hpp"
 
 namespace gpusel {
 namespace {
 
 using nlohmann::json;
 
-std::vector<std::string> strings(const json& m, const char* key) {
-  return m.contains(key) ? m[key].get<std::vector<std::string>>() : std::vector<std::string>{};
-}
-
-std::optional<bool> flag(const json& m, const char* key) {
-  return m.contains(key) ? std::optional<bool>(m[key].get<bool>()) : std::nullopt;
+// Checked reads throughout (json_fields.hpp): a mistyped or out-of-range field in a platforms
+// file given to `catalog validate` is a located data error, never a library exception.
+std::vector<std::string> strings(const json& m, const char* key, const std::string& at) {
+  return detail::present<std::vector<std::string>>(m, key, at).value_or(std::vector<std::string>{});
 }
 
 Platform parse_platform(const json& j, const std::string& at) {
+  using detail::present;
+  using detail::required;
+  if (!j.is_object()) throw data_error(at + ": a platform must be an object");
   Platform p;
-  p.id = j.at("id").get<std::string>();
-  p.name = j.at("name").get<std::string>();
-  p.name_zh = j.value("name_zh-CN", "");
-  p.network = j.value("network", "");
-  const json& m = j.at("match");
-  p.match = {strings(m, "gpu_ids"),     strings(m, "segments"), strings(m, "form_factors"),
-             flag(m, "unified_memory"), flag(m, "used"),        m.value("max_count", 0)};
-  p.gpus_per_host = j.at("gpus_per_host").get<int>();
-  p.psu = j.value("psu", false);
-  p.cost = parse_figure(j.at("cost"), at + ".cost");
+  p.id = required<std::string>(j, "id", at);
+  p.name = required<std::string>(j, "name", at);
+  p.name_zh = present<std::string>(j, "name_zh-CN", at).value_or("");
+  p.network = present<std::string>(j, "network", at).value_or("");
+  const json m = required<json>(j, "match", at);
+  const std::string mat = at + ".match";
+  p.match = {strings(m, "gpu_ids", mat),      strings(m, "segments", mat),
+             strings(m, "form_factors", mat), present<bool>(m, "unified_memory", mat),
+             present<bool>(m, "used", mat),   present<int>(m, "max_count", mat).value_or(0)};
+  p.gpus_per_host = required<int>(j, "gpus_per_host", at);
+  if (p.gpus_per_host < 1 || p.match.max_count < 0)
+    throw data_error(at + ": gpus_per_host must be at least 1 and max_count not negative");
+  p.psu = present<bool>(j, "psu", at).value_or(false);
+  p.cost = parse_figure(required<json>(j, "cost", at), at + ".cost");
   return p;
 }
 
@@ -72,32 +81,69 @@ const Network* Platforms::network(const std::string& id) const {
   return nullptr;
 }
 
+void detail::parse_platforms_top(Platforms& out, const json& doc, const std::string& origin) {
+  using detail::required;
+  out.origin = origin;
+  out.reviewed = required<std::string>(doc, "reviewed", origin);
+  const json psu = required<json>(doc, "psu", origin);
+  const json sizing = required<json>(psu, "sizing", origin + ": psu");
+  out.psu_rest_w = required<double>(sizing, "rest_of_system_w", origin + ": psu.sizing");
+  out.psu_headroom = required<double>(sizing, "headroom", origin + ": psu.sizing");
+  const auto steps = required<std::vector<json>>(psu, "steps", origin + ": psu");
+  if (steps.empty()) throw data_error(origin + ": psu.steps must not be empty");
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const std::string at = origin + ": psu.steps[" + std::to_string(i) + "]";
+    out.psu_steps.push_back(
+        {required<double>(steps[i], "watts", at), required<double>(steps[i], "price", at)});
+  }
+  std::sort(out.psu_steps.begin(), out.psu_steps.end(),
+            [](const PsuStep& a, const PsuStep& b) { return a.watts < b.watts; });
+  const auto nets = required<std::vector<json>>(doc, "networks", origin);
+  for (std::size_t i = 0; i < nets.size(); ++i) {
+    const std::string at = detail::record_at(origin, "networks", i, nets[i]);
+    out.networks.push_back({required<std::string>(nets[i], "id", at),
+                            required<std::string>(nets[i], "name", at),
+                            detail::present<std::string>(nets[i], "name_zh-CN", at).value_or(""),
+                            parse_figure(required<json>(nets[i], "cost_per_gpu", at), at)});
+  }
+}
+
+Platform detail::parse_platform_record(const Platforms& top, const json& rec,
+                                       const std::string& at) {
+  Platform p = parse_platform(rec, at);
+  if (!p.network.empty() && !top.network(p.network))
+    throw data_error(at + ": unknown network '" + quote_input(p.network) + "'");
+  return p;
+}
+
 Platforms parse_platforms(const json& doc, const std::string& origin) {
   static const json schema = json::parse(embedded_text("data/schema/platforms.schema.json"));
   require_schema(schema, doc, origin);
   Platforms out;
-  out.origin = origin;
-  out.reviewed = doc.at("reviewed").get<std::string>();
-  const json& sizing = doc.at("psu").at("sizing");
-  out.psu_rest_w = sizing.at("rest_of_system_w").get<double>();
-  out.psu_headroom = sizing.at("headroom").get<double>();
-  for (const auto& s : doc.at("psu").at("steps"))
-    out.psu_steps.push_back({s.at("watts").get<double>(), s.at("price").get<double>()});
-  std::sort(out.psu_steps.begin(), out.psu_steps.end(),
-            [](const PsuStep& a, const PsuStep& b) { return a.watts < b.watts; });
-  const json& nets = doc.at("networks");
-  for (std::size_t i = 0; i < nets.size(); ++i)
-    out.networks.push_back({nets[i].at("id").get<std::string>(),
-                            nets[i].at("name").get<std::string>(), nets[i].value("name_zh-CN", ""),
-                            parse_figure(nets[i].at("cost_per_gpu"),
-                                         origin + ": networks[" + std::to_string(i) + "]")});
-  const json& list = doc.at("platforms");
-  for (std::size_t i = 0; i < list.size(); ++i) {
-    const std::string at = origin + ": platforms[" + std::to_string(i) + "]";
-    out.platforms.push_back(parse_platform(list[i], at));
-    const std::string& net = out.platforms.back().network;
-    if (!net.empty() && !out.network(net)) throw data_error(at + ": unknown network '" + net + "'");
-  }
+  detail::parse_platforms_top(out, doc, origin);
+  const auto list = detail::required<std::vector<json>>(doc, "platforms", origin);
+  for (std::size_t i = 0; i < list.size(); ++i)
+    out.platforms.push_back(detail::parse_platform_record(
+        out, list[i], origin + ": platforms[" + std::to_string(i) + "]"));
+  return out;
+}
+
+Platforms platforms_from_text(std::string_view text, const std::string& origin) {
+  Platforms out;
+  bool top = false;
+  detail::DocumentSink sink;
+  sink.top = [&](const json& outline) {
+    detail::parse_platforms_top(out, outline, origin);
+    top = true;
+  };
+  sink.record = [&](std::size_t, const json& rec, const std::string& at, detail::Span) {
+    if (top) out.platforms.push_back(detail::parse_platform_record(out, rec, at));
+  };
+  detail::PassOptions pass;
+  pass.expected = &detail::platforms_kind();
+  pass.errors_only = true;
+  const ValidateOptions opt{today_iso(), nullptr};
+  detail::throw_first_error(detail::check_document(text, origin, opt, pass, &sink), origin);
   return out;
 }
 

@@ -2,13 +2,12 @@
 
 #include <algorithm>
 #include <chrono>
-#include <regex>
 #include <set>
 #include <tuple>
 
-#include "gpusel/json/embedded.hpp"
 #include "gpusel/base/error.hpp"
-#include "gpusel/json/json_schema.hpp"
+#include "gpusel/base/text.hpp"
+#include "records_internal.hpp"
 #include "validate_internal.hpp"
 
 namespace gpusel {
@@ -16,80 +15,26 @@ namespace {
 
 using nlohmann::json;
 
-struct Kind {
-  const char* list;    // top-level array that identifies the document
-  const char* schema;  // embedded schema that describes it
-};
-constexpr Kind kKinds[] = {{"gpus", "data/schema/gpus.schema.json"},
-                           {"offers", "data/schema/cloud.schema.json"},
-                           {"models", "data/schema/models.schema.json"},
-                           {"platforms", "data/schema/platforms.schema.json"}};
-
-const Kind* kind_of(const json& doc) {
-  if (!doc.is_object()) return nullptr;
-  for (const auto& k : kKinds)
-    if (doc.contains(k.list)) return &k;
-  return nullptr;
-}
-
-void check_against_schema(const json& doc, const Kind& kind, detail::Findings& f) {
-  static std::map<std::string, json> schemas;  // parsed once per process
-  auto it = schemas.find(kind.schema);
-  if (it == schemas.end())
-    it = schemas.emplace(kind.schema, json::parse(embedded_text(kind.schema))).first;
-  for (const auto& issue : check_schema(it->second, doc)) {
-    if (issue.unknown_field)
-      f.warning(issue.pointer, "unknown-field", issue.message);
-    else
-      f.error(issue.pointer, "schema", issue.message);
-  }
-}
-
-void check_semantics(const json& doc, const Kind& kind, const ValidateOptions& o,
-                     detail::Findings& f) {
-  const std::string as_of = detail::effective_as_of(doc, o);
-  const std::string list = kind.list;
-  if (doc[list].is_array()) detail::check_unique_ids(doc[list], "/" + list, f);
-  if (list == "gpus") detail::check_gpu_semantics(doc, as_of, f);
-  if (list == "offers") detail::check_cloud_semantics(doc, as_of, o.gpus, f);
-  if (list == "platforms") detail::check_platform_semantics(doc, as_of, f);
-}
-
 std::chrono::sys_days to_days(const std::string& d) {
-  if (!is_date(d)) throw usage_error("'" + d + "' is not a date (expected YYYY-MM-DD)");
+  if (!is_date(d))
+    throw usage_error("'" + quote_input(d) + "' is not a date (expected YYYY-MM-DD)");
   using namespace std::chrono;
-  year_month_day ymd{year{std::stoi(d.substr(0, 4))}, month{unsigned(std::stoi(d.substr(5, 2)))},
-                     day{unsigned(std::stoi(d.substr(8, 2)))}};
-  return sys_days{ymd};
+  const int y = std::stoi(d.substr(0, 4));
+  const auto m = static_cast<unsigned>(std::stoi(d.substr(5, 2)));
+  const auto dd = static_cast<unsigned>(std::stoi(d.substr(8, 2)));
+  return sys_days{year_month_day{year{y}, month{m}, day{dd}}};
 }
 
 }  // namespace
 
 namespace detail {
 
-void Findings::add(Severity s, const std::string& pointer, const std::string& check,
-                   const std::string& message) {
-  report_.diagnostics.push_back({s, file_, src_.at(pointer), pointer, check, message});
-}
-
 std::string effective_as_of(const json& doc, const ValidateOptions& o) {
   if (o.as_of != "reviewed") return o.as_of;
-  if (doc.contains("reviewed") && doc["reviewed"].is_string() &&
-      is_date(doc["reviewed"].get<std::string>()))
-    return doc["reviewed"].get<std::string>();
+  if (auto r = doc.find("reviewed");
+      r != doc.end() && r->is_string() && is_date(r->get_ref<const std::string&>()))
+    return r->get<std::string>();
   throw usage_error("--as-of reviewed: the document has no valid \"reviewed\" date");
-}
-
-void check_unique_ids(const json& list, const std::string& list_ptr, Findings& f) {
-  std::map<std::string, std::size_t> seen;
-  for (std::size_t i = 0; i < list.size(); ++i) {
-    if (!list[i].is_object() || !list[i].contains("id") || !list[i]["id"].is_string()) continue;
-    const auto id = list[i]["id"].get<std::string>();
-    auto [it, fresh] = seen.emplace(id, i);
-    if (!fresh)
-      f.error(list_ptr + "/" + std::to_string(i) + "/id", "unique-ids",
-              "duplicate id '" + id + "' (first at index " + std::to_string(it->second) + ")");
-  }
 }
 
 }  // namespace detail
@@ -106,46 +51,46 @@ bool ValidationReport::passed(bool strict) const {
 
 ValidationReport validate_document(std::string_view text, const std::string& file,
                                    const ValidateOptions& options) {
-  ValidationReport report;
-  LocatedJson src;
-  try {
-    src = parse_located(text, file);
-  } catch (const Error& e) {
-    // parse_located says "file:line:col: reason"; keep the reason, locate it ourselves.
-    std::string msg = e.what();
-    std::smatch m;
-    SourcePos pos;
-    static const std::regex loc(R"(:(\d+):(\d+): (.*)$)");
-    if (std::regex_search(msg, m, loc)) pos = {std::stoi(m[1]), std::stoi(m[2])}, msg = m[3];
-    report.diagnostics.push_back({Severity::error, file, pos, "", "syntax", msg});
-    return report;
-  }
-  detail::Findings f(src, file, report);
-  const Kind* kind = kind_of(src.doc);
-  if (!kind) {
-    f.error("", "schema",
-            "not a gpusel data file (expected a \"gpus\", \"offers\", \"models\" or "
-            "\"platforms\" list at the top level)");
-    return report;
-  }
-  check_against_schema(src.doc, *kind, f);
-  check_semantics(src.doc, *kind, options, f);
-  // Source order, so a reader can walk the file top to bottom.
-  std::stable_sort(report.diagnostics.begin(), report.diagnostics.end(),
-                   [](const Diagnostic& a, const Diagnostic& b) {
-                     return std::tie(a.pos.line, a.pos.column) < std::tie(b.pos.line, b.pos.column);
-                   });
-  return report;
+  // The loaders' own reading runs last, on records with no other finding: whatever a loader
+  // would refuse, validate reports.
+  detail::DocumentSink sink;
+  Platforms platforms;  // networks for the platform records' lookups
+  bool platforms_top = false;
+  sink.top = [&](const json& top) {
+    if (top.contains("offers")) {
+      Cloud c;
+      detail::parse_cloud_top(c, top, file, false);
+    }
+    if (top.contains("platforms")) {
+      detail::parse_platforms_top(platforms, top, file);
+      platforms_top = true;
+    }
+  };
+  sink.record = [&](std::size_t, const json& rec, const std::string& at, detail::Span) {
+    if (at.rfind("gpus[", 0) == 0) detail::parse_gpu_record(rec, at);
+    if (at.rfind("offers[", 0) == 0) detail::parse_offer_record(rec, at);
+    if (at.rfind("models[", 0) == 0) detail::parse_model_record(rec, at);
+    // Without the document's networks (its top had an error) a lookup would only repeat it.
+    if (at.rfind("platforms[", 0) == 0 && platforms_top)
+      detail::parse_platform_record(platforms, rec, at);
+  };
+  return detail::check_document(text, file, options, detail::PassOptions{}, &sink);
 }
 
 bool is_date(std::string_view s) {
-  static const std::regex re(R"(\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01]))");
-  if (!std::regex_match(s.begin(), s.end(), re)) return false;
+  if (s.size() != 10 || s[4] != '-' || s[7] != '-') return false;
+  int parts[3] = {0, 0, 0};
+  for (std::size_t i = 0, part = 0; i < s.size(); ++i) {
+    if (i == 4 || i == 7) {
+      ++part;
+    } else if (s[i] >= '0' && s[i] <= '9') {
+      parts[part] = parts[part] * 10 + (s[i] - '0');
+    } else {
+      return false;
+    }
+  }
   using namespace std::chrono;
-  std::string d(s);
-  year_month_day ymd{year{std::stoi(d.substr(0, 4))}, month{unsigned(std::stoi(d.substr(5, 2)))},
-                     day{unsigned(std::stoi(d.substr(8, 2)))}};
-  return ymd.ok();
+  return year_month_day{year{parts[0]}, month{unsigned(parts[1])}, day{unsigned(parts[2])}}.ok();
 }
 
 long days_between(const std::string& from, const std::string& to) {

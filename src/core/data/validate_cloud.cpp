@@ -11,6 +11,7 @@ using nlohmann::json;
 
 // Cloud prices move monthly (KNOWLEDGE K29): a six-month-old one is worth a second look.
 constexpr long kCloudPriceMaxAgeDays = 183;
+constexpr std::size_t kMaxSuggestions = 20;
 
 double num(const json& rec, const char* key) {
   return rec.contains(key) && rec[key].is_number() ? rec[key].get<double>() : NAN;
@@ -24,9 +25,12 @@ void check_gpu_ref(const json& o, const std::string& p, const Catalog* gpus, Fin
   if (!gpus || !o.contains("gpu") || !o["gpu"].is_string()) return;
   const auto id = o["gpu"].get<std::string>();
   if (gpus->find(id)) return;
-  std::string msg = "unknown GPU id '" + id + "'";
-  auto near = nearest(id, gpus->ids(), 1);
-  if (!near.empty()) msg += " (did you mean " + near.front() + "?)";
+  std::string msg = "unknown GPU id '" + quote_input(id) + "'";
+  // Suggestions cost a pass over the catalog each: only for the first few unknown ids.
+  if (f.errors() < kMaxSuggestions) {
+    auto near = nearest(id, gpus->ids(), 1);
+    if (!near.empty()) msg += " (did you mean " + near.front() + "?)";
+  }
   f.error(p + "/gpu", "gpu-ref", msg + "; offers must name a catalog GPU");
 }
 
@@ -75,19 +79,16 @@ void check_defaults(const json& doc, Findings& f) {
 
 }  // namespace
 
-void check_cloud_semantics(const json& doc, const std::string& as_of, const Catalog* gpus,
-                           Findings& f) {
-  check_defaults(doc, f);
-  const json& offers = doc["offers"];
-  if (!offers.is_array()) return;
-  for (std::size_t i = 0; i < offers.size(); ++i) {
-    const json& o = offers[i];
-    if (!o.is_object()) continue;
-    const std::string p = "/offers/" + std::to_string(i);
-    check_gpu_ref(o, p, gpus, f);
-    check_price_order(o, p, f);
-    check_age(o, p, as_of, f);
-  }
+void check_cloud_top(const json& outline, const ValidateOptions&, Findings& f) {
+  check_defaults(outline, f);
+}
+
+void check_offer_record(const json& o, const std::string& p, const ValidateOptions& opt,
+                        Findings& f) {
+  if (!o.is_object()) return;  // the schema reports it
+  check_gpu_ref(o, p, opt.gpus, f);
+  check_price_order(o, p, f);
+  if (!f.errors_only()) check_age(o, p, opt.as_of, f);  // warnings only
 }
 
 }  // namespace gpusel::detail

@@ -175,20 +175,14 @@ void check_prices(const json& g, const std::string& p, const std::string& as_of,
 
 }  // namespace
 
-void check_gpu_semantics(const json& doc, const std::string& as_of, Findings& f) {
-  const json& gpus = doc["gpus"];
-  if (!gpus.is_array()) return;
-  for (std::size_t i = 0; i < gpus.size(); ++i) {
-    const json& g = gpus[i];
-    if (!g.is_object()) continue;
-    const std::string p = "/gpus/" + std::to_string(i);
-    check_memory(g, p, f);
-    check_power(g, p, f);
-    check_tensor_order(g, p, f);
-    check_ecosystem(g, p, f);
-    check_interconnect(g, p, f);
-    check_prices(g, p, as_of, f);
-  }
+void check_gpu_record(const json& g, const std::string& p, const ValidateOptions& o, Findings& f) {
+  if (!g.is_object()) return;  // the schema reports it
+  check_memory(g, p, f);
+  check_power(g, p, f);
+  check_tensor_order(g, p, f);
+  check_ecosystem(g, p, f);
+  check_interconnect(g, p, f);
+  if (!f.errors_only()) check_prices(g, p, o.as_of, f);  // warnings and notes only
 }
 
 }  // namespace gpusel::detail

@@ -1,14 +1,22 @@
 #pragma once
-// Shared by the per-document semantic checks (validate_gpus.cpp, validate_cloud.cpp).
+// Shared by the data loaders and `catalog validate` (not a public header): one pass over a
+// data document, record by record, running every check both use, so that a file the loader
+// refuses is exactly a file validate reports an error in.
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+
 #include "gpusel/data/validate.hpp"
 
 namespace gpusel::detail {
 
-// Collects findings for one document, locating each pointer in the source text.
+// Collects findings for one document by JSON pointer; positions are looked up for all of
+// them at once when the pass ends (one scan of the text, however many findings).
 class Findings {
  public:
-  Findings(const LocatedJson& src, std::string file, ValidationReport& report)
-      : src_(src), file_(std::move(file)), report_(report) {}
+  Findings(std::string file, ValidationReport& report, bool errors_only)
+      : file_(std::move(file)), report_(report), errors_only_(errors_only) {}
   void add(Severity s, const std::string& pointer, const std::string& check,
            const std::string& message);
   void error(const std::string& ptr, const std::string& check, const std::string& msg) {
@@ -20,20 +28,79 @@ class Findings {
   void note(const std::string& ptr, const std::string& check, const std::string& msg) {
     add(Severity::note, ptr, check, msg);
   }
+  std::size_t errors() const { return errors_; }
+  // The loaders need only errors: warnings and notes are dropped unrecorded.
+  bool errors_only() const { return errors_only_; }
 
  private:
-  const LocatedJson& src_;
   std::string file_;
   ValidationReport& report_;
+  bool errors_only_;
+  std::size_t errors_ = 0;
 };
 
-// The date prices are aged against: options.as_of, or the document's "reviewed" date.
-std::string effective_as_of(const nlohmann::json& doc, const ValidateOptions& options);
+// A kind of data document, recognised by its top-level list, with its schema and checks.
+struct DocKind {
+  const char* list;    // "gpus", "offers", "models", "platforms"
+  const char* schema;  // the embedded schema that describes it
+  const char* what;    // "a GPU catalog", for "not a ..." messages
+  // Semantic checks of the document without its records (cloud defaults), and of one record.
+  void (*check_top)(const nlohmann::json& outline, const ValidateOptions& o, Findings& f);
+  void (*check_record)(const nlohmann::json& rec, const std::string& ptr, const ValidateOptions& o,
+                       Findings& f);
+};
+const DocKind& gpus_kind();
+const DocKind& offers_kind();
+const DocKind& models_kind();
+const DocKind& platforms_kind();
 
-void check_gpu_semantics(const nlohmann::json& doc, const std::string& as_of, Findings& f);
-void check_cloud_semantics(const nlohmann::json& doc, const std::string& as_of, const Catalog* gpus,
-                           Findings& f);
-void check_platform_semantics(const nlohmann::json& doc, const std::string& as_of, Findings& f);
-void check_unique_ids(const nlohmann::json& list, const std::string& list_ptr, Findings& f);
+// Where a record lies in the text given to check_document: [begin, end) byte offsets.
+struct Span {
+  std::size_t begin = 0, end = 0;
+};
+
+// What a loader does with a document: `top` reads the document without its records, `record`
+// one record (index, record, "gpus[3] (id)" for messages, its span). An Error either throws
+// becomes a finding of check "load", so validate reports it as the loader refuses it.
+struct DocumentSink {
+  std::function<void(const nlohmann::json& outline)> top;
+  std::function<void(std::size_t index, const nlohmann::json& rec, const std::string& at,
+                     Span span)>
+      record;
+};
+
+struct PassOptions {
+  const DocKind* expected = nullptr;  // null: recognise the kind by the top-level list
+  bool trusted = false;  // the embedded data, checked in CI: skip schema and semantic checks
+  bool overlay = false;  // --cloud-add: "defaults" and "reviewed" may be absent
+  bool errors_only = false;
+};
+
+// Syntax, then the document's outline and each record in turn: schema, semantic checks,
+// duplicate ids, then the sink for a record with no error. Findings come back located
+// (file:line:col) and in source order. `text` may be megabytes: no record's JSON tree
+// outlives its turn.
+ValidationReport check_document(std::string_view text, const std::string& file,
+                                const ValidateOptions& o, const PassOptions& pass,
+                                const DocumentSink* sink);
+
+// Error(data) "file:line:col: message" for the report's first error, with how many more
+// there are; nothing when it has none.
+void throw_first_error(const ValidationReport& report, const std::string& file);
+
+// The date prices are aged against: options.as_of, or the document's "reviewed" date.
+std::string effective_as_of(const nlohmann::json& outline, const ValidateOptions& options);
+
+// Per-kind checks (validate_gpus.cpp, validate_cloud.cpp, validate_models.cpp).
+void check_gpu_record(const nlohmann::json& g, const std::string& ptr, const ValidateOptions& o,
+                      Findings& f);
+void check_cloud_top(const nlohmann::json& outline, const ValidateOptions& o, Findings& f);
+void check_offer_record(const nlohmann::json& offer, const std::string& ptr,
+                        const ValidateOptions& o, Findings& f);
+void check_platform_top(const nlohmann::json& outline, const ValidateOptions& o, Findings& f);
+void check_platform_record(const nlohmann::json& rec, const std::string& ptr,
+                           const ValidateOptions& o, Findings& f);
+void check_model_record(const nlohmann::json& m, const std::string& ptr, const ValidateOptions& o,
+                        Findings& f);
 
 }  // namespace gpusel::detail

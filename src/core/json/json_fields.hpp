@@ -1,11 +1,21 @@
 #pragma once
 // Reading one field of a parsed data record, with messages that say which record and which
 // field: shared by the catalog, cloud and model loaders. Not a public header.
+//
+// Every read is checked: a number read as an int must be a whole number within int's range
+// (a JSON 1e10 or 1e300 is refused, never cast), a double must be finite, and a mistyped
+// value is a data error naming the field, never a nlohmann exception.
+#include <cmath>
+#include <cstdint>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <type_traits>
+#include <vector>
 
 #include "gpusel/base/error.hpp"
+#include "gpusel/base/text.hpp"
 
 namespace gpusel::detail {
 
@@ -13,27 +23,74 @@ namespace gpusel::detail {
 inline std::string record_at(const std::string& origin, const char* array, std::size_t index,
                              const nlohmann::json& rec) {
   std::string s = origin + ": " + array + "[" + std::to_string(index) + "]";
-  if (rec.is_object() && rec.contains("id") && rec["id"].is_string())
-    s += " (" + rec["id"].get<std::string>() + ")";
+  if (rec.is_object())
+    if (auto id = rec.find("id"); id != rec.end() && id->is_string())
+      s += " (" + quote_input(id->get_ref<const std::string&>()) + ")";
   return s;
+}
+
+[[noreturn]] inline void wrong_type(const std::string& at, const char* key, const char* want) {
+  throw data_error(at + ": field '" + key + "' has the wrong type (expected " + want + ")");
+}
+
+// `v` (the value of field `key`) as a T, checked as the header comment says.
+template <typename T>
+T as(const nlohmann::json& v, const char* key, const std::string& at) {
+  if constexpr (std::is_same_v<T, bool>) {
+    if (!v.is_boolean()) wrong_type(at, key, "true or false");
+    return v.get<bool>();
+  } else if constexpr (std::is_integral_v<T>) {
+    static_assert(std::is_signed_v<T>, "records hold signed counts");
+    if (!v.is_number()) wrong_type(at, key, "a whole number");
+    constexpr auto lo = std::numeric_limits<T>::min(), hi = std::numeric_limits<T>::max();
+    // 2^digits is exact as a double, where hi (2^63 - 1 for long) is not.
+    const double top = std::ldexp(1.0, std::numeric_limits<T>::digits);
+    const double d = v.get<double>();
+    const bool whole = !v.is_number_float() || std::trunc(d) == d;
+    const bool in_range = v.is_number_unsigned()  ? v.get<std::uint64_t>() <= std::uint64_t(hi)
+                          : v.is_number_integer() ? v.get<std::int64_t>() >= std::int64_t(lo) &&
+                                                        v.get<std::int64_t>() <= std::int64_t(hi)
+                                                  : d >= -top && d < top;
+    if (!whole || !in_range)
+      throw data_error(at + ": field '" + key + "' must be a whole number from " +
+                       std::to_string(lo) + " to " + std::to_string(hi) + " (got " +
+                       quote_input(v.dump()) + ")");
+    return v.is_number_float() ? static_cast<T>(v.get<double>()) : v.get<T>();
+  } else if constexpr (std::is_same_v<T, double>) {
+    if (!v.is_number()) wrong_type(at, key, "a number");
+    const double d = v.get<double>();
+    if (!std::isfinite(d)) throw data_error(at + ": field '" + key + "' must be finite");
+    return d;
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    if (!v.is_string()) wrong_type(at, key, "a string");
+    return v.get<std::string>();
+  } else if constexpr (std::is_same_v<T, nlohmann::json>) {
+    return v;
+  } else {  // std::vector<U>
+    if (!v.is_array()) wrong_type(at, key, "a list");
+    T out;
+    out.reserve(v.size());
+    for (const auto& item : v) out.push_back(as<typename T::value_type>(item, key, at));
+    return out;
+  }
 }
 
 // The field as a T; absent -> "missing field", present but not a T -> "wrong type".
 template <typename T>
 T required(const nlohmann::json& rec, const char* key, const std::string& at) {
-  if (!rec.contains(key)) throw data_error(at + ": missing field '" + key + "'");
-  try {
-    return rec.at(key).get<T>();
-  } catch (const nlohmann::json::exception&) {
-    throw data_error(at + ": field '" + key + "' has the wrong type");
-  }
+  if (!rec.is_object()) throw data_error(at + ": expected an object with field '" + key + "'");
+  auto it = rec.find(key);
+  if (it == rec.end()) throw data_error(at + ": missing field '" + key + "'");
+  return as<T>(*it, key, at);
 }
 
 // The field as a T, or nullopt when it is absent or null.
 template <typename T>
 std::optional<T> present(const nlohmann::json& rec, const char* key, const std::string& at) {
-  if (!rec.contains(key) || rec[key].is_null()) return std::nullopt;
-  return required<T>(rec, key, at);
+  if (!rec.is_object()) return std::nullopt;
+  auto it = rec.find(key);
+  if (it == rec.end() || it->is_null()) return std::nullopt;
+  return as<T>(*it, key, at);
 }
 
 }  // namespace gpusel::detail

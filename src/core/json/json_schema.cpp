@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <regex>
 #include <set>
 
 #include "gpusel/base/error.hpp"
+#include "gpusel/base/text.hpp"
 #include "gpusel/json/json_source.hpp"
 #include "json_schema_internal.hpp"
 
@@ -13,12 +13,12 @@ namespace gpusel {
 namespace {
 
 using json = nlohmann::json;
-using schema_detail::regex_for;
-using schema_detail::resolve;
+using schema_detail::KeywordIndex;
+using schema_detail::Keywords;
 using schema_detail::schema_error;
 
-// libstdc++'s std::regex recurses per character and overflows the stack on long inputs
-// (~30k characters); no field a pattern guards is anywhere near this long.
+// Matching is linear, but a pattern guards ids, codes and dates: a longer string is reported
+// rather than matched.
 constexpr std::size_t kMaxPatternInput = 1000;
 // Bounds check() recursion: a recursive $ref descending a pathologically deep document.
 constexpr int kMaxDepth = 1000;
@@ -26,10 +26,7 @@ constexpr int kMaxDepth = 1000;
 // ---- Rendering values in messages --------------------------------------------------------
 
 std::string brief(const json& v) {
-  if (v.is_string()) {
-    auto s = v.get<std::string>();
-    return "'" + (s.size() > 40 ? s.substr(0, 37) + "..." : s) + "'";
-  }
+  if (v.is_string()) return "'" + quote_input(v.get_ref<const std::string&>(), 40) + "'";
   if (v.is_object()) return "an object";
   if (v.is_array()) return "an array";
   return v.dump();
@@ -51,19 +48,30 @@ std::string plain(const json& v) { return v.is_string() ? v.get<std::string>() :
 
 // ---- Value predicates --------------------------------------------------------------------
 
-bool has_type(const std::string& type, const json& v) {
-  if (type == "integer") {
-    if (v.is_number_integer()) return true;
-    if (!v.is_number_float()) return false;
-    double d = v.get<double>();
-    return std::isfinite(d) && std::trunc(d) == d;
+// The type bits `v` satisfies: a number with no fraction is also an integer.
+unsigned types_of(const json& v) {
+  using namespace schema_detail;
+  switch (v.type()) {
+    case json::value_t::null:
+      return t_null;
+    case json::value_t::boolean:
+      return t_boolean;
+    case json::value_t::object:
+      return t_object;
+    case json::value_t::array:
+      return t_array;
+    case json::value_t::string:
+      return t_string;
+    case json::value_t::number_integer:
+    case json::value_t::number_unsigned:
+      return t_number | t_integer;
+    case json::value_t::number_float: {
+      const double d = v.get<double>();
+      return std::isfinite(d) && std::trunc(d) == d ? t_number | t_integer : t_number;
+    }
+    default:
+      return 0;
   }
-  return type == "null"      ? v.is_null()
-         : type == "boolean" ? v.is_boolean()
-         : type == "object"  ? v.is_object()
-         : type == "array"   ? v.is_array()
-         : type == "number"  ? v.is_number()
-                             : v.is_string();
 }
 
 bool is_date(const std::string& s) {
@@ -76,10 +84,18 @@ bool is_date(const std::string& s) {
   return m >= 1 && m <= 12 && d >= 1 && d <= days[m - 1];
 }
 
+// scheme://rest: a letter, then letters, digits, '+', '.', '-'; then at least one character
+// after "://", none of them whitespace or control characters.
 bool is_uri(const std::string& s) {
-  static const std::regex kUri(R"(^[A-Za-z][A-Za-z0-9+.-]*://[^\s]+$)");
-  return s.size() <= kMaxPatternInput && std::regex_search(s, kUri) &&
-         std::none_of(s.begin(), s.end(), [](char c) { return c >= 0 && c < 0x20; });
+  const std::size_t sep = s.find("://");
+  if (sep == std::string::npos || sep == 0 || sep + 3 >= s.size()) return false;
+  auto alpha = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
+  if (!alpha(s[0])) return false;
+  for (std::size_t i = 1; i < sep; ++i)
+    if (!alpha(s[i]) && !(s[i] >= '0' && s[i] <= '9') && s[i] != '+' && s[i] != '.' && s[i] != '-')
+      return false;
+  return std::none_of(s.begin() + static_cast<std::ptrdiff_t>(sep) + 3, s.end(),
+                      [](char c) { return (c >= 0 && c <= 0x20) || c == 0x7F; });
 }
 
 std::size_t code_points(const std::string& s) {
@@ -87,11 +103,20 @@ std::size_t code_points(const std::string& s) {
       std::count_if(s.begin(), s.end(), [](char c) { return (c & 0xC0) != 0x80; }));
 }
 
+using schema_detail::Elided;
+
+const Keywords& no_keywords() {
+  static const Keywords none;
+  return none;
+}
+
 // ---- Checking a document -----------------------------------------------------------------
 
 class Checker {
  public:
-  Checker(const json& root, std::vector<SchemaIssue>& out) : root_(root), out_(&out) {}
+  Checker(const json& root, const KeywordIndex& index, std::vector<SchemaIssue>& out,
+          const Elided* elided)
+      : root_(root), index_(index), out_(&out), elided_(elided) {}
 
   void check(const json& s, const json& v, const std::string& ptr) {
     if (s.is_boolean()) {
@@ -99,21 +124,29 @@ class Checker {
       return;
     }
     if (++depth_ > kMaxDepth) too_deep(ptr);
-    if (auto ref = s.find("$ref"); ref != s.end()) check_ref(*ref, v, ptr);
-    if (type_matches(s, v, ptr)) {
-      check_leaf(s, v, ptr);
-      if (v.is_object()) check_object(s, v, ptr);
-      if (v.is_array()) check_array(s, v, ptr);
-      check_combinators(s, v, ptr);
+    const Keywords& kw = keywords(s);
+    if (kw.ref) check_ref(kw, v, ptr);
+    if (type_matches(kw, v, ptr)) {
+      check_leaf(kw, v, ptr);
+      if (v.is_object()) check_object(kw, v, ptr);
+      if (v.is_array()) check_array(kw, v, ptr);
+      check_combinators(kw, v, ptr);
     }
     --depth_;
   }
 
  private:
   const json& root_;
+  const KeywordIndex& index_;
   std::vector<SchemaIssue>* out_;
-  std::set<std::pair<std::string, std::string>> active_refs_;
+  const Elided* elided_;
+  std::vector<std::pair<const json*, const json*>> refs_;  // $refs entered: (schema, value)
   int depth_ = 0;
+
+  const Keywords& keywords(const json& s) const {
+    auto it = index_.find(&s);
+    return it == index_.end() ? no_keywords() : it->second;
+  }
 
   // Each step of the recursion (check, check_object, check_array, check_ref, ...) is its own
   // lean frame and builds messages out of line: inlined, their temporaries multiplied every
@@ -124,142 +157,151 @@ class Checker {
   }
 
   [[noreturn, gnu::noinline]] static void too_deep(const std::string& ptr) {
-    throw data_error("document nested too deeply to validate (at '" + ptr.substr(0, 80) + "...')");
+    throw data_error("document nested too deeply to validate (at '" + quote_input(ptr, 80) + "')");
   }
 
-  // Re-entering a $ref at the same place in the document can only loop forever.
-  [[gnu::noinline]] void check_ref(const json& ref, const json& v, const std::string& ptr) {
-    auto key = std::make_pair(ref.get<std::string>(), ptr);
-    if (!active_refs_.insert(key).second) ref_cycle(key.first, ptr);
-    check(resolve(root_, ref, ""), v, ptr);
-    active_refs_.erase(key);
+  // Re-entering a $ref on the same document value can only loop forever.
+  [[gnu::noinline]] void check_ref(const Keywords& kw, const json& v, const std::string& ptr) {
+    const auto key = std::make_pair(kw.ref, &v);
+    if (std::find(refs_.begin(), refs_.end(), key) != refs_.end()) ref_cycle(kw.ref_name, ptr);
+    refs_.push_back(key);
+    check(*kw.ref, v, ptr);
+    refs_.pop_back();
   }
 
   [[noreturn, gnu::noinline]] static void ref_cycle(const std::string& ref,
                                                     const std::string& ptr) {
-    schema_error("", "$ref cycle through " + ref + " (document at '" + ptr + "')");
+    schema_error("", "$ref cycle through " + ref + " (document at '" + quote_input(ptr, 80) + "')");
   }
 
-  [[gnu::noinline]] bool type_matches(const json& s, const json& v, const std::string& ptr) {
-    auto t = s.find("type");
-    if (t == s.end()) return true;
-    json types = t->is_array() ? *t : json::array({*t});
-    for (auto& type : types)
-      if (has_type(type.get<std::string>(), v)) return true;
-    std::string want = types.size() == 1 ? with_article(types[0].get<std::string>()) : "";
-    for (std::size_t i = 0; types.size() > 1 && i < types.size(); ++i)
-      want += (i == 0 ? "" : " or ") + types[i].get<std::string>();
+  [[gnu::noinline]] bool type_matches(const Keywords& kw, const json& v, const std::string& ptr) {
+    if (!kw.type || (kw.type_mask & types_of(v))) return true;
+    const json& t = *kw.type;
+    std::string want = t.is_string() ? with_article(t.get<std::string>()) : "";
+    for (std::size_t i = 0; t.is_array() && i < t.size(); ++i)
+      want += (i == 0 ? "" : " or ") + t[i].get<std::string>();
     issue(ptr, "must be " + want + " (got " + what_is(v) + ")");
     return false;
   }
 
   // Everything that does not descend into the value.
-  [[gnu::noinline]] void check_leaf(const json& s, const json& v, const std::string& ptr) {
-    check_enum_const(s, v, ptr);
-    if (v.is_number()) check_number(s, v, ptr);
-    if (v.is_string()) check_string(s, v, ptr);
-    if (v.is_object()) check_required(s, v, ptr);
-    if (v.is_array()) check_counts(s, v, ptr);
-    if (v.is_array() && s.value("uniqueItems", false)) check_unique(v, ptr);
+  [[gnu::noinline]] void check_leaf(const Keywords& kw, const json& v, const std::string& ptr) {
+    check_enum_const(kw, v, ptr);
+    if (v.is_number()) check_number(kw, v, ptr);
+    if (v.is_string()) check_string(kw, v, ptr);
+    if (v.is_object() && kw.required) check_required(*kw.required, v, ptr);
+    if (v.is_array()) check_counts(kw, elided(ptr) ? elided_->count : v.size(), ptr);
+    if (v.is_array() && kw.unique_items && !elided(ptr)) check_unique(v, ptr);
   }
 
-  void check_enum_const(const json& s, const json& v, const std::string& ptr) {
-    if (auto c = s.find("const"); c != s.end() && *c != v)
-      issue(ptr, "must be " + brief(*c) + " (got " + brief(v) + ")");
-    auto e = s.find("enum");
-    if (e == s.end() || std::find(e->begin(), e->end(), v) != e->end()) return;
+  bool elided(const std::string& ptr) const { return elided_ && ptr == elided_->pointer; }
+
+  void check_enum_const(const Keywords& kw, const json& v, const std::string& ptr) {
+    if (kw.const_value && *kw.const_value != v)
+      issue(ptr, "must be " + brief(*kw.const_value) + " (got " + brief(v) + ")");
+    const json* e = kw.enum_values;
+    if (!e || std::find(e->begin(), e->end(), v) != e->end()) return;
     std::string list;
     for (auto& option : *e) list += (list.empty() ? "" : ", ") + plain(option);
     issue(ptr, "must be one of " + list + " (got " + brief(v) + ")");
   }
 
-  void check_required(const json& s, const json& v, const std::string& ptr) {
-    if (auto r = s.find("required"); r != s.end())
-      for (auto& name : *r)
-        if (!v.contains(name)) issue(ptr, "missing required field '" + plain(name) + "'");
+  void check_required(const json& required, const json& v, const std::string& ptr) {
+    for (auto& name : required)
+      if (!v.contains(name)) issue(ptr, "missing required field '" + plain(name) + "'");
   }
 
-  [[gnu::noinline]] void check_object(const json& s, const json& v, const std::string& ptr) {
-    auto props = s.find("properties");
-    auto extra = s.find("additionalProperties");
+  [[gnu::noinline]] void check_object(const Keywords& kw, const json& v, const std::string& ptr) {
     for (auto& [k, child] : v.items()) {
       std::string p = ptr + "/" + pointer_escape(k);
-      if (props != s.end() && props->contains(k)) {
-        check(props->at(k), child, p);
-      } else if (extra != s.end() && *extra == false) {
+      const json* prop = nullptr;
+      if (auto it = kw.property.find(k); it != kw.property.end()) prop = it->second;
+      if (prop) {
+        check(*prop, child, p);
+      } else if (kw.additional && *kw.additional == false) {
         unknown_field(p, k);
-      } else if (extra != s.end()) {
-        check(*extra, child, p);
+      } else if (kw.additional) {
+        check(*kw.additional, child, p);
       }
     }
   }
 
   [[gnu::noinline]] void unknown_field(const std::string& ptr, const std::string& name) {
-    issue(ptr, "unknown field '" + name + "'", true);
+    issue(ptr, "unknown field '" + quote_input(name) + "'", true);
   }
 
-  void check_counts(const json& s, const json& v, const std::string& ptr) {
-    auto n = v.size();
-    if (auto m = s.find("minItems"); m != s.end() && n < m->get<std::size_t>())
-      issue(ptr, "must have at least " + m->dump() + " items (got " + std::to_string(n) + ")");
-    if (auto m = s.find("maxItems"); m != s.end() && n > m->get<std::size_t>())
-      issue(ptr, "must have at most " + m->dump() + " items (got " + std::to_string(n) + ")");
-  }
-
-  [[gnu::noinline]] void check_array(const json& s, const json& v, const std::string& ptr) {
-    auto items = s.find("items");
-    if (items == s.end()) return;
-    for (std::size_t i = 0; i < v.size(); ++i) check(*items, v[i], ptr + "/" + std::to_string(i));
-  }
-
-  void check_unique(const json& v, const std::string& ptr) {
-    for (std::size_t j = 1; j < v.size(); ++j) {
-      auto first = std::find(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(j), v[j]);
-      if (first != v.begin() + static_cast<std::ptrdiff_t>(j))
-        issue(ptr + "/" + std::to_string(j),
-              "duplicates item " + std::to_string(first - v.begin()) + " (items must be unique)");
-    }
-  }
-
-  void check_number(const json& s, const json& v, const std::string& ptr) {
-    struct Bound {
-      const char* keyword;
-      const char* op;
-      bool (*ok)(double, double);
-    };
-    static const Bound kBounds[] = {
-        {"minimum", ">=", [](double x, double b) { return x >= b; }},
-        {"maximum", "<=", [](double x, double b) { return x <= b; }},
-        {"exclusiveMinimum", ">", [](double x, double b) { return x > b; }},
-        {"exclusiveMaximum", "<", [](double x, double b) { return x < b; }}};
-    for (const auto& bound : kBounds) {
-      auto b = s.find(bound.keyword);
-      if (b != s.end() && !bound.ok(v.get<double>(), b->get<double>()))
-        issue(ptr,
-              std::string("must be ") + bound.op + " " + b->dump() + " (got " + v.dump() + ")");
-    }
-  }
-
-  void check_string(const json& s, const json& v, const std::string& ptr) {
-    const auto& str = v.get_ref<const std::string&>();
-    auto n = code_points(str);
-    if (auto m = s.find("minLength"); m != s.end() && n < m->get<std::size_t>())
-      issue(ptr, *m == 1 ? "must not be empty"
-                         : "must be at least " + m->dump() + " characters long (got " +
-                               std::to_string(n) + ")");
-    if (auto m = s.find("maxLength"); m != s.end() && n > m->get<std::size_t>())
+  void check_counts(const Keywords& kw, std::size_t n, const std::string& ptr) {
+    if (kw.min_items && n < kw.min_items->get<std::size_t>())
+      issue(ptr, "must have at least " + kw.min_items->dump() + " items (got " + std::to_string(n) +
+                     ")");
+    if (kw.max_items && n > kw.max_items->get<std::size_t>())
       issue(ptr,
-            "must be at most " + m->dump() + " characters long (got " + std::to_string(n) + ")");
-    if (auto p = s.find("pattern"); p != s.end()) check_pattern(p->get<std::string>(), str, ptr);
-    if (auto f = s.find("format"); f != s.end()) check_format(*f, str, ptr);
+            "must have at most " + kw.max_items->dump() + " items (got " + std::to_string(n) + ")");
   }
 
-  void check_pattern(const std::string& pattern, const std::string& str, const std::string& ptr) {
+  [[gnu::noinline]] void check_array(const Keywords& kw, const json& v, const std::string& ptr) {
+    if (!kw.items || elided(ptr)) return;  // an elided list's items are checked one by one
+    for (std::size_t i = 0; i < v.size(); ++i)
+      check(*kw.items, v[i], ptr + "/" + std::to_string(i));
+  }
+
+  // Sorted copies find duplicates in n log n, where comparing every pair would be quadratic.
+  void check_unique(const json& v, const std::string& ptr) {
+    if (v.empty()) return;  // order[0] below needs an element (UBSan: null reference)
+    std::vector<std::size_t> order(v.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(),
+                     [&v](std::size_t a, std::size_t b) { return v[a] < v[b]; });
+    std::vector<std::pair<std::size_t, std::size_t>> dups;  // (later, first)
+    for (std::size_t k = 1, first = order[0]; k < order.size(); ++k) {
+      if (v[order[k]] == v[order[k - 1]]) {
+        dups.emplace_back(order[k], first);
+      } else {
+        first = order[k];
+      }
+    }
+    std::sort(dups.begin(), dups.end());
+    for (const auto& [j, first] : dups)
+      issue(ptr + "/" + std::to_string(j),
+            "duplicates item " + std::to_string(first) + " (items must be unique)");
+  }
+
+  void check_number(const Keywords& kw, const json& v, const std::string& ptr) {
+    const double x = v.get<double>();
+    auto bound = [&](const json* b, const char* op, bool ok) {
+      if (b && !ok)
+        issue(ptr, std::string("must be ") + op + " " + b->dump() + " (got " + v.dump() + ")");
+    };
+    bound(kw.minimum, ">=", !kw.minimum || x >= kw.minimum->get<double>());
+    bound(kw.maximum, "<=", !kw.maximum || x <= kw.maximum->get<double>());
+    bound(kw.exclusive_minimum, ">",
+          !kw.exclusive_minimum || x > kw.exclusive_minimum->get<double>());
+    bound(kw.exclusive_maximum, "<",
+          !kw.exclusive_maximum || x < kw.exclusive_maximum->get<double>());
+  }
+
+  void check_string(const Keywords& kw, const json& v, const std::string& ptr) {
+    const auto& str = v.get_ref<const std::string&>();
+    if (kw.min_length || kw.max_length) {
+      const auto n = code_points(str);
+      if (kw.min_length && n < kw.min_length->get<std::size_t>())
+        issue(ptr, *kw.min_length == 1 ? "must not be empty"
+                                       : "must be at least " + kw.min_length->dump() +
+                                             " characters long (got " + std::to_string(n) + ")");
+      if (kw.max_length && n > kw.max_length->get<std::size_t>())
+        issue(ptr, "must be at most " + kw.max_length->dump() + " characters long (got " +
+                       std::to_string(n) + ")");
+    }
+    if (kw.pattern) check_pattern(kw, str, ptr);
+    if (kw.format) check_format(*kw.format, str, ptr);
+  }
+
+  void check_pattern(const Keywords& kw, const std::string& str, const std::string& ptr) {
     if (str.size() > kMaxPatternInput)
-      issue(ptr, "is too long to check against pattern " + pattern + " (" +
+      issue(ptr, "is too long to check against pattern " + kw.pattern_source + " (" +
                      std::to_string(str.size()) + " bytes)");
-    else if (!std::regex_search(str, regex_for(pattern)))
-      issue(ptr, "must match pattern " + pattern + " (got " + brief(json(str)) + ")");
+    else if (!kw.pattern->search(str))
+      issue(ptr, "must match pattern " + kw.pattern_source + " (got " + brief(json(str)) + ")");
   }
 
   void check_format(const json& format, const std::string& str, const std::string& ptr) {
@@ -280,23 +322,37 @@ class Checker {
     return local;
   }
 
-  [[gnu::noinline]] void check_combinators(const json& s, const json& v, const std::string& ptr) {
-    if (auto all = s.find("allOf"); all != s.end())
-      for (auto& sub : *all) check(sub, v, ptr);
-    if (auto any = s.find("anyOf"); any != s.end()) check_alternatives(*any, v, ptr, false);
-    if (auto one = s.find("oneOf"); one != s.end()) check_alternatives(*one, v, ptr, true);
+  [[gnu::noinline]] void check_combinators(const Keywords& kw, const json& v,
+                                           const std::string& ptr) {
+    if (kw.all_of)
+      for (auto& sub : *kw.all_of) check(sub, v, ptr);
+    if (kw.any_of) check_alternatives(*kw.any_of, v, ptr, false);
+    if (kw.one_of) check_alternatives(*kw.one_of, v, ptr, true);
+  }
+
+  // Whether `s` (through its $refs) accepts the type of `v`: an alternative for another type
+  // is a poor "closest" even when it has fewer findings.
+  bool type_fits(const json& s, const json& v, int hops = 0) const {
+    if (s.is_boolean()) return s.get<bool>();
+    const Keywords& kw = keywords(s);
+    if (kw.type && !(kw.type_mask & types_of(v))) return false;
+    return !kw.ref || hops > 16 || type_fits(*kw.ref, v, hops + 1);
   }
 
   void check_alternatives(const json& subs, const json& v, const std::string& ptr, bool one) {
     std::size_t matched = 0;
     std::vector<SchemaIssue> closest;
+    bool closest_fits = false;
     for (auto& sub : subs) {
       auto found = trial(sub, v, ptr);
+      const bool fits = type_fits(sub, v);
       if (found.empty()) {
         ++matched;
         if (!one) return;
-      } else if (closest.empty() || found.size() < closest.size()) {
+      } else if (closest.empty() || (fits && !closest_fits) ||
+                 (fits == closest_fits && found.size() < closest.size())) {
         closest = std::move(found);
+        closest_fits = fits;
       }
     }
     if (matched != 1) report_alternatives(subs.size(), matched, closest, ptr);
@@ -317,22 +373,12 @@ class Checker {
 
 }  // namespace
 
-std::vector<SchemaIssue> check_schema(const json& schema, const json& doc) {
-  schema_detail::lint(schema, schema, "");
-  std::vector<SchemaIssue> issues;
-  Checker(schema, issues).check(schema, doc, "");
-  return issues;
+namespace schema_detail {
+
+void run_check(const json& root, const KeywordIndex& index, const json& s, const json& v,
+               const std::string& ptr, const Elided* elided, std::vector<SchemaIssue>& out) {
+  Checker(root, index, out, elided).check(s, v, ptr);
 }
 
-void require_schema(const nlohmann::json& schema, const nlohmann::json& doc,
-                    const std::string& origin) {
-  const auto issues = check_schema(schema, doc);
-  if (issues.empty()) return;
-  const auto& first = issues.front();
-  std::string more =
-      issues.size() > 1 ? " (and " + std::to_string(issues.size() - 1) + " more problem(s))" : "";
-  throw data_error(origin + ": " + (first.pointer.empty() ? "/" : first.pointer) + ": " +
-                   first.message + more);
-}
-
+}  // namespace schema_detail
 }  // namespace gpusel

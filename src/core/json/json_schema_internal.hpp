@@ -1,25 +1,68 @@
 #pragma once
 // Shared by json_schema.cpp (checking documents) and json_schema_lint.cpp (checking the
-// schema itself); not part of the public API.
+// schema itself and indexing its keywords); not part of the public API.
+#include <memory>
 #include <nlohmann/json.hpp>
-#include <regex>
 #include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "gpusel/json/json_schema.hpp"
+#include "json/pattern.hpp"
 
 namespace gpusel::schema_detail {
+
+using json = nlohmann::json;
+
+// The keywords of one schema object, found once when the schema is read so that checking a
+// value costs one hash lookup instead of a map search per keyword. Null: keyword absent.
+struct Keywords {
+  const json* ref = nullptr;  // the schema the "$ref" names, already resolved
+  const json *type = nullptr, *const_value = nullptr, *enum_values = nullptr;
+  const json *required = nullptr, *properties = nullptr, *additional = nullptr;
+  const json *items = nullptr, *min_items = nullptr, *max_items = nullptr;
+  bool unique_items = false;
+  const json *minimum = nullptr, *maximum = nullptr, *exclusive_minimum = nullptr,
+             *exclusive_maximum = nullptr;
+  const json *min_length = nullptr, *max_length = nullptr, *format = nullptr;
+  const json *all_of = nullptr, *any_of = nullptr, *one_of = nullptr;
+  unsigned type_mask = 0;                                 // bits of TypeBit for the names in "type"
+  std::unordered_map<std::string, const json*> property;  // "properties", hashed
+  std::string pattern_source;
+  std::shared_ptr<const json_detail::Pattern> pattern;
+  std::string ref_name;  // "#/$defs/x", for messages
+};
+
+// JSON Schema's type names as bits, so that a type check is a mask test.
+enum TypeBit : unsigned {
+  t_null = 1,
+  t_boolean = 2,
+  t_object = 4,
+  t_array = 8,
+  t_number = 16,
+  t_integer = 32,
+  t_string = 64
+};
+unsigned type_bit(const std::string& name);
+
+using KeywordIndex = std::unordered_map<const json*, Keywords>;
+
+// A list checked element by element (Schema::check_outline): its pointer and real length.
+struct Elided {
+  std::string pointer;
+  std::size_t count = 0;
+};
+
+// Checks value `v` at `ptr` against schema `s` (a node of `root`), adding what it breaks.
+void run_check(const json& root, const KeywordIndex& index, const json& s, const json& v,
+               const std::string& ptr, const Elided* elided, std::vector<SchemaIssue>& out);
 
 // Error(data) "schema #<where>: <what>"; `where` is a JSON pointer into the schema.
 [[noreturn]] void schema_error(const std::string& where, const std::string& what);
 
-// The compiled ECMAScript regex for `pattern`, compiled once per process.
-// Throws std::regex_error when it does not compile.
-const std::regex& regex_for(const std::string& pattern);
-
-// The schema that `ref` ("#/$defs/<name>") names in `root`; schema_error otherwise.
-const nlohmann::json& resolve(const nlohmann::json& root, const nlohmann::json& ref,
-                              const std::string& where);
-
-// Throws schema_error for anything in schema `s` this validator does not implement or that
-// is malformed: unknown keywords or formats, bad $refs, patterns that do not compile.
-void lint(const nlohmann::json& root, const nlohmann::json& s, const std::string& where);
+// Checks schema `s` (inside `root`) and everything below it, adding each schema object's
+// keywords to `index`. Throws schema_error for anything this validator does not implement
+// or that is malformed: unknown keywords or formats, bad $refs, patterns that do not compile.
+void lint(const json& root, const json& s, const std::string& where, KeywordIndex& index);
 
 }  // namespace gpusel::schema_detail

@@ -55,11 +55,17 @@ bool tensor_parallel_splits(const Workload& w, int count) {
          w.model.heads % count == 0;
 }
 
-Estimate estimate(const Workload& w) {
+Estimate estimate(const Workload& w, EstimateDetail level) {
   validate(w);
+  // Formulas and assumptions are text for a reader; the ranker needs only the numbers.
+  struct Words {
+    explicit Words(bool on) : saved(detail::formulas_on) { detail::formulas_on = on; }
+    ~Words() { detail::formulas_on = saved; }
+    bool saved;
+  } words(level == EstimateDetail::full);
   Estimate e;
   const detail::Setup s = detail::make_setup(w, e.assumptions);
-  detail::describe(s, e.assumptions);
+  if (level == EstimateDetail::full) detail::describe(s, e.assumptions);
   detail::add_state_components(s, e.components);
   if (w.model.cnn) {
     detail::add_vision_components(s, e.components);

@@ -71,8 +71,10 @@ double state_bytes(const Setup& s);
 void add_kv_cache(const Setup& s, std::vector<Component>& out);
 std::string kv_assumption(const Workload& w, double compute_bytes);
 
-// Number formatting for formulas: "6.74e9", "1.25 GB".
+// Number formatting for formulas: "6.74e9", "1.25 GB"; "" while formulas are off
+// (estimate(w, EstimateDetail::numbers): the ranker's hundreds of configurations show none).
 std::string num(double v);
+extern thread_local bool formulas_on;
 std::string gb(double bytes);
 
 // LoRA adapter parameters of one block, and which matrices carry adapters.

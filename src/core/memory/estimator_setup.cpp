@@ -8,7 +8,10 @@
 
 namespace gpusel::detail {
 
+thread_local bool formulas_on = true;
+
 std::string num(double v) {
+  if (!formulas_on) return {};
   char buf[32];
   const double a = std::abs(v);
   if (a >= 1e5) {
@@ -23,6 +26,7 @@ std::string num(double v) {
 }
 
 std::string gb(double bytes) {
+  if (!formulas_on) return {};
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.2f GB", bytes / 1e9);
   return buf;

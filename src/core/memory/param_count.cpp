@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "gpusel/base/error.hpp"
+#include "gpusel/base/text.hpp"
 #include "gpusel/memory/param_count.hpp"
 
 namespace gpusel {
@@ -14,7 +15,7 @@ constexpr double kMinParams = 1e5;   // below this a count is a typo ("7" for "7
 constexpr double kMaxParams = 1e14;  // 100T: far beyond any published model
 
 [[noreturn]] void reject(std::string_view text, const std::string& why) {
-  throw usage_error("invalid parameter count '" + std::string(text) + "'" +
+  throw usage_error("invalid parameter count '" + quote_input(text) + "'" +
                     (why.empty() ? "" : " (" + why + ")") +
                     "; accepted forms: 7B, 7b, 1.5B, 350M, 0.5T, 7e9, 7000000000, "
                     "8x7B (experts x size), 30B-A3B (total-A-active)");
@@ -61,15 +62,9 @@ double parse_one(std::string_view part, std::string_view whole) {
   if (!std::isfinite(v) || v > kMaxParams) reject(whole, "out of range");
   if (v <= 0) reject(whole, "must be positive");
   if (v < kMinParams)
-    reject(whole, scale == 1 && v >= 1 ? "too small: did you mean " + std::string(part) + "B?"
+    reject(whole, scale == 1 && v >= 1 ? "too small: did you mean " + quote_input(part) + "B?"
                                        : "too small: at least 100K parameters");
   return v;
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
 }
 
 ParamCount parse_experts(std::string_view s, std::size_t x, std::string_view whole) {

@@ -81,7 +81,7 @@ E parse_name(const Names<E, N>& names, std::string_view s, const char* what) {
     if (ch == '_') ch = '-';
   for (const auto& [e, n] : names)
     if (key == n) return e;
-  throw usage_error("invalid " + std::string(what) + " '" + std::string(s) + "' (expected " +
+  throw usage_error("invalid " + std::string(what) + " '" + quote_input(s) + "' (expected " +
                     join(all_names(names)) + ")");
 }
 

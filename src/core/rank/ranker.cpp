@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 
 #include "gpusel/base/error.hpp"
 #include "gpusel/base/text.hpp"
@@ -104,25 +105,51 @@ bool passes_filters(const Gpu& g, const Filters& f) {
          std::none_of(f.exclude_ids.begin(), f.exclude_ids.end(), excluded);
 }
 
-Result evaluate(const Config& config, const RuleSet& rules, const Rates& rates,
-                const RankRequest& req) {
+namespace {
+
+// What evaluate needs beyond the configuration: the same card's one-card need (shared by
+// every count of a card), and whether to write the rules' texts.
+struct EvalContext {
+  std::optional<double> one_card_need;
+  bool render = true;
+};
+
+double one_card_need(const Gpu& gpu, const RankRequest& req) {
+  return estimate(workload_for(make_config(gpu, 1, req.workload), req), EstimateDetail::numbers)
+      .total_bytes;
+}
+
+Result evaluate_in(const Config& config, const RuleSet& rules, const Rates& rates,
+                   const RankRequest& req, const EvalContext& ctx) {
   Result r;
   r.config = config;
   const Workload w = workload_for(config, req);
   r.config.shard = w.shard;
-  r.need = estimate(w);
+  r.need = estimate(w, EstimateDetail::numbers);
   r.usable_bytes = usable_bytes(*config.gpu, req.reserve);
   r.headroom = (r.usable_bytes - r.need.total_bytes) / r.usable_bytes;
   r.one_card_fits = config.count == 1
                         ? r.need.total_bytes <= r.usable_bytes
-                        : estimate(workload_for(make_config(*config.gpu, 1, w), req)).total_bytes <=
-                              r.usable_bytes;
+                        : (ctx.one_card_need ? *ctx.one_card_need
+                                             : one_card_need(*config.gpu, req)) <= r.usable_bytes;
   price_configuration(r, req, rates);
   r.throughput = estimate_throughput(w, *config.gpu, config.count, config.linked);
   r.tokens_per_s = primary_tokens_per_s(w, r.throughput);
   if (req.tokens && r.tokens_per_s > 0) r.hours = hours_for_tokens(*req.tokens, r.tokens_per_s);
-  r.rules = apply_rules(rules, detail::facts_for(r, w, req));
+  r.rules = apply_rules(rules, detail::facts_for(r, w, req), ctx.render);
   return r;
+}
+
+// The rules' texts for a result evaluated without them: the same rules fire on the same facts.
+void render_rules(Result& r, const RuleSet& rules, const RankRequest& req) {
+  r.rules = apply_rules(rules, detail::facts_for(r, workload_for(r.config, req), req));
+}
+
+}  // namespace
+
+Result evaluate(const Config& config, const RuleSet& rules, const Rates& rates,
+                const RankRequest& req) {
+  return evaluate_in(config, rules, rates, req, {});
 }
 
 void score_results(std::vector<Result>& results, const RankRequest& req) {
@@ -133,6 +160,8 @@ Ranking rank(const Catalog& catalog, const RuleSet& rules, const Rates& rates,
              const RankRequest& req) {
   Ranking out;
   for (const auto& gpu : catalog.gpus) {
+    EvalContext ctx;
+    ctx.render = false;  // written below for the configurations kept
     for (const auto& config : configurations(gpu, req.max_gpus, req.workload)) {
       ++out.candidates;
       const bool unlinked = config.count > 1 && !config.linked;
@@ -140,7 +169,8 @@ Ranking rank(const Catalog& catalog, const RuleSet& rules, const Rates& rates,
         ++out.rejected.filtered;
         continue;
       }
-      Result r = evaluate(config, rules, rates, req);
+      if (config.count > 1 && !ctx.one_card_need) ctx.one_card_need = one_card_need(gpu, req);
+      Result r = evaluate_in(config, rules, rates, req, ctx);
       const Verdict v = judge(r, req);
       count_rejection(out.rejected, v, r);
       if (v == Verdict::fits)
@@ -159,6 +189,8 @@ Ranking rank(const Catalog& catalog, const RuleSet& rules, const Rates& rates,
   keep_best_per_card(out.over_budget, timed);
   std::stable_sort(out.over_budget.begin(), out.over_budget.end(),
                    [](const Result& a, const Result& b) { return a.price < b.price; });
+  for (auto* list : {&out.results, &out.over_budget})
+    for (auto& r : *list) render_rules(r, rules, req);
   return out;
 }
 

@@ -73,18 +73,19 @@ const std::string& localised(const std::string& en, const std::string& zh) {
   return language() == Lang::zh_cn && !zh.empty() ? zh : en;
 }
 
-void fire(const Rule& r, const Facts& facts, RuleOutcome& out) {
+// render false: the ranker's configurations that are not shown need no text.
+void fire(const Rule& r, const Facts& facts, RuleOutcome& out, bool render) {
   out.fired.push_back(r.id);
   const Effects& e = r.effects;
-  if (!e.warning.empty())
-    out.warnings.push_back(
-        {r.id, render_text(localised(e.warning, e.warning_zh), facts), r.source});
-  if (!e.note.empty())
-    out.notes.push_back({r.id, render_text(localised(e.note, e.note_zh), facts), r.source});
+  auto text = [&](const std::string& en, const std::string& zh) {
+    return render ? render_text(localised(en, zh), facts) : std::string();
+  };
+  if (!e.warning.empty()) out.warnings.push_back({r.id, text(e.warning, e.warning_zh), r.source});
+  if (!e.note.empty()) out.notes.push_back({r.id, text(e.note, e.note_zh), r.source});
   out.delta += e.score;
   if (e.exclude && !out.excluded) {
     out.excluded = true;
-    out.exclude_reason = render_text(localised(*e.exclude, e.exclude_zh), facts);
+    out.exclude_reason = text(*e.exclude, e.exclude_zh);
     out.exclude_rule = r.id;
   }
 }
@@ -163,11 +164,11 @@ std::optional<bool> evaluate(const Condition& c, const Facts& facts) {
   return std::nullopt;
 }
 
-RuleOutcome apply_rules(const RuleSet& rules, const Facts& facts) {
+RuleOutcome apply_rules(const RuleSet& rules, const Facts& facts, bool render) {
   check_facts(facts);
   RuleOutcome out;
   for (const Rule& r : rules.rules)
-    if (!r.disabled && evaluate(r.when, facts) == true) fire(r, facts, out);
+    if (!r.disabled && evaluate(r.when, facts) == true) fire(r, facts, out, render);
   return out;
 }
 

@@ -2,6 +2,7 @@
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
+#include <unordered_map>
 
 #include "gpusel/rank/rules.hpp"
 #include "rules_internal.hpp"
@@ -120,9 +121,14 @@ const std::vector<FactInfo>& fact_vocabulary() {
 }
 
 const FactInfo* find_fact(std::string_view name) {
-  for (const auto& f : fact_vocabulary())
-    if (f.name == name) return &f;
-  return nullptr;
+  // Every evaluated configuration checks its facts: hashed, not searched.
+  static const auto index = [] {
+    std::unordered_map<std::string_view, const FactInfo*> m;
+    for (const auto& f : fact_vocabulary()) m.emplace(f.name, &f);
+    return m;
+  }();
+  auto it = index.find(name);
+  return it == index.end() ? nullptr : it->second;
 }
 
 std::string to_string(FactType t) {

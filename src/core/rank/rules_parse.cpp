@@ -40,7 +40,7 @@ std::string kind_of(const json& j) {
 void check_keys(const json& obj, const std::vector<std::string>& allowed, const std::string& at) {
   for (const auto& [key, value] : obj.items())
     if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
-      fail(at, "unknown key '" + key + "'" + did_you_mean(key, allowed));
+      fail(at, "unknown key '" + quote_input(key) + "'" + did_you_mean(key, allowed));
 }
 
 std::string text_field(const json& obj, const char* key, const std::string& at) {
@@ -60,7 +60,8 @@ const FactInfo& parse_fact_name(const json& j, const std::string& at) {
   if (!j.is_string()) fail(at, "the fact name must be a string, got " + kind_of(j));
   const std::string name = j.get<std::string>();
   const FactInfo* info = find_fact(name);
-  if (!info) fail(at, "unknown fact '" + name + "'" + did_you_mean(name, fact_names()));
+  if (!info)
+    fail(at, "unknown fact '" + quote_input(name) + "'" + did_you_mean(name, fact_names()));
   return *info;
 }
 
@@ -71,7 +72,7 @@ Op parse_op(const json& j, const std::string& at) {
   const std::string s = j.is_string() ? j.get<std::string>() : j.dump();
   for (const auto& [name, op] : ops)
     if (name == s) return op;
-  fail(at, "unknown operator '" + s + "' (expected one of == != < <= > >= in not-in)");
+  fail(at, "unknown operator '" + quote_input(s) + "' (expected one of == != < <= > >= in not-in)");
 }
 
 void check_op_fits(Op op, const FactInfo& info, const std::string& at) {
@@ -101,8 +102,8 @@ FactValue parse_value(const json& j, const FactInfo& info, const std::string& at
       std::find(info.values.begin(), info.values.end(), s) == info.values.end()) {
     std::string list;
     for (const auto& v : info.values) list += (list.empty() ? "" : " ") + v;
-    fail(at, "unknown value '" + s + "' for " + info.name + did_you_mean(s, info.values) +
-                 "; expected one of: " + list);
+    fail(at, "unknown value '" + quote_input(s) + "' for " + info.name +
+                 did_you_mean(s, info.values) + "; expected one of: " + list);
   }
   return s;
 }
@@ -144,7 +145,8 @@ Condition parse_group(const json& j, const std::string& at) {
   }
   c.kind = key == "all" ? Condition::Kind::all : Condition::Kind::any;
   if (!value.is_array() || value.empty())
-    fail(sub, "'" + key + "' takes a non-empty array of conditions, got " + kind_of(value));
+    fail(sub,
+         "'" + quote_input(key) + "' takes a non-empty array of conditions, got " + kind_of(value));
   for (std::size_t i = 0; i < value.size(); ++i)
     c.operands.push_back(parse_condition(value[i], sub + "[" + std::to_string(i) + "]"));
   return c;
@@ -161,7 +163,7 @@ void check_text(const std::string& text, const std::string& at) {
   try {
     rules_detail::expand_placeholders(text, [&](std::string_view name, bool) {
       if (!find_fact(name))
-        fail(at, "unknown fact '{" + std::string(name) + "}' in the text" +
+        fail(at, "unknown fact '{" + quote_input(name) + "}' in the text" +
                      did_you_mean(name, fact_names()));
       return std::string();
     });
@@ -250,7 +252,8 @@ Rule parse_rule(const json& j, const std::string& at, const std::string& origin)
   Rule r;
   r.origin = origin;
   r.id = text_field(j, "id", at);
-  if (!valid_id(r.id)) fail(at + ".id", "'" + r.id + "' is not kebab-case ([a-z0-9] and '-')");
+  if (!valid_id(r.id))
+    fail(at + ".id", "'" + quote_input(r.id) + "' is not kebab-case ([a-z0-9] and '-')");
   if (j.contains("disabled")) {
     if (!j["disabled"].is_boolean()) fail(at + ".disabled", "must be true or false");
     r.disabled = j["disabled"].get<bool>();
@@ -277,8 +280,8 @@ RuleSet parse_rules(const json& doc, const std::string& origin) {
     const std::string at = origin + ": rules[" + std::to_string(i) + "]";
     Rule r = parse_rule(list[i], at, origin);
     if (auto [it, fresh] = seen.emplace(r.id, i); !fresh)
-      fail(at + ".id",
-           "duplicate id '" + r.id + "' (first at rules[" + std::to_string(it->second) + "])");
+      fail(at + ".id", "duplicate id '" + quote_input(r.id) + "' (first at rules[" +
+                           std::to_string(it->second) + "])");
     set.rules.push_back(std::move(r));
   }
   return set;

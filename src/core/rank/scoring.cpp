@@ -3,9 +3,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <regex>
 
 #include "gpusel/base/error.hpp"
+#include "gpusel/base/text.hpp"
 #include "gpusel/json/embedded.hpp"
 #include "ranker_internal.hpp"
 
@@ -13,6 +13,9 @@ namespace gpusel {
 namespace {
 
 const ScoringConstants& constants() { return scoring_constants(); }
+
+// Three names and three numbers: anything longer is not a weight list.
+constexpr std::size_t kMaxWeightsText = 256;
 
 }  // namespace
 
@@ -60,22 +63,36 @@ double budget_score(const Result& r, double best_value, const RankRequest& req) 
 }  // namespace
 
 Weights parse_weights(const std::string& text) {
+  auto bad = [&text]() {
+    return usage_error("invalid --weights '" + quote_input(text) +
+                       "' (form: compute=0.4,budget=0.4,ecosystem=0.2)");
+  };
+  if (text.size() > kMaxWeightsText) throw bad();
   Weights w{0, 0, 0};
-  static const std::regex item(R"(^\s*(compute|budget|ecosystem)\s*=\s*([0-9]*\.?[0-9]+)\s*$)");
   std::size_t start = 0;
   while (start <= text.size()) {
     const std::size_t end = std::min(text.find(',', start), text.size());
-    const std::string part = text.substr(start, end - start);
-    std::smatch m;
-    if (!std::regex_match(part, m, item))
-      throw usage_error("invalid --weights '" + text +
-                        "' (form: compute=0.4,budget=0.4,ecosystem=0.2)");
-    const double v = std::stod(m[2].str());
-    (m[1] == "compute" ? w.compute : m[1] == "budget" ? w.budget : w.ecosystem) = v;
+    const std::string_view part = std::string_view(text).substr(start, end - start);
+    const std::size_t eq = part.find('=');
+    if (eq == std::string_view::npos) throw bad();
+    const std::string_view name = trim(part.substr(0, eq)), number = trim(part.substr(eq + 1));
+    // No exponent, sign or trailing dot: "0.4", ".5", "2".
+    const auto v = number.empty() || number.back() == '.' ? std::nullopt : parse_decimal(number);
+    if (!v) throw bad();
+    if (name == "compute") {
+      w.compute = *v;
+    } else if (name == "budget") {
+      w.budget = *v;
+    } else if (name == "ecosystem") {
+      w.ecosystem = *v;
+    } else {
+      throw bad();
+    }
     start = end + 1;
   }
   const double sum = w.compute + w.budget + w.ecosystem;
-  if (!(sum > 0)) throw usage_error("invalid --weights '" + text + "': they sum to zero");
+  if (!(sum > 0) || !std::isfinite(sum))
+    throw usage_error("invalid --weights '" + quote_input(text) + "': they sum to zero");
   return {w.compute / sum, w.budget / sum, w.ecosystem / sum};
 }
 

@@ -2,9 +2,9 @@
 
 #include <catch2/catch.hpp>
 
-#include "gpusel/data/data_source.hpp"
 #include "gpusel/base/error.hpp"
 #include "gpusel/base/text.hpp"
+#include "gpusel/data/data_source.hpp"
 #include "gpusel/data/validate.hpp"
 
 using namespace gpusel;
@@ -162,7 +162,13 @@ TEST_CASE("an overlay replaces offers by id, appends new ones and keeps the defa
 
 TEST_CASE("a file given with --cloud must carry defaults, an overlay need not") {
   const std::string path = fixture("cloud/overlay.json");
-  CHECK_THROWS_WITH(load_cloud({path, {}}), Catch::Contains("defaults"));
+  // Refused at its first error (schema_version); validate lists the missing defaults too.
+  CHECK_THROWS_AS(load_cloud({path, {}}), Error);
+  const auto r = validate_document(read_file(path), "overlay.json", {"2026-12-02", nullptr});
+  bool defaults = false;
+  for (const auto& d : r.diagnostics)
+    defaults |= d.severity == Severity::error && d.message.find("'defaults'") != std::string::npos;
+  CHECK(defaults);
   const Cloud c = load_cloud({fixture("cloud/small.json"), {path}});
   CHECK(c.offers.size() == 6);
 }

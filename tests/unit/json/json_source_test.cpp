@@ -44,18 +44,17 @@ TEST_CASE("parse_located returns the same value nlohmann parses") {
   CHECK(located.doc["gpus"][1]["vram_gb"].get<double>() == 80.5);
 }
 
-TEST_CASE("positions map each value's JSON pointer to its first character") {
+TEST_CASE("at() maps each value's JSON pointer to its first character") {
   auto located = parse_located(kSample, "s.json");
-  CHECK(same(located.positions.at(""), {1, 1}));
-  CHECK(same(located.positions.at("/schema_version"), {2, 21}));
-  CHECK(same(located.positions.at("/gpus"), {3, 11}));
-  CHECK(same(located.positions.at("/gpus/0"), {4, 5}));
-  CHECK(same(located.positions.at("/gpus/0/vram_gb"), {4, 28}));
-  CHECK(same(located.positions.at("/gpus/1/vram_gb"), {7, 18}));
-  CHECK(same(located.positions.at("/gpus/1/tags/2"), {8, 27}));
+  CHECK(same(located.at(""), {1, 1}));
+  CHECK(same(located.at("/schema_version"), {2, 21}));
+  CHECK(same(located.at("/gpus"), {3, 11}));
+  CHECK(same(located.at("/gpus/0"), {4, 5}));
+  CHECK(same(located.at("/gpus/0/vram_gb"), {4, 28}));
+  CHECK(same(located.at("/gpus/1/vram_gb"), {7, 18}));
+  CHECK(same(located.at("/gpus/1/tags/2"), {8, 27}));
   // RFC 6901: '/' in a key is "~1", '~' is "~0".
-  CHECK(same(located.positions.at("/a~1b/m~0n"), {11, 18}));
-  CHECK(located.positions.size() == 15);
+  CHECK(same(located.at("/a~1b/m~0n"), {11, 18}));
 }
 
 TEST_CASE("at() falls back to the nearest ancestor") {
@@ -77,9 +76,9 @@ TEST_CASE("columns count characters, not bytes, and a byte order mark is skipped
 
 TEST_CASE("escapes decode to the key used in the pointer") {
   auto located = parse_located(R"({"a\u002Fb": 1, "\ud83d\ude00": 2, "t\"\\\n": 3})", "e.json");
-  CHECK(located.positions.count("/a~1b") == 1);
-  CHECK(located.positions.count("/\xF0\x9F\x98\x80") == 1);
-  CHECK(located.positions.count("/t\"\\\n") == 1);
+  CHECK(same(located.at("/a~1b"), {1, 14}));
+  CHECK(same(located.at("/\xF0\x9F\x98\x80"), {1, 33}));
+  CHECK(same(located.at("/t\"\\\n"), {1, 47}));
   CHECK(located.doc["\xF0\x9F\x98\x80"] == 2);
 }
 
@@ -166,5 +165,38 @@ TEST_CASE("random corruption either parses like nlohmann or throws gpusel::Error
     INFO(text << "\n" << error);
     REQUIRE(error.empty() == nlohmann::json::accept(text));
     if (error.empty()) CHECK(parse_located(text, "m").doc == nlohmann::json::parse(text));
+  }
+}
+
+TEST_CASE("at_all locates many pointers in one pass, in the order asked") {
+  auto located = parse_located(kSample, "s.json");
+  auto got = located.at_all({"/gpus/1/tags/2", "/schema_version", "/gpus/9", "/gpus/1/tags/2"});
+  REQUIRE(got.size() == 4);
+  CHECK(same(got[0], {8, 27}));
+  CHECK(same(got[1], {2, 21}));
+  CHECK(same(got[2], {3, 11}));  // no such element: its array
+  CHECK(same(got[3], {8, 27}));
+  CHECK(got[1].offset == std::string_view(kSample).find("1,"));
+}
+
+TEST_CASE("positions on one long minified line count every character once") {
+  std::string text = "[";
+  for (int i = 0; i < 100000; ++i) text += (i ? ",\"\xC3\xA9\"" : "\"\xC3\xA9\"");
+  text += "]";
+  auto located = parse_located(text, "m.json");
+  // Each element is 4 characters ("é" plus quotes) and a comma: element i starts at 2 + 4 i.
+  CHECK(same(located.at("/99999"), {1, 2 + 4 * 99999}));
+  CHECK(same(located.at("/0"), {1, 2}));
+}
+
+TEST_CASE("a syntax error carries its position and reason apart") {
+  try {
+    parse_located("{\n  \"a\": tru\n}", "p.json");
+    FAIL("accepted");
+  } catch (const gpusel::JsonSyntaxError& e) {
+    CHECK(e.pos.line == 2);
+    CHECK(e.pos.column == 8);
+    CHECK(e.reason == "expected a value, got 'tru'");
+    CHECK(std::string(e.what()) == "p.json:2:8: expected a value, got 'tru'");
   }
 }

@@ -1,0 +1,260 @@
+// One pass over a data document, shared by the loaders and `catalog validate`: syntax, the
+// document without its records (the outline), then each record on its own: schema, semantic
+// checks, duplicate ids and the loader's own reading. A record's JSON tree lives only for
+// its turn, so a 100,000-card catalog costs its text and its typed records, not a tree.
+#include <algorithm>
+#include <array>
+#include <map>
+#include <tuple>
+#include <unordered_map>
+
+#include "gpusel/base/error.hpp"
+#include "gpusel/base/text.hpp"
+#include "gpusel/json/embedded.hpp"
+#include "gpusel/json/json_schema.hpp"
+#include "json/json_scan.hpp"
+#include "validate_internal.hpp"
+
+namespace gpusel::detail {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::size_t kMaxPointerShown = 200;
+
+const Schema& schema_for(const DocKind& kind) {
+  static std::map<std::string, std::unique_ptr<Schema>> schemas;  // read once per process
+  auto& s = schemas[kind.schema];
+  if (!s) s = std::make_unique<Schema>(json::parse(embedded_text(kind.schema)));
+  return *s;
+}
+
+const std::array<const DocKind*, 4>& all_kinds() {
+  static const std::array<const DocKind*, 4> kinds = {&gpus_kind(), &offers_kind(), &models_kind(),
+                                                      &platforms_kind()};
+  return kinds;
+}
+
+void no_top(const json&, const ValidateOptions&, Findings&) {}
+
+// "gpus[3] (rtx-4090)": a record as messages name it.
+std::string record_name(const DocKind& kind, std::size_t i, const json& rec) {
+  std::string s = std::string(kind.list) + "[" + std::to_string(i) + "]";
+  if (rec.is_object())
+    if (auto id = rec.find("id"); id != rec.end() && id->is_string())
+      s += " (" + quote_input(id->get_ref<const std::string&>()) + ")";
+  return s;
+}
+
+class Pass {
+ public:
+  Pass(std::string_view text, std::size_t bom, const ValidateOptions& o, const PassOptions& p,
+       const DocumentSink* sink, Findings& f)
+      : text_(text), bom_(bom), opt_(o), pass_(p), sink_(sink), f_(f) {}
+
+  void run(const json_detail::Outline& outline) {
+    const auto* list = pick_list(outline);
+    if (!list) return;
+    std::string skeleton(text_.substr(0, list->begin));
+    skeleton += "[]";
+    skeleton += text_.substr(list->end);
+    try {
+      const json top = json::parse(skeleton);
+      top_level(top, list->items.size());
+      for (std::size_t i = 0; i < list->items.size(); ++i) {
+        const auto [b, e] = list->items[i];
+        record(i, json::parse(text_.substr(b, e - b)), Span{b + bom_, e + bom_});
+      }
+    } catch (const json::exception& e) {
+      // Only if nlohmann refuses what the scanner accepted: still a finding, never a crash.
+      f_.error("", "syntax", e.what());
+    }
+  }
+
+ private:
+  std::string_view text_;
+  std::size_t bom_;  // bytes of byte order mark before text_, for spans in the caller's text
+  ValidateOptions opt_;
+  const PassOptions& pass_;
+  const DocumentSink* sink_;
+  Findings& f_;
+  const DocKind* kind_ = nullptr;
+  std::unordered_map<std::string, std::size_t> ids_;
+
+  // The expected kind, else the first of gpus, offers, models the document has.
+  const json_detail::Outline::List* pick_list(const json_detail::Outline& outline) {
+    const auto& keys = outline.keys;
+    for (const DocKind* k : all_kinds()) {
+      if (pass_.expected && pass_.expected != k) continue;
+      if (std::find(keys.begin(), keys.end(), k->list) == keys.end()) continue;
+      kind_ = k;
+      for (const auto& l : outline.lists)
+        if (l.key == k->list) return &l;
+      break;  // the list is there but is not an array
+    }
+    if (pass_.expected && !kind_)
+      f_.error("", "schema",
+               std::string("not ") + pass_.expected->what + " (expected an object with a \"" +
+                   pass_.expected->list + "\" list)");
+    else if (!kind_)
+      f_.error("", "schema",
+               "not a gpusel data file (expected a \"gpus\", \"offers\", \"models\" or "
+               "\"platforms\" list at the top level)");
+    else
+      f_.error("/" + std::string(kind_->list), "schema",
+               std::string("\"") + kind_->list + "\" must be an array");
+    return nullptr;
+  }
+
+  void top_level(const json& top, std::size_t count) {
+    const std::size_t before = f_.errors();
+    if (!pass_.trusted) {
+      for (const auto& issue : schema_for(*kind_).check_outline(top, kind_->list, count)) {
+        if (pass_.overlay && issue.pointer.empty() &&
+            (issue.message == "missing required field 'defaults'" ||
+             issue.message == "missing required field 'reviewed'" ||
+             issue.message == "missing required field 'schema_version'"))
+          continue;  // an overlay may carry offers only
+        schema_issue(issue);
+      }
+      opt_.as_of = effective_as_of(top, opt_);
+      kind_->check_top(top, opt_, f_);
+    }
+    if (f_.errors() == before && sink_ && sink_->top) guarded("", [&] { sink_->top(top); });
+  }
+
+  void record(std::size_t i, const json& rec, Span span) {
+    const std::string ptr = "/" + std::string(kind_->list) + "/" + std::to_string(i);
+    const std::size_t before = f_.errors();
+    if (!pass_.trusted) {
+      for (const auto& issue : schema_for(*kind_).check_item(rec, kind_->list, i))
+        schema_issue(issue);
+      kind_->check_record(rec, ptr, opt_, f_);
+    }
+    unique_id(i, rec, ptr);
+    if (f_.errors() == before && sink_ && sink_->record)
+      guarded(ptr, [&] { sink_->record(i, rec, record_name(*kind_, i, rec), span); });
+  }
+
+  void schema_issue(const SchemaIssue& issue) {
+    if (issue.unknown_field)
+      f_.warning(issue.pointer, "unknown-field", issue.message);
+    else
+      f_.error(issue.pointer, "schema", issue.message);
+  }
+
+  void unique_id(std::size_t i, const json& rec, const std::string& ptr) {
+    if (!rec.is_object()) return;
+    auto id = rec.find("id");
+    if (id == rec.end() || !id->is_string()) return;
+    const auto& s = id->get_ref<const std::string&>();
+    auto [it, fresh] = ids_.emplace(s, i);
+    if (!fresh)
+      f_.error(ptr + "/id", "unique-ids",
+               "duplicate id '" + quote_input(s) + "' (first at index " +
+                   std::to_string(it->second) + ")");
+  }
+
+  // A loader's own refusal becomes a finding, so validate reports it too.
+  template <typename F>
+  void guarded(const std::string& ptr, F&& read) {
+    try {
+      read();
+    } catch (const Error& e) {
+      f_.error(ptr, "load", e.what());
+    }
+  }
+};
+
+void locate(std::string_view text, ValidationReport& report) {
+  if (report.diagnostics.empty()) return;
+  std::vector<std::string> pointers;
+  for (const auto& d : report.diagnostics) pointers.push_back(d.pointer);
+  LocatedJson src;
+  src.text = text;
+  const auto positions = src.at_all(pointers);
+  for (std::size_t i = 0; i < positions.size(); ++i) {
+    auto& d = report.diagnostics[i];
+    d.pos = positions[i];
+    // Keys come from the file: cut long ones and show control characters as \xNN, so that
+    // no report line can be flooded or carry a terminal or CI escape sequence.
+    d.pointer = quote_input(d.pointer, kMaxPointerShown);
+    d.message = quote_input(d.message, std::string::npos);
+  }
+  // Source order, so a reader can walk the file top to bottom.
+  std::stable_sort(report.diagnostics.begin(), report.diagnostics.end(),
+                   [](const Diagnostic& a, const Diagnostic& b) {
+                     return std::tie(a.pos.line, a.pos.column) < std::tie(b.pos.line, b.pos.column);
+                   });
+}
+
+}  // namespace
+
+void Findings::add(Severity s, const std::string& pointer, const std::string& check,
+                   const std::string& message) {
+  if (s == Severity::error) ++errors_;
+  if (errors_only_ && s != Severity::error) return;
+  report_.diagnostics.push_back({s, file_, {}, pointer, check, message});
+}
+
+ValidationReport check_document(std::string_view text, const std::string& file,
+                                const ValidateOptions& o, const PassOptions& pass,
+                                const DocumentSink* sink) {
+  ValidationReport report;
+  const std::size_t bom = text.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
+  text.remove_prefix(bom);
+  json_detail::Outline outline;
+  for (const DocKind* k : all_kinds())
+    if (!pass.expected || pass.expected == k) outline.candidates.push_back(k->list);
+  json_detail::ScanError error;
+  if (!json_detail::scan(text, nullptr, error, &outline)) {
+    const SourcePos pos = json_detail::position_of(text, error.offset);
+    report.diagnostics.push_back({Severity::error, file, pos, "", "syntax", error.reason});
+    return report;
+  }
+  Findings f(file, report, pass.errors_only);
+  Pass(text, bom, o, pass, sink, f).run(outline);
+  locate(text, report);
+  return report;
+}
+
+void throw_first_error(const ValidationReport& report, const std::string& file) {
+  const auto& ds = report.diagnostics;
+  auto first = std::find_if(ds.begin(), ds.end(),
+                            [](const Diagnostic& d) { return d.severity == Severity::error; });
+  if (first == ds.end()) return;
+  const int more = report.count(Severity::error) - 1;
+  std::string msg = file + ":" + std::to_string(first->pos.line) + ":" +
+                    std::to_string(first->pos.column) + ": " +
+                    (first->pointer.empty() ? "" : first->pointer + ": ") + first->message;
+  if (more > 0)
+    msg += " (and " + std::to_string(more) + " more error(s): gpusel catalog validate " +
+           quote_input(file, 200) + " lists them)";
+  throw data_error(msg);
+}
+
+const DocKind& gpus_kind() {
+  static const DocKind k{"gpus", "data/schema/gpus.schema.json", "a GPU catalog", no_top,
+                         check_gpu_record};
+  return k;
+}
+
+const DocKind& offers_kind() {
+  static const DocKind k{"offers", "data/schema/cloud.schema.json", "a cloud offers file",
+                         check_cloud_top, check_offer_record};
+  return k;
+}
+
+const DocKind& models_kind() {
+  static const DocKind k{"models", "data/schema/models.schema.json", "a models file", no_top,
+                         check_model_record};
+  return k;
+}
+
+const DocKind& platforms_kind() {
+  static const DocKind k{"platforms", "data/schema/platforms.schema.json", "a platforms file",
+                         check_platform_top, check_platform_record};
+  return k;
+}
+
+}  // namespace gpusel::detail

@@ -1,0 +1,28 @@
+#pragma once
+// The typed readers of one record each loader applies, shared with `catalog validate` (which
+// runs them as its last check) through the document pass. Not a public header.
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "gpusel/data/catalog.hpp"
+#include "gpusel/data/cloud.hpp"
+#include "gpusel/data/models.hpp"
+#include "gpusel/data/platforms.hpp"
+
+namespace gpusel::detail {
+
+// Each throws Error(data) "<at>: ..." for a field that is missing, mistyped or out of range.
+Gpu parse_gpu_record(const nlohmann::json& rec, const std::string& at);
+Offer parse_offer_record(const nlohmann::json& rec, const std::string& at);
+ModelArch parse_model_record(const nlohmann::json& rec, const std::string& at);
+
+// A cloud document's "reviewed" and "defaults" (`overlay`: either may be absent).
+// A platforms document's "reviewed", "psu" and "networks"; then each platform, its network
+// looked up among those networks.
+void parse_platforms_top(Platforms& out, const nlohmann::json& doc, const std::string& origin);
+Platform parse_platform_record(const Platforms& top, const nlohmann::json& rec,
+                               const std::string& at);
+
+void parse_cloud_top(Cloud& c, const nlohmann::json& doc, const std::string& origin, bool overlay);
+
+}  // namespace gpusel::detail

@@ -1,0 +1,382 @@
+#include "json/json_scan.hpp"
+
+#include <algorithm>
+#include <clocale>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include "gpusel/base/text.hpp"
+
+// nlohmann's parser reports no position per value, so this scanner walks the text first: it
+// validates the syntax with human messages and, only where positions are asked for, records
+// where values start. Line and column advance with the scan (never recounted from a line's
+// start), so a minified file of one long line costs what a pretty-printed one does.
+namespace gpusel::json_detail {
+namespace {
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_word_char(char c) {
+  return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+bool is_lead_byte(char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }
+
+void append_utf8(std::string& out, std::uint32_t cp) {
+  auto byte = [&out](std::uint32_t b) { out.push_back(static_cast<char>(b)); };
+  if (cp < 0x80) {
+    byte(cp);
+  } else if (cp < 0x800) {
+    byte(0xC0 | (cp >> 6)), byte(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    byte(0xE0 | (cp >> 12)), byte(0x80 | ((cp >> 6) & 0x3F)), byte(0x80 | (cp & 0x3F));
+  } else {
+    byte(0xF0 | (cp >> 18)), byte(0x80 | ((cp >> 12) & 0x3F));
+    byte(0x80 | ((cp >> 6) & 0x3F)), byte(0x80 | (cp & 0x3F));
+  }
+}
+
+// Line and column of offsets asked for in increasing order, in total time linear in the text.
+class Cursor {
+ public:
+  explicit Cursor(std::string_view text) : text_(text) {}
+  SourcePos at(std::size_t offset) {
+    for (; done_ < offset && done_ < text_.size(); ++done_) {
+      if (text_[done_] == '\n') {
+        ++line_, column_ = 1;
+      } else if (is_lead_byte(text_[done_])) {
+        ++column_;
+      }
+    }
+    return {line_, column_, offset};
+  }
+
+ private:
+  std::string_view text_;
+  std::size_t done_ = 0;
+  int line_ = 1, column_ = 1;
+};
+
+// The keys of one object, for the duplicate check: records have a few dozen keys, where a
+// linear search beats hashing; a huge object switches to a hash set so it stays linear.
+class KeySet {
+ public:
+  bool empty() const { return small_.empty() && large_.empty(); }
+  bool insert(const std::string& key) {
+    if (large_.empty()) {
+      if (std::find(small_.begin(), small_.end(), key) != small_.end()) return false;
+      if (small_.size() < 32) return small_.push_back(key), true;
+      large_.insert(small_.begin(), small_.end());
+    }
+    return large_.insert(key).second;
+  }
+
+ private:
+  std::vector<std::string> small_;
+  std::unordered_set<std::string> large_;
+};
+
+class Scanner {
+ public:
+  Scanner(std::string_view text, PositionQuery* query, Outline* outline)
+      : text_(text), query_(query), outline_(outline), cursor_(text) {}
+
+  void document() {
+    skip_ws();
+    if (at_end()) fail(pos_, "unexpected end of file (the document is empty)");
+    value(0, query_ != nullptr);
+    skip_ws();
+    if (!at_end()) fail(pos_, "unexpected " + describe() + " after the end of the document");
+  }
+
+ private:
+  std::string_view text_;
+  PositionQuery* query_;
+  Outline* outline_;
+  Outline::List* collecting_ = nullptr;  // the top-level list whose elements are being spanned
+  Cursor cursor_;
+  std::string ptr_;  // the JSON pointer of the value being scanned, kept only while tracking
+  std::size_t pos_ = 0;
+
+  bool at_end() const { return pos_ >= text_.size(); }
+  char peek() const { return at_end() ? '\0' : text_[pos_]; }
+  void skip_ws() {
+    while (!at_end() && (peek() == ' ' || peek() == '\t' || peek() == '\n' || peek() == '\r'))
+      ++pos_;
+  }
+
+  [[noreturn]] static void fail(std::size_t offset, const std::string& reason) {
+    throw ScanError{offset, reason};
+  }
+
+  // The token at pos_, for "got ..." in messages.
+  std::string describe() const {
+    if (at_end()) return "end of file";
+    auto c = static_cast<unsigned char>(peek());
+    if (is_word_char(peek())) {
+      std::size_t end = pos_;
+      while (end < text_.size() && end - pos_ < 20 && is_word_char(text_[end])) ++end;
+      return "'" + std::string(text_.substr(pos_, end - pos_)) + "'";
+    }
+    if (c == '\'') return "a single quote";
+    if (c >= 0x20 && c < 0x7F) return std::string("'") + peek() + "'";
+    char hex[16];
+    std::snprintf(hex, sizeof hex, "byte 0x%02X", c);
+    return hex;
+  }
+
+  [[noreturn]] void fail_expected(const std::string& expected) const {
+    if (at_end()) fail(pos_, "unexpected end of file (" + expected + ")");
+    std::string hint;
+    if (peek() == '/') hint = " (JSON has no comments)";
+    if (peek() == '\'') hint = " (JSON strings use double quotes)";
+    fail(pos_, expected + ", got " + describe() + hint);
+  }
+
+  // `track`: the current pointer (ptr_) is an ancestor of a wanted one, so keep following.
+  void value(int depth, bool track) {
+    skip_ws();
+    if (track) {
+      if (query_->wanted.count(ptr_)) {
+        query_->found.emplace(ptr_, cursor_.at(pos_));
+      } else {
+        track = false;  // nothing below an unwanted pointer is wanted
+      }
+    }
+    char c = peek();
+    if (c == '{') return object(depth + 1, track);
+    if (c == '[') return array(depth + 1, track);
+    if (c == '"') return void(string_token(nullptr));
+    if (c == '-' || is_digit(c)) return number();
+    if (c == 't' || c == 'f' || c == 'n') return literal();
+    fail_expected("expected a value");
+  }
+
+  void check_depth(int depth) const {
+    if (depth > kMaxDepth)
+      fail(pos_, "nesting deeper than " + std::to_string(kMaxDepth) + " levels");
+  }
+
+  // After a ',' (or the opening bracket): the next member, or the closing bracket.
+  bool closes(char close, std::size_t comma) {
+    skip_ws();
+    if (peek() != close) return false;
+    if (comma != std::string_view::npos)
+      fail(comma, std::string("trailing comma before '") + close + "'");
+    ++pos_;
+    return true;
+  }
+
+  // After a member: true at the closing bracket, false after a ',' (pos_ past it).
+  bool next_or_close(char close, std::size_t& comma, const char* after) {
+    skip_ws();
+    if (peek() == close) return ++pos_, true;
+    if (peek() != ',') fail_expected(std::string("expected ',' or '") + close + "' after " + after);
+    comma = pos_++;
+    return false;
+  }
+
+  void object(int depth, bool track) {
+    check_depth(depth);
+    ++pos_;
+    KeySet keys;
+    std::size_t comma = std::string_view::npos;
+    std::string key;
+    do {
+      if (closes('}', comma)) return;
+      if (peek() != '"')
+        fail_expected(keys.empty() ? "expected a string key or '}'" : "expected a string key");
+      std::size_t key_at = pos_;
+      key.clear();
+      string_token(&key);
+      if (!keys.insert(key)) fail(key_at, "duplicate key '" + quote_input(key) + "'");
+      skip_ws();
+      if (peek() != ':') fail_expected("expected ':' after object key");
+      ++pos_;
+      if (outline_ && depth == 1) {
+        top_member(key, depth, track);
+      } else {
+        member(key, depth, track);
+      }
+    } while (!next_or_close('}', comma, "object member"));
+  }
+
+  // A member of the root object: noted in the outline, its elements spanned if it is a list
+  // of interest.
+  void top_member(const std::string& key, int depth, bool track) {
+    outline_->root_is_object = true;
+    outline_->keys.push_back(key);
+    const auto& c = outline_->candidates;
+    skip_ws();
+    if (peek() != '[' || std::find(c.begin(), c.end(), key) == c.end())
+      return member(key, depth, track);
+    outline_->lists.push_back({key, pos_, 0, {}});
+    collecting_ = &outline_->lists.back();
+    member(key, depth, track);
+    outline_->lists.back().end = pos_;
+    collecting_ = nullptr;
+  }
+
+  void member(std::string_view token, int depth, bool track) {
+    if (!track) return value(depth, false);
+    const std::size_t mark = ptr_.size();
+    ptr_ += '/';
+    ptr_ += pointer_escape(token);
+    value(depth, true);
+    ptr_.resize(mark);
+  }
+
+  void array(int depth, bool track) {
+    check_depth(depth);
+    ++pos_;
+    std::size_t comma = std::string_view::npos;
+    std::size_t index = 0;
+    Outline::List* spans = depth == 2 ? collecting_ : nullptr;
+    collecting_ = nullptr;  // arrays nested in the elements are not spanned
+    do {
+      if (closes(']', comma)) return;
+      const std::size_t begin = pos_;
+      member(track ? std::to_string(index) : std::string(), depth, track);
+      if (spans) spans->items.emplace_back(begin, pos_);
+      ++index;
+    } while (!next_or_close(']', comma, "array element"));
+  }
+
+  // A string token; its decoded text goes to `out` when one is given.
+  void string_token(std::string* out) {
+    std::size_t start = pos_++;
+    while (true) {
+      // The plain run up to the next quote, backslash, control or non-ASCII byte.
+      std::size_t run = pos_;
+      while (run < text_.size()) {
+        auto c = static_cast<unsigned char>(text_[run]);
+        if (c == '"' || c == '\\' || c < 0x20 || c >= 0x80) break;
+        ++run;
+      }
+      if (out) out->append(text_.substr(pos_, run - pos_));
+      pos_ = run;
+      if (at_end()) fail(start, "unterminated string");
+      auto c = static_cast<unsigned char>(peek());
+      if (c == '"') return void(++pos_);
+      if (c == '\n') fail(pos_, "line break inside a string (missing closing '\"'?)");
+      if (c < 0x20) fail(pos_, "control character inside a string (escape it)");
+      if (c == '\\') {
+        escape(out);
+      } else {
+        utf8_char(out);
+      }
+    }
+  }
+
+  void escape(std::string* out) {
+    std::size_t at = pos_++;
+    static const std::string_view kFrom = "\"\\/bfnrt", kTo = "\"\\/\b\f\n\r\t";
+    if (at_end()) fail(at, "unterminated string");
+    if (auto i = kFrom.find(peek()); i != std::string_view::npos) {
+      if (out) out->push_back(kTo[i]);
+      ++pos_;
+      return;
+    }
+    if (peek() != 'u')
+      fail(at, "invalid escape '\\" + quote_input(text_.substr(pos_, 1)) + "' in string");
+    std::uint32_t cp = hex4(at);
+    if (cp >= 0xDC00 && cp <= 0xDFFF) fail(at, "unpaired surrogate in \\u escape");
+    if (cp >= 0xD800 && cp <= 0xDBFF) {
+      if (text_.substr(pos_, 2) != "\\u") fail(at, "unpaired surrogate in \\u escape");
+      ++pos_;
+      std::uint32_t low = hex4(at);
+      if (low < 0xDC00 || low > 0xDFFF) fail(at, "unpaired surrogate in \\u escape");
+      cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+    }
+    if (out) append_utf8(*out, cp);
+  }
+
+  // pos_ at the 'u' of "\uXXXX"; leaves pos_ after the digits.
+  std::uint32_t hex4(std::size_t escape_at) {
+    ++pos_;
+    std::uint32_t cp = 0;
+    for (int i = 0; i < 4; ++i, ++pos_) {
+      char c = peek();
+      int d = is_digit(c)              ? c - '0'
+              : (c >= 'a' && c <= 'f') ? c - 'a' + 10
+              : (c >= 'A' && c <= 'F') ? c - 'A' + 10
+                                       : -1;
+      if (d < 0) fail(escape_at, "expected 4 hex digits after \\u");
+      cp = cp * 16 + static_cast<std::uint32_t>(d);
+    }
+    return cp;
+  }
+
+  // One multi-byte UTF-8 sequence, checked per RFC 3629 (no overlongs, no surrogates).
+  void utf8_char(std::string* out) {
+    auto c = static_cast<unsigned char>(peek());
+    std::size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
+    unsigned lo = c == 0xE0 ? 0xA0 : c == 0xF0 ? 0x90 : 0x80;
+    unsigned hi = c == 0xED ? 0x9F : c == 0xF4 ? 0x8F : 0xBF;
+    bool ok = c >= 0xC2 && c <= 0xF4 && pos_ + len <= text_.size();
+    for (std::size_t i = 1; ok && i < len; ++i) {
+      auto b = static_cast<unsigned char>(text_[pos_ + i]);
+      ok = b >= (i == 1 ? lo : 0x80) && b <= (i == 1 ? hi : 0xBF);
+    }
+    if (!ok) fail(pos_, "invalid UTF-8 in string");
+    if (out) out->append(text_.substr(pos_, len));
+    pos_ += len;
+  }
+
+  void digits(const char* expected) {
+    if (!is_digit(peek())) fail_expected(expected);
+    while (is_digit(peek())) ++pos_;
+  }
+
+  void number() {
+    std::size_t start = pos_;
+    if (peek() == '-') ++pos_;
+    if (peek() == '0' && pos_ + 1 < text_.size() && is_digit(text_[pos_ + 1]))
+      fail(start, "leading zeros are not allowed in numbers");
+    digits("expected a digit after '-'");
+    bool exponent = false;
+    if (peek() == '.') ++pos_, digits("expected a digit after '.'");
+    if (peek() == 'e' || peek() == 'E') {
+      ++pos_, exponent = true;
+      if (peek() == '+' || peek() == '-') ++pos_;
+      digits("expected a digit in the exponent");
+    }
+    // Only an exponent or over 300 characters can leave a double's range (1.8e308).
+    if (exponent || pos_ - start > 300) check_range(start);
+  }
+
+  // nlohmann refuses numbers that overflow a double; say where, as for any other error.
+  void check_range(std::size_t start) const {
+    std::string token(text_.substr(start, pos_ - start));
+    std::replace(token.begin(), token.end(), '.', *std::localeconv()->decimal_point);
+    if (!std::isfinite(std::strtod(token.c_str(), nullptr)))
+      fail(start, "number too large: " + quote_input(text_.substr(start, pos_ - start)));
+  }
+
+  void literal() {
+    std::size_t end = pos_;
+    while (end < text_.size() && is_word_char(text_[end])) ++end;
+    auto word = text_.substr(pos_, end - pos_);
+    if (word != "true" && word != "false" && word != "null") fail_expected("expected a value");
+    pos_ = end;
+  }
+};
+
+}  // namespace
+
+bool scan(std::string_view text, PositionQuery* query, ScanError& error, Outline* outline) {
+  try {
+    Scanner(text, query, outline).document();
+    return true;
+  } catch (const ScanError& e) {
+    error = e;
+    return false;
+  }
+}
+
+SourcePos position_of(std::string_view text, std::size_t offset) {
+  return Cursor(text).at(std::min(offset, text.size()));
+}
+
+}  // namespace gpusel::json_detail

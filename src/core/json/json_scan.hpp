@@ -1,0 +1,56 @@
+#pragma once
+// The JSON scanner behind parse_located and LocatedJson::at (not a public header). One pass,
+// linear in the text: it checks RFC 8259 syntax with human messages and, when asked, records
+// where the values at a set of JSON pointers start, counting lines and columns as it goes.
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "gpusel/json/json_source.hpp"
+
+namespace gpusel::json_detail {
+
+constexpr int kMaxDepth = 256;
+
+// A syntax error: the byte offset where it was found and what is wrong.
+struct ScanError {
+  std::size_t offset = 0;
+  std::string reason;
+};
+
+// Positions wanted: every pointer asked for and each of its ancestors (so that a pointer
+// that does not exist falls back to its nearest existing ancestor).
+struct PositionQuery {
+  std::unordered_set<std::string> wanted;
+  std::unordered_map<std::string, SourcePos> found;
+};
+
+// The top level of a document, for reading it record by record: whether the root is an
+// object, its keys in order, and for each top-level array whose key is a candidate, where
+// the array and each of its elements lie in the text ([begin, end) byte ranges).
+struct Outline {
+  std::vector<std::string> candidates;  // in: the list names of interest ("gpus", ...)
+  bool root_is_object = false;
+  std::vector<std::string> keys;
+  struct List {
+    std::string key;
+    std::size_t begin = 0, end = 0;
+    std::vector<std::pair<std::size_t, std::size_t>> items;
+  };
+  std::vector<List> lists;
+};
+
+// Scans `text` (without a byte order mark). Returns false and fills `error` on a syntax
+// error; records into `query` (if given) the position of every value it wants and into
+// `outline` (if given) the document's top level.
+bool scan(std::string_view text, PositionQuery* query, ScanError& error,
+          Outline* outline = nullptr);
+
+// Line and column of byte `offset`: columns count UTF-8 code points, as editors do.
+SourcePos position_of(std::string_view text, std::size_t offset);
+
+}  // namespace gpusel::json_detail

@@ -1,0 +1,73 @@
+#include <memory>
+
+#include "gpusel/base/error.hpp"
+#include "gpusel/json/json_schema.hpp"
+#include "gpusel/json/json_source.hpp"
+#include "json_schema_internal.hpp"
+
+namespace gpusel {
+
+using json = nlohmann::json;
+using schema_detail::Elided;
+using schema_detail::run_check;
+
+struct Schema::Impl {
+  json root;
+  schema_detail::KeywordIndex index;
+
+  // The "items" schema of the top-level array property `list`, if there is one.
+  const json* item_schema(const std::string& list) const {
+    auto props = root.find("properties");
+    if (!root.is_object() || props == root.end() || !props->contains(list)) return nullptr;
+    const json& l = props->at(list);
+    if (!l.is_object() || !l.contains("items")) return nullptr;
+    return &l.at("items");
+  }
+};
+
+Schema::Schema(json schema) : impl_(std::make_unique<Impl>()) {
+  impl_->root = std::move(schema);
+  schema_detail::lint(impl_->root, impl_->root, "", impl_->index);
+}
+
+Schema::~Schema() = default;
+
+std::vector<SchemaIssue> Schema::check(const json& doc) const {
+  std::vector<SchemaIssue> issues;
+  run_check(impl_->root, impl_->index, impl_->root, doc, "", nullptr, issues);
+  return issues;
+}
+
+std::vector<SchemaIssue> Schema::check_outline(const json& outline, const std::string& list,
+                                               std::size_t count) const {
+  std::vector<SchemaIssue> issues;
+  const Elided elided{"/" + pointer_escape(list), count};
+  run_check(impl_->root, impl_->index, impl_->root, outline, "", &elided, issues);
+  return issues;
+}
+
+std::vector<SchemaIssue> Schema::check_item(const json& item, const std::string& list,
+                                            std::size_t index) const {
+  std::vector<SchemaIssue> issues;
+  const json* s = impl_->item_schema(list);
+  if (!s) return issues;
+  const std::string ptr = "/" + pointer_escape(list) + "/" + std::to_string(index);
+  run_check(impl_->root, impl_->index, *s, item, ptr, nullptr, issues);
+  return issues;
+}
+
+std::vector<SchemaIssue> check_schema(const json& schema, const json& doc) {
+  return Schema(schema).check(doc);
+}
+
+void require_schema(const json& schema, const json& doc, const std::string& origin) {
+  const auto issues = check_schema(schema, doc);
+  if (issues.empty()) return;
+  const auto& first = issues.front();
+  std::string more =
+      issues.size() > 1 ? " (and " + std::to_string(issues.size() - 1) + " more problem(s))" : "";
+  throw data_error(origin + ": " + (first.pointer.empty() ? "/" : first.pointer) + ": " +
+                   first.message + more);
+}
+
+}  // namespace gpusel

@@ -1,0 +1,42 @@
+#pragma once
+// The regular expressions of JSON Schema "pattern" keywords, matched in time linear in the
+// text (a Pike VM: every alternative advanced in step, no backtracking), so that a long or
+// hostile string in a user's file can neither overflow the stack nor take exponential time
+// as std::regex can. Not a public header.
+//
+// Supported (ECMAScript syntax, matched byte by byte): literals, '.', '^' and '$' (start and
+// end of the text), classes [a-z0-9_.-] and [^...], escapes \d \D \w \W \s \S and escaped
+// punctuation, groups (...) and (?:...), alternation |, quantifiers * + ? {n} {n,} {n,m}
+// (a lazy '?' after them is accepted; it changes no match/no-match answer). Anything else
+// (backreferences, lookaround, \b) is refused when the schema is read.
+#include <bitset>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpusel::json_detail {
+
+class Pattern {
+ public:
+  // Throws std::invalid_argument naming what is wrong or unsupported.
+  explicit Pattern(std::string_view source);
+  // True when the pattern matches somewhere in `text` (JSON Schema patterns are unanchored).
+  bool search(std::string_view text) const;
+
+ private:
+  enum class Op : std::uint8_t { byte_set, split, jump, begin, end, match };
+  struct Inst {
+    explicit Inst(Op o, int x_ = 0, int y_ = 0, int set_ = -1) : op(o), x(x_), y(y_), set(set_) {}
+    Op op;
+    int x, y;  // split: both targets; jump: x
+    int set;   // byte_set: index into sets_
+  };
+  std::vector<Inst> prog_;
+  std::vector<std::bitset<256>> sets_;
+
+  friend class PatternCompiler;
+};
+
+}  // namespace gpusel::json_detail

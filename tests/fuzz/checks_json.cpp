@@ -1,0 +1,94 @@
+// The JSON scanner (json_source) checked against nlohmann on arbitrary bytes.
+#include <nlohmann/json.hpp>
+
+#include "checks.hpp"
+#include "gpusel/json/json_source.hpp"
+
+namespace gpusel::fuzz {
+namespace {
+
+void require(bool ok, const std::string& what) {
+  if (!ok) throw Finding(what);
+}
+
+// Pointers of (up to `max`) values of `v`, depth first, as RFC 6901 writes them.
+void pointers(const nlohmann::json& v, const std::string& at, std::vector<std::string>& out,
+              std::size_t max) {
+  if (out.size() >= max) return;
+  out.push_back(at);
+  if (v.is_object())
+    for (auto& [k, child] : v.items()) pointers(child, at + "/" + pointer_escape(k), out, max);
+  if (v.is_array())
+    for (std::size_t i = 0; i < v.size(); ++i)
+      pointers(v[i], at + "/" + std::to_string(i), out, max);
+}
+
+// The first character a value of this type starts with.
+bool starts_like(const nlohmann::json& v, char c) {
+  switch (v.type()) {
+    case nlohmann::json::value_t::object:
+      return c == '{';
+    case nlohmann::json::value_t::array:
+      return c == '[';
+    case nlohmann::json::value_t::string:
+      return c == '"';
+    case nlohmann::json::value_t::boolean:
+      return c == (v.get<bool>() ? 't' : 'f');
+    case nlohmann::json::value_t::null:
+      return c == 'n';
+    default:
+      return c == '-' || (c >= '0' && c <= '9');
+  }
+}
+
+// Line and column of `offset`, counted plainly from the start.
+SourcePos naive_position(std::string_view text, std::size_t offset) {
+  SourcePos p{1, 1, offset};
+  for (std::size_t i = 0; i < offset; ++i) {
+    if (text[i] == '\n') {
+      ++p.line, p.column = 1;
+    } else if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) {
+      ++p.column;
+    }
+  }
+  return p;
+}
+
+void check_positions(const LocatedJson& src) {
+  std::vector<std::string> ptrs;
+  pointers(src.doc, "", ptrs, 300);
+  const auto pos = src.at_all(ptrs);
+  require(pos.size() == ptrs.size(), "at_all lost pointers");
+  for (std::size_t i = 0; i < ptrs.size(); ++i) {
+    const auto& v = src.doc.at(nlohmann::json::json_pointer(ptrs[i]));
+    require(pos[i].offset < src.text.size(), "position past the end: " + ptrs[i]);
+    require(starts_like(v, src.text[pos[i].offset]), "position not at the value: " + ptrs[i]);
+    const SourcePos n = naive_position(src.text, pos[i].offset);
+    require(n.line == pos[i].line && n.column == pos[i].column, "line/column off: " + ptrs[i]);
+  }
+}
+
+}  // namespace
+
+void check_json_source(std::string_view input) {
+  const bool theirs = nlohmann::json::accept(input.begin(), input.end());
+  LocatedJson src;
+  try {
+    src = parse_located(input, "f.json");
+  } catch (const JsonSyntaxError& e) {
+    require(e.pos.line >= 1 && e.pos.column >= 1, "syntax error without a position");
+    // Stricter than nlohmann by design: duplicate keys, nesting, numbers beyond a double, and
+    // a NUL byte, where nlohmann's lexer stops as if the input ended (it accepts `""\0junk`).
+    const bool stricter = e.reason.rfind("duplicate key", 0) == 0 ||
+                          e.reason.rfind("nesting deeper", 0) == 0 ||
+                          e.reason.rfind("number too large", 0) == 0 ||
+                          e.reason.find("byte 0x00") != std::string::npos;
+    require(!theirs || stricter, "refused what nlohmann accepts: " + e.reason);
+    return;
+  }
+  require(theirs, "accepted what nlohmann refuses");
+  require(src.doc == nlohmann::json::parse(input.begin(), input.end()), "value differs");
+  check_positions(src);
+}
+
+}  // namespace gpusel::fuzz

@@ -1,0 +1,2 @@
+string(REPEAT "9" 30000 digits)
+list(APPEND args "${digits}")

@@ -1,0 +1,1 @@
+set(stdin "${FIXTURES}/catalog/small.json")

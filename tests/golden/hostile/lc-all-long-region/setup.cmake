@@ -1,0 +1,2 @@
+string(REPEAT "A" 30000 region)
+set(env "LC_ALL=zh_${region}")
