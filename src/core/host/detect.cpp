@@ -39,7 +39,7 @@ const std::vector<Tool>& tools() {
 
 std::string first_line(const std::string& text) {
   for (const auto& l : lines(text))
-    if (!trim(l).empty()) return trim(l);
+    if (!trimmed(l).empty()) return trimmed(l);
   return "";
 }
 

@@ -84,7 +84,7 @@ namespace {
 std::optional<nlohmann::json> last_json_line(const std::string& out) {
   const auto ls = lines(out);
   for (auto it = ls.rbegin(); it != ls.rend(); ++it) {
-    const std::string t = trim(*it);
+    const std::string t = trimmed(*it);
     if (t.empty() || t.front() != '{') continue;
     auto j = nlohmann::json::parse(t, nullptr, false);
     if (j.is_object()) return j;

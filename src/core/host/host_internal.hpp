@@ -7,7 +7,7 @@
 
 namespace gpusel::host_detail {
 
-std::string trim(std::string_view s);
+std::string trimmed(std::string_view s);
 std::vector<std::string> split(std::string_view s, char sep);
 std::vector<std::string> lines(std::string_view text);
 // A plain decimal number ("81920", "3197", "65536.00"); nullopt for "[N/A]", "-", "".

@@ -15,7 +15,7 @@ namespace {
 
 std::string str(const nlohmann::json& obj, const char* key) {
   const auto it = obj.find(key);
-  return it != obj.end() && it->is_string() ? trim(it->get<std::string>()) : "";
+  return it != obj.end() && it->is_string() ? trimmed(it->get<std::string>()) : "";
 }
 
 std::string vendor_of(const std::string& vendor_key, const std::string& name) {

@@ -23,13 +23,13 @@ std::vector<Device> parse_nvidia_smi_csv(const std::string& text) {
     d.tool = "nvidia-smi";
     d.vendor = "nvidia";
     for (std::size_t i = 0; i + 4 < n; ++i) d.name += (i ? "," : "") + f[i];
-    d.name = trim(d.name);
+    d.name = trimmed(d.name);
     if (d.name.empty()) continue;
     if (auto t = number(f[n - 4])) d.total_bytes = *t * kMiB;
     if (auto u = number(f[n - 3])) d.used_bytes = *u * kMiB;
-    d.driver = trim(f[n - 2]);
+    d.driver = trimmed(f[n - 2]);
     if (!d.driver.empty() && d.driver.front() == '[') d.driver.clear();
-    d.bus_id = trim(f[n - 1]);
+    d.bus_id = trimmed(f[n - 1]);
     out.push_back(std::move(d));
   }
   return out;
@@ -46,7 +46,7 @@ const nlohmann::json* field(const nlohmann::json& obj, std::string_view key) {
 
 std::string text_field(const nlohmann::json& obj, std::string_view key) {
   const nlohmann::json* v = field(obj, key);
-  return v && v->is_string() ? trim(v->get<std::string>()) : "";
+  return v && v->is_string() ? trimmed(v->get<std::string>()) : "";
 }
 
 std::optional<double> number_field(const nlohmann::json& obj, std::string_view key) {

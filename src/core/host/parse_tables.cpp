@@ -12,10 +12,10 @@ namespace {
 
 // The cells between the '|' of a table row; empty when the line is not a row.
 std::vector<std::string> cells(const std::string& line) {
-  const std::string t = trim(line);
+  const std::string t = trimmed(line);
   if (t.size() < 2 || t.front() != '|' || t.back() != '|') return {};
   auto parts = split(std::string_view(t).substr(1, t.size() - 2), '|');
-  for (auto& p : parts) p = trim(p);
+  for (auto& p : parts) p = trimmed(p);
   return parts;
 }
 
@@ -117,7 +117,7 @@ std::vector<Device> parse_xpu_smi_discovery(const std::string& text) {
     if (out.empty()) continue;
     const auto colon = c[1].find(':');
     if (colon == std::string::npos) continue;
-    const std::string key = trim(c[1].substr(0, colon)), value = trim(c[1].substr(colon + 1));
+    const std::string key = trimmed(c[1].substr(0, colon)), value = trimmed(c[1].substr(colon + 1));
     Device& d = out.back();
     if (key == "Device Name")
       d.name = value;

@@ -5,7 +5,7 @@
 
 namespace gpusel::host_detail {
 
-std::string trim(std::string_view s) {
+std::string trimmed(std::string_view s) {
   std::size_t b = 0, e = s.size();
   while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
   while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
@@ -31,7 +31,7 @@ std::vector<std::string> lines(std::string_view text) {
 }
 
 std::optional<double> number(std::string_view s) {
-  const std::string t = trim(s);
+  const std::string t = trimmed(s);
   if (t.empty() || !(std::isdigit(static_cast<unsigned char>(t[0])))) return std::nullopt;
   double v = 0;
   const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
@@ -40,7 +40,7 @@ std::optional<double> number(std::string_view s) {
 }
 
 std::optional<double> size_bytes(std::string_view s) {
-  const std::string t = trim(s);
+  const std::string t = trimmed(s);
   std::size_t i = 0;
   while (i < t.size() && (std::isdigit(static_cast<unsigned char>(t[i])) || t[i] == '.')) ++i;
   const auto v = number(t.substr(0, i));
