@@ -4,9 +4,10 @@
 #include <catch2/catch.hpp>
 #include <fstream>
 
+#include "gpusel/data/models.hpp"
 #include "gpusel/json/embedded.hpp"
 #include "gpusel/json/json_source.hpp"
-#include "gpusel/data/models.hpp"
+#include "hf_fixture_pairs.hpp"
 
 using namespace gpusel;
 
@@ -78,22 +79,7 @@ void check_fixture_mlp(const json& c, const ModelArch& m) {
 TEST_CASE("each Hugging Face config fixture has the shape of the preset it stands for") {
   const auto doc = parse_located(embedded_text("data/models.json"), "models").doc;
   const auto models = parse_models(doc, "data/models.json");
-  const std::pair<const char*, const char*> pairs[] = {
-      {"Llama-3.1-8B", "llama-3.1-8b"},
-      {"Mistral-7B-v0.1", "mistral-7b-v0.1"},
-      {"Mistral-Nemo-Base-2407", "mistral-nemo-12b"},
-      {"Mixtral-8x22B-Instruct-v0.1", "mixtral-8x22b"},
-      {"Qwen2.5-7B", "qwen2.5-7b"},
-      {"Qwen3-8B", "qwen3-8b"},
-      {"Qwen3-30B-A3B", "qwen3-30b-a3b"},
-      {"Qwen3-Next-80B-A3B-Instruct", "qwen3-next-80b-a3b"},
-      {"gemma-2-9b-it", "gemma-2-9b"},
-      {"gemma-3-1b-it", "gemma-3-1b"},
-      {"phi-4", "phi-4"},
-      {"DeepSeek-V2-Lite", "deepseek-v2-lite"},
-      {"DeepSeek-V3", "deepseek-v3"},
-      {"gpt-oss-120b", "gpt-oss-120b"}};
-  for (const auto& [file, id] : pairs) {
+  for (const auto& [file, id] : test_hf::kFixturePresets) {
     INFO(file);
     std::ifstream in(std::string(GPUSEL_FIXTURES) + "/hf_configs/" + file + ".json");
     REQUIRE(in);
