@@ -62,6 +62,8 @@ std::string headline(const Workload& w) {
   return trf("{} ({}, {}B params), {}", safe_cell(w.model.name),
              w.model_from_preset ? w.model.id : tr("bare count"), fixed(w.model.params / 1e9, 2),
              to_string(w.mode)) +
+         (model_parallel(w) ? ", " + parallel_label(w) + " over " + std::to_string(w.gpus) + " GPUs"
+                            : std::string()) +
          "\n";
 }
 
@@ -191,7 +193,7 @@ int run_fit(Context& ctx, const FitArgs& a) {
   o.before = headline(w) +
              trf("on {} x {} ({} GB, reserve {})", count, safe_cell(g.name), fixed(g.vram_gb, 0),
                  describe(r.reserve)) +
-             (count > 1 ? tr(", sharding ") + to_string(r.requested_workload.shard) : "") + "\n";
+             (count > 1 ? tr(", sharding ") + parallel_label(r.requested_workload) : "") + "\n";
   o.table = fit_table(r, w);
   o.after = changes_text(r) + card.note;
   o.json = fit_json(r, g, count);

@@ -86,6 +86,13 @@ void add_parallel_options(CLI::App* cmd, WorkloadArgs& a) {
                   choices(shard_names()) +
                       " (none: layers split, one card at a time; default: none on one GPU, "
                       "training fsdp, inference tp on several)");
+  cmd->add_option("--tp", a.tp,
+                  "training: tensor-parallel degree inside a node (default 1); with --tp/--pp "
+                  "the other GPUs run data parallel and --shard names how "
+                  "(ddp|zero1|zero2|zero3|fsdp, default zero1)");
+  cmd->add_option("--pp", a.pp, "training: pipeline-parallel stages, 1F1B (default 1)");
+  cmd->add_option("--vpp", a.vpp,
+                  "training: interleaved (virtual) stages per pipeline rank (default 1)");
   cmd->add_option("--offload", a.offload, choices(offload_names()) + " (default none)");
   cmd->add_option("--engine", a.engine,
                   "inference engine: " + choices(engine_names()) +
@@ -146,8 +153,9 @@ ModelArch pick_model(const WorkloadArgs& a, bool& known_shape) {
     throw usage_error("give exactly one of --model ID, --model-config PATH and --params COUNT");
   known_shape = a.params.empty();
   if (known_shape && (!a.family.empty() || a.vocab != 0))
-    throw usage_error("--family and --vocab shape a bare --params count; --model and "
-                      "--model-config have their own");
+    throw usage_error(
+        "--family and --vocab shape a bare --params count; --model and "
+        "--model-config have their own");
   if (!a.model_config.empty()) return read_hf_config(a.model_config);
   if (!a.model.empty()) return require_model(load_models(a.models_path), a.model);
   return typical_arch(parse_param_count(a.params), {a.family, a.vocab});
@@ -188,7 +196,9 @@ Workload resolve_workload(const WorkloadArgs& a) {
   w.lora_targets = parse_lora_targets(a.lora_targets);
   w.train_embeddings = a.train_embeddings;
   w.freeze_trainable_layers = a.trainable_layers;
-  w.gpus = a.gpus == kNotGiven ? 1 : a.gpus;
+  w.tp = a.tp, w.pp = a.pp, w.vpp = a.vpp;
+  // With --tp/--pp and no --gpus: one replica, tp x pp GPUs.
+  w.gpus = a.gpus != kNotGiven ? a.gpus : model_parallel(w) ? a.tp * a.pp : 1;
   w.shard = a.shard.empty() ? Shard::none : parse_shard(a.shard);
   w.shard_given = !a.shard.empty();
   w.allow_long_context = a.allow_long_context;

@@ -17,6 +17,7 @@ struct WorkloadArgs {
   std::string mode = "inference", precision, optimizer, shard;  // optimizer: the framework's
   std::string offload = "none", loss, lora_targets = "all-linear", kv_dtype = "auto";  // loss: the framework's
   std::string engine;
+  int tp = 1, pp = 1, vpp = 1;  // Megatron-style model parallelism (1: none)
   int batch = 1, grad_accum = 1, seq_len = 0, prompt_len = 0, lora_rank = 16, gpus = kNotGiven,
       trainable_layers = 2;
   bool seq_len_given = false;

@@ -3,6 +3,7 @@
 #include "throughput_rows.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -53,7 +54,33 @@ int micro_batch(const Row& r) {
   const int n = std::stoi(r.at("n_gpus"));
   if (has(b, "per-GPU batch as 1-GPU run")) return has(r.at("gpu"), "6000 Ada") ? 32 : 48;
   if (b.rfind("global", 0) == 0) return std::max(1, first_int(b, n) / n);
+  if (has(b, "tokens global")) return 1;  // Llama 3's 4D runs: micro-batch not stated
   return first_int(b, 1);
+}
+
+// "TP4 PP4 CP2 VP5, GBS128" / "16M tokens/batch": Megatron degrees (--tp/--pp/--vpp) and
+// the micro-batches each pipeline runs per step (--grad-accum). Context parallelism is not
+// modelled: its GPUs count as data parallel (the same compute per GPU), but the pipeline's
+// micro-batches are those of the true dp = n / (tp x pp x cp).
+void set_parallel_degrees(const Row& r, gpusel::Workload& w) {
+  const std::string& method = r.at("method");
+  const auto degree = [&](const char* key) {
+    std::smatch m;
+    return std::regex_search(method, m, std::regex(std::string(key) + R"((\d+))")) ? std::stoi(m[1])
+                                                                                   : 1;
+  };
+  w.tp = degree("TP"), w.pp = degree("PP"), w.vpp = w.pp > 1 ? degree("VP") : 1;
+  if (!gpusel::model_parallel(w)) {
+    w.tp = w.pp = w.vpp = 1;
+    return;
+  }
+  const int dp = std::max(1, w.gpus / (w.tp * w.pp * degree("CP")));
+  std::smatch m;
+  double samples = 0;
+  if (std::regex_search(method, m, std::regex(R"(GBS(\d+))"))) samples = std::stod(m[1]);
+  if (std::regex_search(method, m, std::regex(R"((\d+)M tokens)")))
+    samples = std::stod(m[1]) * (1 << 20) / w.seq_len;
+  if (samples > 0) w.grad_accum = std::max(1, int(samples / (w.batch * dp)));
 }
 
 void training_workload(const Row& r, gpusel::Workload& w) {
@@ -70,14 +97,15 @@ void training_workload(const Row& r, gpusel::Workload& w) {
   const std::string notes = r.at("notes") + " " + method;
   w.grad_ckpt = (has(notes, "act. ckpt") && !has(notes, "no act. ckpt")) ||
                 has(notes, "gradient checkpointing on");
-  // NeMo runs with a tensor-parallel degree above 1 are model parallel (TP x PP); the
-  // others use Megatron's distributed optimizer (ZeRO-1-like).
-  const bool model_parallel = std::regex_search(method, std::regex(R"(TP[2-9])"));
-  w.shard = has(how, "FSDP")   ? Shard::fsdp
-            : model_parallel   ? Shard::tp
-            : has(how, "NeMo") ? Shard::zero1
-                               : Shard::ddp;
+  // NeMo runs use Megatron's distributed optimizer (ZeRO-1); the Llama 3 stack shards
+  // gradients and optimizer states but keeps the weights after forward (arXiv 2407.21783
+  // s3.3.2: ZeRO-2-like).
+  w.shard = has(how, "FSDP")    ? Shard::fsdp
+            : has(how, "NeMo")  ? Shard::zero1
+            : has(how, "4D-pa") ? Shard::zero2
+                                : Shard::ddp;
   if (has(method, "offload")) w.offload = Offload::params;
+  set_parallel_degrees(r, w);
   if (w.gpus == 1) w.shard = Shard::none;
 }
 
@@ -144,6 +172,8 @@ std::optional<Case> make_case(const Row& r, const std::vector<Row>& rows, const 
   Case c;
   c.id = r.at("id"), c.kind = r.at("kind"), c.source = r.at("source"), c.fit = fit;
   c.gpu = gpu, c.gpu_id = gpu.id, c.note = note;
+  if (const std::string p = parallel_note(r); !p.empty())
+    c.note += (c.note.empty() ? "" : "; ") + p;
   const bool inference = is_inference_row(r);
   c.workload = workload_for(r, inference);
   c.count = c.workload.gpus;

@@ -187,6 +187,18 @@ std::pair<int, int> prompt_and_output(const std::string& s) {
   return {first_int(s, 2048), 0};
 }
 
+std::string parallel_note(const Row& r) {
+  const std::string& m = r.at("method");
+  std::string out;
+  if (std::regex_search(m, std::regex(R"(CP[2-9])")))
+    out =
+        "context parallelism run as data parallel (same compute per GPU; its K/V exchange "
+        "not modelled)";
+  if (has(r.at("batch"), "tokens global"))
+    out += std::string(out.empty() ? "" : "; ") + "micro-batch not stated: 1";
+  return out;
+}
+
 std::string unexpressible(const Row& r) {
   const std::string& p = r.at("precision_or_quant");
   const std::string& how = r.at("method") + " " + r.at("framework");
@@ -194,8 +206,6 @@ std::string unexpressible(const Row& r) {
     return "EXL2 at 2.5 bits per weight has no --precision (int4 is 4.5 bits)";
   if (has(how, "bigdl") || has(how, "ipex-llm"))
     return "ipex-llm (bigdl-llm) is not one of the modelled engines";
-  if (std::regex_search(how, std::regex(R"(TP([2-9]|[1-9]\d).*PP([2-9]|[1-9]\d))")))
-    return "tensor x pipeline parallelism (" + r.at("method") + ") is not one --shard strategy";
   if (has(r.at("gpu"), "one GCD")) return "one GCD of an MI250X: the catalog's mi250x is the card";
   if (has(how, "lora.py"))
     return "MLX lora.py adapts only the last 16 layers (backward through half the model): no "

@@ -23,6 +23,8 @@ gpusel::Precision precision_of(const std::string& precision_or_quant);
 std::string engine_of(const std::string& framework);
 // Prompt and generated lengths: "tg128", "pp512", "in 2048 / out 512", "256 generated".
 std::pair<int, int> prompt_and_output(const std::string& seq_len);
+// What a model-parallel row's flags leave out (context parallelism, an unstated micro-batch).
+std::string parallel_note(const Row& r);
 // Why a row cannot be put as gpusel flags, or "" when it can.
 std::string unexpressible(const Row& r);
 

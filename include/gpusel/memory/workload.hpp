@@ -45,6 +45,10 @@ struct Workload {
   bool train_embeddings = false;    // lora: embeddings and LM head trained too
   int freeze_trainable_layers = 2;  // freeze: the last N blocks train (LLaMA-Factory)
   int gpus = 1;
+  // Megatron-style model parallelism (--tp, --pp, --vpp): tensor-parallel degree inside a
+  // node, pipeline stages, interleaved (virtual) stages per GPU. With tp x pp > 1 the other
+  // gpus / (tp x pp) ranks run data parallel and `shard` names that strategy.
+  int tp = 1, pp = 1, vpp = 1;
   Shard shard = Shard::none;
   bool shard_given = false;         // the user chose --shard: on_gpus keeps it (or refuses it)
   bool allow_long_context = false;  // --seq-len beyond a preset's context is allowed
@@ -123,10 +127,21 @@ std::vector<std::string> gguf_names();      // data/quantizations.json's GGUF ty
 // runs unsharded. A shard the user gave is kept when it applies and refused (Error(usage))
 // when it cannot; otherwise training shards everything (FSDP/ZeRO-3) and inference splits
 // the weights by tensor parallelism where the count divides the heads, else by layers.
-// The largest configuration any command models: 512 nodes of 8 (issue 9's clusters).
-inline constexpr int kMaxGpuCount = 4096;
+// The largest configuration any command models: 2048 nodes of 8, the 16K-GPU cluster the
+// Llama 3 paper trained 405B on (arXiv 2407.21783 Table 4).
+inline constexpr int kMaxGpuCount = 16384;
 
 Workload on_gpus(const Workload& w, int count);
+
+// Tensor x pipeline parallel (--tp/--pp): tp x pp > 1.
+bool model_parallel(const Workload& w);
+// The data-parallel degree: gpus / (tp x pp).
+int data_parallel(const Workload& w);
+// What the "memory on one GPU" headers estimate: under --tp/--pp the workload whole on one
+// card (on_gpus(w, 1) without the degrees); otherwise `w` itself.
+Workload without_model_parallel(const Workload& w);
+// How the GPUs split the work: the shard ("fsdp"), or "tp 4 x pp 4 x dp 4 zero1".
+std::string parallel_label(const Workload& w);
 
 // Error(usage) for combinations no framework runs: full fine-tuning of int4 weights,
 // batch < 1, gpus < 1, sharding strategies needing several GPUs with one, etc.

@@ -66,6 +66,7 @@ struct Config {
   std::string interconnect;  // "NVLink 900 GB/s", "PCIe 4.0 x16", "unified memory"
   Shard shard = Shard::none;
   bool rented = false;  // a cloud instance: no platform to buy, no purchase caveats
+  std::string split;    // parallel_label: "fsdp", or "tp 4 x pp 4 x dp 4 zero1" under --tp/--pp
 };
 
 struct Result {

@@ -44,7 +44,7 @@ CheckAnswer check(const Sources& src, const RankRequest& req, const Gpu& gpu, in
 CompareAnswer compare(const Sources& src, const RankRequest& req,
                       const std::vector<CardCount>& configs) {
   CompareAnswer a;
-  a.one_gpu_need = estimate(req.workload);
+  a.one_gpu_need = estimate(without_model_parallel(req.workload));
   for (const CardCount& c : configs)
     a.results.push_back(
         evaluate(make_config(*c.gpu, c.count, req.workload), src.rules, src.rates, req));

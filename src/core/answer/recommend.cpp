@@ -127,7 +127,7 @@ void add_compare_rent(const Sources& src, const RecommendQuery& q, RecommendAnsw
 
 RecommendAnswer recommend(const Sources& src, const RecommendQuery& q) {
   RecommendAnswer a;
-  a.one_gpu_need = estimate(q.request.workload);
+  a.one_gpu_need = estimate(without_model_parallel(q.request.workload));
   a.ranking = rank(src.catalog, src.rules, src.rates, q.request);
   const auto n = std::min<std::size_t>(static_cast<std::size_t>(q.top), a.ranking.results.size());
   a.top.assign(a.ranking.results.begin(), a.ranking.results.begin() + std::ptrdiff_t(n));
@@ -144,7 +144,7 @@ RecommendAnswer recommend(const Sources& src, const RecommendQuery& q) {
 
 RentAnswer rent(const Sources& src, const RankRequest& req, const RentalRequest& rr, int top) {
   RentAnswer a;
-  a.one_gpu_need = estimate(req.workload);
+  a.one_gpu_need = estimate(without_model_parallel(req.workload));
   const Cloud* cloud = src.offers();
   if (!cloud) throw data_error("no cloud offers loaded");
   a.ranking = rank_rentals(src.catalog, *cloud, src.rules, src.rates, req, rr);

@@ -51,12 +51,14 @@ void check_finite(const std::vector<Component>& parts) {
 bool tensor_parallel_splits(const Workload& w, int count) {
   const bool tensor_parallel = !is_training(w.mode) || w.shard == Shard::tp;
   // A bare count's heads are the shape's guess; the models it stands for split on 2-8 GPUs.
+  if (model_parallel(w)) return count % (w.tp * w.pp) == 0;  // whole data-parallel replicas
   return !tensor_parallel || w.model.heads <= 0 || w.model.remainder_linear ||
          w.model.heads % count == 0;
 }
 
 Estimate estimate(const Workload& w, EstimateDetail level) {
   validate(w);
+  if (model_parallel(w)) return detail::model_parallel_estimate(w, level);
   // Formulas and assumptions are text for a reader; the ranker needs only the numbers.
   struct Words {
     explicit Words(bool on) : saved(detail::formulas_on) { detail::formulas_on = on; }

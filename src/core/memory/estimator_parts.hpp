@@ -53,6 +53,10 @@ struct Setup {
 
 Setup make_setup(const Workload& w, std::vector<std::string>& assumptions);
 
+// --tp/--pp: one data-parallel replica's estimate, kept per GPU by its stage and tensor slice
+// (estimator_parallel.cpp).
+Estimate model_parallel_estimate(const Workload& w, EstimateDetail level);
+
 void add_state_components(const Setup& s, std::vector<Component>& out);
 void add_sharding_components(const Setup& s, std::vector<Component>& out);
 void add_activation_components(const Setup& s, std::vector<Component>& out);

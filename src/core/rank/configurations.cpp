@@ -38,7 +38,14 @@ Config make_config(const Gpu& gpu, int count, const Workload& w) {
   // Beyond a node, "linked" describes the cards inside each node.
   const bool linked = count > 1 && gpu.interconnect.kind != "none" &&
                       std::min(count, node_size(gpu)) <= gpu.interconnect.max_gpus;
-  return {&gpu, count, linked, link_label(gpu, count, linked), on_gpus(w, count).shard};
+  const Workload placed = on_gpus(w, count);
+  return {&gpu,
+          count,
+          linked,
+          link_label(gpu, count, linked),
+          placed.shard,
+          false,
+          parallel_label(placed)};
 }
 
 std::vector<Config> configurations(const Gpu& gpu, int max_gpus, const Workload& w) {

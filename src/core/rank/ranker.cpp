@@ -115,6 +115,8 @@ struct EvalContext {
 };
 
 double one_card_need(const Gpu& gpu, const RankRequest& req) {
+  if (model_parallel(req.workload))  // one card: no tensor or pipeline split
+    return estimate(without_model_parallel(req.workload), EstimateDetail::numbers).total_bytes;
   return estimate(workload_for(make_config(gpu, 1, req.workload), req), EstimateDetail::numbers)
       .total_bytes;
 }
@@ -125,6 +127,7 @@ Result evaluate_in(const Config& config, const RuleSet& rules, const Rates& rate
   r.config = config;
   const Workload w = workload_for(config, req);
   r.config.shard = w.shard;
+  r.config.split = parallel_label(w);
   r.need = estimate(w, EstimateDetail::numbers);
   r.usable_bytes = usable_bytes(*config.gpu, req.reserve);
   r.headroom = (r.usable_bytes - r.need.total_bytes) / r.usable_bytes;

@@ -118,7 +118,10 @@ void estimate_training(const Workload& w, const Gpu& g, int count, bool linked, 
   const double step_s = compute_s + dequant_s(w, s, g, k, t);
   const double forward_s = step_s * f.forward / (f.linear + f.attention);
   const double exposed =
-      tput::exposed_step_s(w, s, g, fabric, forward_s, step_s - forward_s, k, t.assumptions);
+      model_parallel(w)
+          ? tput::model_parallel_exposed_s(w, s, g, fabric, forward_s, step_s - forward_s, k,
+                                           t.assumptions)
+          : tput::exposed_step_s(w, s, g, fabric, forward_s, step_s - forward_s, k, t.assumptions);
   t.scaling = step_s / (step_s + exposed);
   const double per_token_s = step_s / (w.batch * w.seq_len);
   t.train_tokens_per_s = count * t.scaling / per_token_s;

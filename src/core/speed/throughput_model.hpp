@@ -67,6 +67,13 @@ double exposed_step_s(const Workload& w, const Shape& s, const Gpu& g, const Fab
                       double forward_s, double backward_s, const K& k,
                       std::vector<std::string>& notes);
 
+// Training over tp x pp x dp (--tp/--pp, throughput_parallel.cpp): the pipeline bubble and
+// the tensor, pipeline and data-parallel traffic not hidden, in the same terms as
+// exposed_step_s. Error(usage) when tp exceeds the GPUs of one node.
+double model_parallel_exposed_s(const Workload& w, const Shape& s, const Gpu& g, const Fabric& f,
+                                double forward_s, double backward_s, const K& k,
+                                std::vector<std::string>& notes);
+
 // Short number formatting for the assumption texts: 3 significant digits.
 std::string num(double v);
 

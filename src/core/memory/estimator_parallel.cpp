@@ -1,0 +1,147 @@
+// Tensor x pipeline x data parallel training (--tp, --pp, --vpp), as Megatron-LM lays it out:
+// one data-parallel replica is estimated as today (its --shard over the dp = gpus / (tp x pp)
+// replicas), then each GPU keeps the share of it its stage and its tensor slice hold.
+// - Model states of a stage: its ceil(L/pp) blocks plus the embedding (first stage) or the
+//   LM head (last stage; a tied head keeps a copy there), split t ways by tensor
+//   parallelism (Shoeybi et al. arXiv:1909.08053 s3; Narayanan et al. SC21 arXiv:2104.04473 s2).
+// - Activations: with sequence parallelism every per-layer term is divided by t
+//   (Korthikanti et al. arXiv:2205.05198 s4.2.2: sbh(34/t + 5as/(ht))). Under 1F1B the first
+//   stage holds min(pp, micro-batches) micro-batches in flight (s4.2.3), so about L layers'
+//   worth of one micro-batch, x (1 + (pp-1)/(pp x vpp)) with interleaving; the last stage holds
+//   one micro-batch and the (vocab-parallel) logits.
+// The busier of the first and last stage is reported.
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <string>
+
+#include "estimator_parts.hpp"
+#include "gpusel/base/error.hpp"
+
+namespace gpusel::detail {
+namespace {
+
+const std::set<std::string> kWeightLike = {"weights", "weights_offloaded", "quantization_state"};
+const std::set<std::string> kTrainedLike = {"lora_adapters",
+                                            "gradients",
+                                            "gradients_offloaded",
+                                            "optimizer_states",
+                                            "optimizer_states_offloaded",
+                                            "paged_optimizer_states",
+                                            "master_weights",
+                                            "master_weights_offloaded",
+                                            "gathered_params",
+                                            "optimizer_step"};
+
+struct Stage {
+  std::string name;
+  double weights = 0, trained = 0, activations = 0, logits = 0;  // factors of the replica's
+};
+
+// Shares of the whole replica's components one GPU of a stage keeps.
+Stage stage_share(const Setup& s, bool first) {
+  const Workload& w = s.w;
+  const int L = std::max(1, w.model.layers), tp = w.tp, pp = w.pp;
+  const double blocks = std::ceil(double(L) / pp);
+  const double total = std::max(1.0, s.p.total);
+  const double emb = first ? s.p.embedding : std::max(s.p.lm_head, s.p.embedding);
+  const double stage_params =
+      pp == 1 ? total : blocks * s.layer_params + emb + (first ? 0 : s.rest_params);
+  Stage st;
+  st.name = pp == 1 ? "the one stage" : first ? "the first stage" : "the last stage";
+  st.weights = std::min(1.0, stage_params / total) / tp;
+  // Adapters and frozen-base training live in the blocks; full training trains everything.
+  st.trained = w.mode == Mode::full ? st.weights : blocks / L / tp;
+  const int micro = std::max(1, w.grad_accum);
+  double in_flight = first ? std::min(pp, micro) : 1;
+  if (first && w.vpp > 1 && micro >= pp) in_flight *= 1 + double(pp - 1) / (pp * w.vpp);
+  st.activations = pp == 1 ? 1.0 / tp : in_flight * blocks / L / tp;
+  st.logits = pp == 1 || !first ? 1.0 / tp : 0;
+  return st;
+}
+
+double factor_of(const Stage& st, const std::string& name) {
+  if (kWeightLike.count(name)) return st.weights;
+  if (kTrainedLike.count(name)) return st.trained;
+  if (name == "activations" || name == "activations_offloaded") return st.activations;
+  if (name == "logits") return st.logits;
+  return 1;  // reduce buckets, context: per GPU whatever the split
+}
+
+double stage_bytes(const Estimate& replica, const Stage& st) {
+  double total = 0;
+  for (const auto& c : replica.components)
+    if (c.where == "gpu" && c.name != "allocator_overhead" && c.name != "cuda_context")
+      total += c.bytes * factor_of(st, c.name);
+  return total;
+}
+
+std::string degrees(const Workload& w) {
+  return "tp " + std::to_string(w.tp) + " x pp " + std::to_string(w.pp) +
+         (w.vpp > 1 ? " (vpp " + std::to_string(w.vpp) + ")" : "") + " x dp " +
+         std::to_string(data_parallel(w));
+}
+
+void rescale(Estimate& e, const Stage& st, bool words) {
+  std::vector<Component> kept;
+  for (auto c : e.components) {
+    if (c.name == "allocator_overhead" || c.name == "cuda_context") continue;
+    const double f = factor_of(st, c.name);
+    if (f == 0) continue;
+    if (f != 1 && words) c.formula += "; x " + num(f) + " (" + st.name + "'s share, / tp)";
+    c.bytes *= f;
+    kept.push_back(std::move(c));
+  }
+  e.components = std::move(kept);
+}
+
+}  // namespace
+
+Estimate model_parallel_estimate(const Workload& w, EstimateDetail level) {
+  if (w.gpus % (w.tp * w.pp) != 0)
+    throw usage_error("--tp " + std::to_string(w.tp) + " x --pp " + std::to_string(w.pp) +
+                      " does not divide " + std::to_string(w.gpus) + " GPUs");
+  Workload replica = w;
+  replica.tp = replica.pp = replica.vpp = 1;
+  replica.gpus = data_parallel(w);
+  // A dp degree of 1 shards nothing, but Megatron's mixed-precision optimizer keeps its fp32
+  // copies as ZeRO does: the strategy's bytes apply over one replica.
+  Estimate e = estimate(replica, level);
+  std::vector<std::string> unused;
+  const Setup s = make_setup(w, unused);
+  const Stage first = stage_share(s, true), last = stage_share(s, false);
+  const bool first_busier = stage_bytes(e, first) >= stage_bytes(e, last);
+  const Stage& st = first_busier ? first : last;
+  const bool words = level == EstimateDetail::full;
+  rescale(e, st, words);
+  const double allocated = std::max(0.0, e.allocated_bytes());
+  const double frac = data_constant("allocator_overhead_fraction");
+  e.components.push_back(
+      {"allocator_overhead", allocated * frac,
+       gb(allocated) + " allocated x " + num(frac) + " (caching-allocator fragmentation)"});
+  const double ctx = data_constant("cuda_context_bytes");
+  e.components.push_back({"cuda_context", ctx, gb(ctx) + " per GPU (lazy module loading)"});
+  const double band = e.total_bytes > 0 ? e.high_bytes / e.total_bytes - 1 : 0.1;
+  e.total_bytes = e.host_bytes = e.managed_bytes = 0;
+  for (const auto& c : e.components) {
+    if (c.where == "gpu") e.total_bytes += c.bytes;
+    if (c.where == "host") e.host_bytes += c.bytes;
+    if (c.where == "managed") e.managed_bytes += c.bytes;
+  }
+  // Model parallelism is outside the calibration (tests/calibration): a wider band.
+  e.low_bytes = e.total_bytes * std::max(0.0, 1 - band - 0.10);
+  e.high_bytes = e.total_bytes * (1 + band + 0.10);
+  if (words)
+    e.assumptions.push_back(
+        degrees(w) + " (Megatron-LM layout): per GPU, " + st.name +
+        " (the busier: its blocks and " + (first_busier ? "embedding, " : "LM head, ") +
+        (first_busier && w.pp > 1 ? std::to_string(std::min(w.pp, std::max(1, w.grad_accum))) +
+                                        " micro-batches in flight under 1F1B"
+                                  : std::string("one micro-batch and the logits")) +
+        "), tensors split " + std::to_string(w.tp) + " ways with sequence parallelism; " +
+        to_string(w.shard) + " over the " + std::to_string(data_parallel(w)) +
+        " data-parallel replicas");
+  return e;
+}
+
+}  // namespace gpusel::detail

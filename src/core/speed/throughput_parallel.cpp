@@ -1,0 +1,130 @@
+// Training over tp x pp x dp GPUs (--tp, --pp, --vpp), laid out as Megatron-LM does: tensor
+// parallel ranks innermost (inside a node), then data parallel, pipeline stages outermost
+// (Narayanan et al. SC21, arXiv:2104.04473 s3). Each GPU computes 1/n of the model FLOPs;
+// what it adds per micro-batch:
+// - the pipeline bubble, (pp - 1) / (vpp x m) of the compute for m micro-batches per step
+//   (ibid. s2.2: 1F1B and the interleaved schedule);
+// - tensor parallel: the existing --shard tp cost with degree tp, 4 all-reduces of the
+//   layer's activations per layer (+2 under recompute) on the critical path (Shoeybi et al.
+//   arXiv:1909.08053 s3), over the node's link;
+// - pipeline point-to-point: a micro-batch's activations forward and their gradient back at
+//   each of the vpp stage boundaries, scattered over the tp ranks (Narayanan s4.1);
+// - data parallel: the --shard strategy's collectives on the stage's share of the parameters
+//   over the link the dp ranks span, once per optimizer step (ZeRO-3/FSDP: per micro-batch).
+// Bandwidths, latencies and the overlap fraction are data/throughput.json's.
+#include <algorithm>
+#include <cmath>
+
+#include "gpusel/base/error.hpp"
+#include "throughput_model.hpp"
+
+namespace gpusel::tput {
+namespace {
+
+struct Frame {
+  int tp = 1, pp = 1, vpp = 1, dp = 1, micro = 1;
+  double fwd = 0, bwd = 0;  // one GPU's share of one micro-batch's compute, seconds
+};
+
+// The dp ranks of one stage: tp apart, so a node holds per_node / tp of them.
+Fabric dp_fabric(const Fabric& f, const Frame& x) {
+  Fabric d = f;
+  d.count = x.dp;
+  d.per_node = std::clamp(f.per_node / x.tp, 1, x.dp);
+  d.nodes = (x.dp + d.per_node - 1) / d.per_node;
+  return d;
+}
+
+double tensor_parallel_s(const Workload& w, const Shape& s, const Fabric& f, const Frame& x,
+                         const K& k, std::vector<std::string>& notes) {
+  if (x.tp < 2) return 0;
+  Fabric group = f;
+  group.count = x.tp, group.nodes = 1;
+  const double act = double(w.batch) * w.seq_len * s.hidden * 2;
+  const int per_layer = 4 + (w.grad_ckpt ? 2 : 0);
+  const double layers = std::ceil(double(s.layers) / x.pp);
+  const double t = layers * per_layer * (allreduce_s(group, act) + latency_s(group, x.tp, k));
+  notes.push_back("tensor parallel " + std::to_string(x.tp) + ": " + num(layers) + " layers x " +
+                  std::to_string(per_layer) + " all-reduces of " + num(act / 1e6) +
+                  " MB on the critical path = " + num(t * 1e3) + " ms per micro-batch");
+  return t;
+}
+
+double pipeline_s(const Workload& w, const Shape& s, const Fabric& f, const Frame& x,
+                  std::vector<std::string>& notes) {
+  if (x.pp < 2) return 0;
+  const double bubble = (x.fwd + x.bwd) * (x.pp - 1) / (double(x.vpp) * x.micro);
+  // Stages are tp x dp ranks apart: another node once those fill one.
+  const bool across = f.nodes > 1 && x.tp * x.dp >= f.per_node;
+  const double bw = across ? f.inter : f.intra;
+  const double act = double(w.batch) * w.seq_len * s.hidden * 2 / x.tp;
+  const double hops = bw > 0 ? 2.0 * x.vpp * act / bw : 0;
+  notes.push_back("pipeline " + std::to_string(x.pp) + " stages" +
+                  (x.vpp > 1 ? " x " + std::to_string(x.vpp) + " interleaved" : "") + ", " +
+                  std::to_string(x.micro) + " micro-batches: bubble (pp-1)/(vpp x m) = " +
+                  num(bubble / (x.fwd + x.bwd)) + " of the compute; activations between stages " +
+                  num(hops * 1e3) + " ms per micro-batch over " +
+                  (across ? "the cluster network" : "the node's link"));
+  return bubble + hops;
+}
+
+// The data-parallel strategy's traffic per micro-batch that the overlap window leaves exposed.
+double data_parallel_s(const Workload& w, const Shape& s, const Fabric& f, const Frame& x,
+                       const K& k, std::vector<std::string>& notes) {
+  if (x.dp < 2) return 0;
+  const Fabric d = dp_fabric(f, x);
+  const double share = 1.0 / (x.tp * x.pp);
+  const bool fp32 =
+      w.amp || w.precision == Precision::fp32 || w.mode == Mode::lora || w.mode == Mode::qlora;
+  const double grads = s.trainable * (fp32 ? 4 : 2) * share;
+  const double ov = k.comm_overlap_fraction, m = x.micro;
+  double exposed = 0;
+  std::string what;
+  switch (w.shard) {
+    case Shard::zero3:
+    case Shard::fsdp: {  // weights gathered every micro-batch, forward and backward
+      const double ag = gather_s(d, s.total * 2 * share);
+      exposed =
+          std::max(0.0, ag - ov * x.fwd) + std::max(0.0, ag - ov * x.bwd) + gather_s(d, grads) / m;
+      what = "all-gather of the stage's weights per micro-batch + reduce-scatter of gradients";
+      break;
+    }
+    case Shard::zero1:
+    case Shard::zero2:  // reduce-scatter in the last backward, all-gather after the step
+      exposed =
+          (std::max(0.0, gather_s(d, grads) - ov * x.bwd) + gather_s(d, s.trainable * 2 * share)) /
+          m;
+      what = "reduce-scatter of the stage's gradients + all-gather of its updated weights";
+      break;
+    default:  // ddp: all-reduce in the last micro-batch's backward
+      exposed = std::max(0.0, allreduce_s(d, grads) - ov * x.bwd) / m;
+      what = "all-reduce of the stage's gradients";
+  }
+  notes.push_back("data parallel " + std::to_string(x.dp) + " (" + to_string(w.shard) + ", " +
+                  std::to_string(d.per_node) + " per node" +
+                  (d.nodes > 1 ? ", over the cluster network" : "") + "): " + what + ", " +
+                  num(exposed * 1e3) + " ms per micro-batch not hidden");
+  return exposed;
+}
+
+}  // namespace
+
+double model_parallel_exposed_s(const Workload& w, const Shape& s, const Gpu& g, const Fabric& f,
+                                double forward_s, double backward_s, const K& k,
+                                std::vector<std::string>& notes) {
+  Frame x{w.tp, w.pp, w.vpp, data_parallel(w), std::max(1, w.grad_accum)};
+  if (x.tp > f.per_node)
+    throw usage_error("--tp " + std::to_string(x.tp) + " exceeds the " +
+                      std::to_string(f.per_node) + " GPUs of one " + g.id +
+                      " node: tensor parallelism runs over the node's own link");
+  const double mp = double(x.tp) * x.pp;
+  x.fwd = forward_s / mp, x.bwd = backward_s / mp;
+  const double real = tensor_parallel_s(w, s, f, x, k, notes) + pipeline_s(w, s, f, x, notes) +
+                      data_parallel_s(w, s, f, x, k, notes);
+  notes.push_back(std::to_string(f.count) + " cards over " + f.what + ": " + num(real * 1e3) +
+                  " ms per micro-batch beyond " + num((x.fwd + x.bwd) * 1e3) +
+                  " ms of compute per GPU");
+  return real * mp;  // in the terms of one card running the whole micro-batch
+}
+
+}  // namespace gpusel::tput

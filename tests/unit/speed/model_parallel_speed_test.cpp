@@ -1,0 +1,61 @@
+// --tp/--pp/--vpp in the speed model: tensor parallelism stays inside a node, and the
+// pipeline bubble (pp - 1) / (vpp x m) shrinks with micro-batches and interleaving.
+#include <catch2/catch.hpp>
+
+#include "gpusel/base/error.hpp"
+#include "gpusel/data/data_source.hpp"
+#include "gpusel/json/embedded.hpp"
+#include "gpusel/json/json_source.hpp"
+#include "gpusel/speed/throughput.hpp"
+
+using namespace gpusel;
+
+namespace {
+
+const ModelArch& preset(const char* id) {
+  static const auto models = parse_models(
+      parse_located(embedded_text("data/models.json"), "models").doc, "data/models.json");
+  return require_model(models, id);
+}
+
+Workload training(Mode mode, Shard shard, int tp, int pp) {
+  Workload w;
+  w.model = preset("llama-3-70b");
+  w.model_from_preset = true;
+  w.mode = mode;
+  w.seq_len = 4096;
+  w.grad_accum = 8;
+  w.shard = shard, w.shard_given = true;
+  w.tp = tp, w.pp = pp;
+  return w;
+}
+
+}  // namespace
+
+TEST_CASE("tensor parallelism beyond one node is refused where the card is known") {
+  static const Catalog cat = load_catalog({});
+  Workload w = on_gpus(training(Mode::full, Shard::zero1, 16, 1), 32);
+  CHECK_THROWS_AS(estimate_throughput(w, require_gpu(cat, "h100-sxm"), 32, true), Error);
+}
+
+TEST_CASE("the pipeline bubble shrinks with more micro-batches and with interleaving") {
+  static const Catalog cat = load_catalog({});
+  const Gpu& h100 = require_gpu(cat, "h100-sxm");
+  auto per_gpu_rate = [&](int micro, int vpp) {
+    Workload w = training(Mode::full, Shard::zero1, 4, 4);
+    w.grad_accum = micro, w.vpp = vpp;
+    return estimate_throughput(on_gpus(w, 64), h100, 64, true).train_tokens_per_s;
+  };
+  CHECK(per_gpu_rate(4, 1) < per_gpu_rate(16, 1));
+  CHECK(per_gpu_rate(16, 1) < per_gpu_rate(64, 1));
+  CHECK(per_gpu_rate(16, 1) < per_gpu_rate(16, 5));
+  // Without a pipeline or data-parallel replicas nothing waits on the step: 8-way tensor
+  // parallelism alone does not depend on the micro-batches.
+  Workload tp = training(Mode::full, Shard::zero1, 8, 1);
+  tp.grad_accum = 4;
+  const double a = estimate_throughput(on_gpus(tp, 8), h100, 8, true).train_tokens_per_s;
+  tp.grad_accum = 64;
+  const double b = estimate_throughput(on_gpus(tp, 8), h100, 8, true).train_tokens_per_s;
+  CHECK(b == Approx(a));
+  CHECK(a > 0);
+}
