@@ -77,7 +77,7 @@ void add_search_options(CLI::App* cmd, RankArgs& a) {
   cmd->add_flag("--require-interconnect", a.require_interconnect,
                 "multi-card configurations must share NVLink/Infinity Fabric/...");
   cmd->add_option("--max-gpus", a.max_gpus,
-                  "largest configuration to consider (default 8; up to 4096: beyond 8, nodes of "
+                  "largest configuration to consider (default 8; up to 16384: beyond 8, nodes of "
                   "8 joined by a cluster network)");
 }
 

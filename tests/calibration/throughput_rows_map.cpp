@@ -194,6 +194,9 @@ std::string parallel_note(const Row& r) {
     out =
         "context parallelism run as data parallel (same compute per GPU; its K/V exchange "
         "not modelled)";
+  if (std::regex_search(m, std::regex(R"(PP([2-9]|[1-9]\d))")) && !has(m, "VP"))
+    out += std::string(out.empty() ? "" : "; ") +
+           "interleaving not stated: vpp 1 (the full 1F1B bubble)";
   if (has(r.at("batch"), "tokens global"))
     out += std::string(out.empty() ? "" : "; ") + "micro-batch not stated: 1";
   return out;
