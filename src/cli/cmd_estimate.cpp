@@ -58,12 +58,14 @@ std::string bullet_list(const std::vector<std::string>& lines) {
   return out;
 }
 
-std::string headline(const Workload& w) {
+// `split`: name the --tp/--pp layout (estimate; fit names it with its own count).
+std::string headline(const Workload& w, bool split = false) {
   return trf("{} ({}, {}B params), {}", safe_cell(w.model.name),
              w.model_from_preset ? w.model.id : tr("bare count"), fixed(w.model.params / 1e9, 2),
              to_string(w.mode)) +
-         (model_parallel(w) ? ", " + parallel_label(w) + " over " + std::to_string(w.gpus) + " GPUs"
-                            : std::string()) +
+         (split && model_parallel(w)
+              ? ", " + parallel_label(w) + " over " + std::to_string(w.gpus) + " GPUs"
+              : std::string()) +
          "\n";
 }
 
@@ -105,7 +107,7 @@ int run_estimate(Context& ctx, const EstimateArgs& a) {
   const Workload w = resolve_workload(wa);
   const Estimate e = estimate(w);
   Output o;
-  o.before = headline(w);
+  o.before = headline(w, true);
   o.table = component_table(e, a.explain);
   o.after = trf("total per GPU {} GiB ({} GB), likely {} to {} GiB", gib(e.total_bytes),
                 fixed(e.total_bytes / 1e9, 2), gib(e.low_bytes), gib(e.high_bytes)) +
