@@ -88,7 +88,7 @@ TEST_CASE("tp 4 x pp 4 divides the model states by 16 and shards the optimizer o
         "tp 4 x pp 4 x dp 4 zero1");
 }
 
-TEST_CASE("the degrees must divide the GPUs, the heads and the layers") {
+TEST_CASE("the degrees must divide the GPUs and the heads and fit the layers") {
   CHECK_THROWS_AS(on_gpus(training(Mode::full, Shard::zero1, 4, 4), 24), Error);
   CHECK_THROWS_AS(on_gpus(training(Mode::full, Shard::zero1, 3, 1), 6), Error);      // 64 heads
   CHECK_THROWS_AS(on_gpus(training(Mode::full, Shard::zero1, 1, 128), 128), Error);  // 80 layers
