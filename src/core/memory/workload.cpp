@@ -7,6 +7,7 @@
 #include "gpusel/base/error.hpp"
 #include "gpusel/base/text.hpp"
 #include "gpusel/data/quantization.hpp"
+#include "workload_internal.hpp"
 
 namespace gpusel {
 namespace {
@@ -220,6 +221,19 @@ void validate_precision(const Workload& w) {
                       " keeps no KV cache");
 }
 
+void validate_context(const Workload& w) {
+  const int cap = w.model.max_context;
+  if (cap > 0 && w.seq_len > cap && !w.allow_long_context)
+    throw usage_error("--seq-len " + std::to_string(w.seq_len) + " is beyond " +
+                      (w.model.id.empty() ? std::string("the model") : w.model.id) +
+                      "'s context of " + std::to_string(cap) +
+                      " tokens (--allow-long-context estimates it anyway)");
+}
+
+}  // namespace
+
+namespace detail {
+
 void validate_sharding(const Workload& w) {
   const bool shards = w.shard != Shard::none && w.shard != Shard::ddp;
   if (!is_training(w.mode) && shards && w.shard != Shard::tp)
@@ -240,99 +254,15 @@ void validate_sharding(const Workload& w) {
     throw usage_error("--offload applies to training (optimizer states, sharded params)");
 }
 
-void validate_context(const Workload& w) {
-  const int cap = w.model.max_context;
-  if (cap > 0 && w.seq_len > cap && !w.allow_long_context)
-    throw usage_error("--seq-len " + std::to_string(w.seq_len) + " is beyond " +
-                      (w.model.id.empty() ? std::string("the model") : w.model.id) +
-                      "'s context of " + std::to_string(cap) +
-                      " tokens (--allow-long-context estimates it anyway)");
-}
-
-}  // namespace
-
-bool model_parallel(const Workload& w) { return w.tp * w.pp > 1; }
-
-int data_parallel(const Workload& w) { return std::max(1, w.gpus / std::max(1, w.tp * w.pp)); }
-
-Workload without_model_parallel(const Workload& w) {
-  if (!model_parallel(w)) return w;
-  Workload one = w;
-  one.tp = one.pp = one.vpp = 1;
-  return on_gpus(one, 1);
-}
-
-std::string parallel_label(const Workload& w) {
-  if (!model_parallel(w)) return to_string(w.shard);
-  return "tp " + std::to_string(w.tp) + " x pp " + std::to_string(w.pp) +
-         (w.vpp > 1 ? " (vpp " + std::to_string(w.vpp) + ")" : "") + " x dp " +
-         std::to_string(data_parallel(w)) + " " + to_string(w.shard);
-}
-
-namespace {
-
-void validate_degrees(const Workload& w) {
-  require_positive(w.tp, "--tp");
-  require_positive(w.pp, "--pp");
-  require_positive(w.vpp, "--vpp");
-  if (w.tp > kMaxGpuCount || w.pp > kMaxGpuCount || w.vpp > kMaxGpuCount)
-    throw usage_error("--tp, --pp and --vpp must be at most " + std::to_string(kMaxGpuCount));
-  if (w.vpp > 1 && w.pp < 2)
-    throw usage_error("--vpp interleaves pipeline stages: it needs --pp 2 or more");
-}
-
-// Megatron-LM's constraints on the degrees (arguments.py): the GPUs are tp x pp x dp, the
-// heads split by tp, each (virtual) stage holds whole layers.
-void validate_model_parallel(const Workload& w) {
-  validate_degrees(w);
-  if (!model_parallel(w)) return;
-  const std::string degrees = "--tp " + std::to_string(w.tp) + " x --pp " + std::to_string(w.pp) +
-                              " = " + std::to_string(w.tp * w.pp);
-  if (!is_training(w.mode))
-    throw usage_error(
-        "--tp/--pp model training parallelism; inference splits a model with "
-        "--shard tp (or none: layers split)");
-  if (w.model.cnn)
-    throw usage_error("--tp/--pp are not modelled for a convolutional network (it trains ddp)");
-  if (w.gpus % (w.tp * w.pp) != 0)
-    throw usage_error(degrees + " GPUs does not divide the " + std::to_string(w.gpus) +
-                      " GPUs: the rest must form whole data-parallel replicas");
-  if (w.model.heads > 0 && !w.model.remainder_linear && w.model.heads % w.tp != 0)
-    throw usage_error("--tp " + std::to_string(w.tp) + " does not divide the model's " +
-                      std::to_string(w.model.heads) + " attention heads");
-  if (w.pp * w.vpp > w.model.layers)
-    throw usage_error("--pp " + std::to_string(w.pp) + " x --vpp " + std::to_string(w.vpp) +
-                      " stages exceed the model's " + std::to_string(w.model.layers) + " layers");
-  if (w.offload != Offload::none)
-    throw usage_error(
-        "--offload is not modelled with --tp/--pp (Megatron-LM keeps every state "
-        "on the GPUs)");
-  if (w.shard == Shard::tp || (w.shard_given && w.shard == Shard::none))
-    throw usage_error(
-        "with --tp/--pp, --shard names the data-parallel strategy of the other "
-        "GPUs: ddp|zero1|zero2|zero3|fsdp (not " +
-        to_string(w.shard) + ")");
-}
-
-// The GPUs as tp x pp x dp: --shard (given, else Megatron's distributed optimizer, which
-// NeMo's recipes turn on: ZeRO-1) is the strategy of the dp replicas.
-Workload place_model_parallel(Workload w, int count) {
-  w.gpus = count;
-  if (!w.shard_given) w.shard = Shard::zero1;
-  validate_model_parallel(w);
-  validate_sharding(w);
-  return w;
-}
-
-}  // namespace
+}  // namespace detail
 
 Workload on_gpus(const Workload& given, int count) {
   require_gpu_count(count, "the GPU count");
-  if (model_parallel(given)) return place_model_parallel(given, count);
+  if (model_parallel(given)) return detail::place_model_parallel(given, count);
   Workload w = given;
   w.gpus = count;
   if (w.shard_given && (count > 1 || w.shard != Shard::tp)) {
-    if (count > 1) validate_sharding(w);
+    if (count > 1) detail::validate_sharding(w);
     return w;
   }
   // Offloading on one GPU is DeepSpeed's ZeRO-Offload (optimizer: stage 2) or ZeRO-Infinity
@@ -439,12 +369,12 @@ void validate(const Workload& w) {
     throw usage_error("--image-size applies to vision models (CNNs, ViT), from 1 pixel up");
   if (w.image_size > 16384) throw usage_error("--image-size above 16384 pixels is not modelled");
   validate_precision(w);
-  validate_sharding(w);
+  detail::validate_sharding(w);
   validate_context(w);
   // The degrees alone here: the count they must divide is on_gpus's (check and compare give it
   // by --count after the workload is read).
-  validate_degrees(w);
-  if (model_parallel(w) && w.gpus % (w.tp * w.pp) == 0) validate_model_parallel(w);
+  detail::validate_degrees(w);
+  if (model_parallel(w) && w.gpus % (w.tp * w.pp) == 0) detail::validate_model_parallel(w);
 }
 
 }  // namespace gpusel
