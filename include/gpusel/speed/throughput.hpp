@@ -57,6 +57,9 @@ struct Engine {  // a decode engine (--engine)
   double layer_overhead_s = 0;              // per layer per decode step
   double prefill_efficiency = 1;            // of the achievable matmul rate
   bool prefill_fp16_accumulate = false;     // GeForce: FP16-accumulate GEMMs
+  // Apple GPUs (Metal back end): the engine's own measured prompt efficiency and its
+  // quantized-weight factor there; 0 when the engine has no Metal measurement.
+  double metal_prefill_efficiency = 0, metal_prefill_quantized_factor = 0;
 };
 
 struct ClusterNetwork {  // between nodes
