@@ -45,8 +45,11 @@ Targets targets_of(const ServeArgs& a) {
 
 ServeTarget target_of(const ServeArgs& a) {
   if (a.rps && a.users) throw usage_error("give --rps or --users, not both");
-  if (a.rps && !(*a.rps > 0)) throw usage_error("--rps must be positive");
-  if (a.users && !(*a.users >= 1)) throw usage_error("--users must be at least 1");
+  // Upper bounds far above any deployment keep the arithmetic finite.
+  if (a.rps && !(*a.rps > 0 && *a.rps <= 1e6))
+    throw usage_error("--rps must be positive and at most 1,000,000");
+  if (a.users && !(*a.users >= 1 && *a.users <= 1e8))
+    throw usage_error("--users must be 1..100,000,000");
   if (a.rank_by != "buy" && a.rank_by != "rent")
     throw usage_error("--rank-by '" + quote_input(a.rank_by) + "' must be buy or rent");
   if (a.years < 0) throw usage_error("--years must be positive");
@@ -87,7 +90,8 @@ int run_serve(Context& ctx, const ServeArgs& a) {
   if (!a.gpu.empty()) {
     q.gpu = &require_gpu(ctx.catalog(), a.gpu);
     q.count = card_count(a.count, a.rank.workload);
-    if (q.count < 1 || q.count > 4096) throw usage_error("--count must be 1..4096");
+    if (q.count < 1 || q.count > kMaxGpus)
+      throw usage_error(fmt::format("--count must be 1..{}", kMaxGpus));
   } else if (a.count != kNotGiven) {
     throw usage_error("--count needs --gpu");
   }
