@@ -45,8 +45,11 @@ Targets targets_of(const ServeArgs& a) {
 
 ServeTarget target_of(const ServeArgs& a) {
   if (a.rps && a.users) throw usage_error("give --rps or --users, not both");
-  if (a.rps && !(*a.rps > 0)) throw usage_error("--rps must be positive");
-  if (a.users && !(*a.users >= 1)) throw usage_error("--users must be at least 1");
+  // Upper bounds far above any deployment keep the arithmetic finite.
+  if (a.rps && !(*a.rps > 0 && *a.rps <= 1e6))
+    throw usage_error("--rps must be positive and at most 1,000,000");
+  if (a.users && !(*a.users >= 1 && *a.users <= 1e8))
+    throw usage_error("--users must be 1..100,000,000");
   if (a.rank_by != "buy" && a.rank_by != "rent")
     throw usage_error("--rank-by '" + quote_input(a.rank_by) + "' must be buy or rent");
   if (a.years < 0) throw usage_error("--years must be positive");

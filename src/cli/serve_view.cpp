@@ -205,9 +205,10 @@ Lengths parse_lengths(const std::string& flag, const std::string& text) {
     throw usage_error(flag + " '" + quote_input(text) +
                       "' is not a length (forms: 1000, 1000:300)");
   }
-  if (!(l.mean >= 1) || !(l.sd >= 0) || !std::isfinite(l.mean) || !std::isfinite(l.sd))
+  // Ten million tokens is beyond every model's context; the bound keeps lengths integral.
+  if (!(l.mean >= 1 && l.mean <= 1e7) || !(l.sd >= 0 && l.sd <= 1e7))
     throw usage_error(flag + " '" + quote_input(text) +
-                      "': the mean must be >= 1 token and the sd >= 0");
+                      "': the mean must be 1..10,000,000 tokens and the sd 0..10,000,000");
   return l;
 }
 

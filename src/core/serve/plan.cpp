@@ -96,10 +96,11 @@ std::optional<Rental> rent(const Gpu& g, int count, int replicas, double tokens_
   return best;
 }
 
-// Replicas a target needs at `cap` per replica.
+// Replicas a target needs at `cap` per replica. Capped at a million (no deployment is larger)
+// so an absurd target over a slow replica cannot overflow the count.
 int replicas_for(const ServeTarget& t, const LoadPoint& cap, double cap_users) {
   const auto need = [](double want, double per) {
-    return per > 0 ? std::max(1, int(std::ceil(want / per - 1e-9))) : 1;
+    return per > 0 ? std::max(1, int(std::min(1e6, std::ceil(want / per - 1e-9)))) : 1;
   };
   if (t.rps) return need(*t.rps, cap.rate);
   if (t.users) return need(*t.users, cap_users);

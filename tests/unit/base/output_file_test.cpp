@@ -84,3 +84,35 @@ TEST_CASE("a write that fails part way (the disk full) keeps the earlier file wh
   CHECK(read_file(path) == "the earlier report");
   CHECK(t.entries() == 1);  // no temporary left
 }
+
+TEST_CASE("a device or FIFO named as the output is written in place, never replaced") {
+  TempDir t;
+  // /dev/full takes the open and fails the write: an error, and the node stays a device.
+  try {
+    write_file_atomic("/dev/full", "x");
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK_THAT(e.what(), Catch::Contains("/dev/full") && Catch::Contains("No space"));
+  }
+  CHECK(fs::is_character_file("/dev/full"));
+  write_file_atomic("/dev/null", "discarded");
+  CHECK(fs::is_character_file("/dev/null"));
+  // A FIFO nobody reads is an error at once (no hang) and stays a FIFO.
+  const std::string fifo = (t.dir / "pipe").string();
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  CHECK_THROWS_AS(write_file_atomic(fifo, "x"), Error);
+  CHECK(fs::is_fifo(fifo));
+  CHECK(t.entries() == 1);
+}
+
+TEST_CASE("through a symbolic link the file it points to is replaced and the link kept") {
+  TempDir t;
+  const fs::path real = t.dir / "real.svg";
+  const fs::path link = t.dir / "link.svg";
+  write_file_atomic(real.string(), "old");
+  fs::create_symlink(real, link);
+  write_file_atomic(link.string(), "new");
+  CHECK(fs::is_symlink(link));
+  CHECK(read_file(real.string()) == "new");
+  CHECK(t.entries() == 2);
+}
