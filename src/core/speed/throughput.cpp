@@ -103,10 +103,11 @@ double dequant_s(const Workload& w, const Shape& s, double bw, const K& k, Throu
   return step;
 }
 
-// Cards that hold a share of the optimizer states: sharded strategies, tensor parallel and a
-// layer split; DDP and one card keep all of them.
+// Cards whose optimizer steps run side by side on a share of the states: ZeRO/FSDP and
+// tensor parallel. DDP steps the whole model on every card; a layer split steps each
+// stage in turn, one card at a time like the rest of its step.
 int optimizer_shards(const Workload& w, int count) {
-  if (count <= 1 || w.shard == Shard::ddp) return 1;
+  if (count <= 1 || w.shard == Shard::ddp || w.shard == Shard::none) return 1;
   return count;
 }
 
@@ -117,7 +118,9 @@ double memory_bound_s(const Workload& w, const Shape& s, double bw, bool fp8, in
   if (bw <= 0 || !k.memory_bound_training) return 0;
   const double tokens = double(w.batch) * w.seq_len;
   const double act = tput::activation_traffic_per_token(w, s, fp8, k);
-  const double opt = tput::optimizer_traffic(w, s, optimizer_shards(w, count));
+  // Offloaded, the optimizer steps on the CPU (its time is not modelled), not on the card.
+  const double opt =
+      w.offload == Offload::none ? tput::optimizer_traffic(w, s, optimizer_shards(w, count)) : 0;
   const double step = (act * tokens + opt / std::max(1, w.grad_accum)) / bw;
   t.assumptions.push_back(
       "memory-bound ops (norms, softmax, activations, residuals" +
