@@ -90,7 +90,8 @@ int run_serve(Context& ctx, const ServeArgs& a) {
   if (!a.gpu.empty()) {
     q.gpu = &require_gpu(ctx.catalog(), a.gpu);
     q.count = card_count(a.count, a.rank.workload);
-    if (q.count < 1 || q.count > 4096) throw usage_error("--count must be 1..4096");
+    if (q.count < 1 || q.count > kMaxGpus)
+      throw usage_error(fmt::format("--count must be 1..{}", kMaxGpus));
   } else if (a.count != kNotGiven) {
     throw usage_error("--count needs --gpu");
   }

@@ -11,7 +11,7 @@
 namespace gpusel::cli {
 
 // The largest configuration --max-gpus and --count accept: clusters of nodes (issue 9).
-constexpr int kMaxGpus = 4096;
+constexpr int kMaxGpus = kMaxGpuCount;  // memory/workload.hpp
 
 struct RankArgs {
   WorkloadArgs workload;

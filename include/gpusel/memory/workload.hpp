@@ -123,6 +123,9 @@ std::vector<std::string> gguf_names();      // data/quantizations.json's GGUF ty
 // runs unsharded. A shard the user gave is kept when it applies and refused (Error(usage))
 // when it cannot; otherwise training shards everything (FSDP/ZeRO-3) and inference splits
 // the weights by tensor parallelism where the count divides the heads, else by layers.
+// The largest configuration any command models: 512 nodes of 8 (issue 9's clusters).
+inline constexpr int kMaxGpuCount = 4096;
+
 Workload on_gpus(const Workload& w, int count);
 
 // Error(usage) for combinations no framework runs: full fine-tuning of int4 weights,

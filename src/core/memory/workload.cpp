@@ -178,6 +178,13 @@ void require_positive(long v, const char* what) {
     throw usage_error(std::string(what) + " must be at least 1 (got " + std::to_string(v) + ")");
 }
 
+void require_gpu_count(long v, const char* what) {
+  require_positive(v, what);
+  if (v > kMaxGpuCount)
+    throw usage_error(std::string(what) + " must be at most " + std::to_string(kMaxGpuCount) +
+                      " (got " + std::to_string(v) + ")");
+}
+
 void validate_precision(const Workload& w) {
   const bool trains_base = w.mode == Mode::full || w.mode == Mode::freeze;
   // FP8 training (torchao float8, Transformer Engine) keeps bf16 weights and casts to fp8
@@ -244,7 +251,7 @@ void validate_context(const Workload& w) {
 }  // namespace
 
 Workload on_gpus(const Workload& given, int count) {
-  require_positive(count, "the GPU count");
+  require_gpu_count(count, "the GPU count");
   Workload w = given;
   w.gpus = count;
   if (w.shard_given && (count > 1 || w.shard != Shard::tp)) {
@@ -332,7 +339,7 @@ void validate(const Workload& w) {
   require_positive(w.batch, "--batch");
   require_positive(w.grad_accum, "--grad-accum");
   require_positive(w.seq_len, "--seq-len");
-  require_positive(w.gpus, "--gpus");
+  require_gpu_count(w.gpus, "--gpus");
   if (w.prompt_len < 0 || w.prompt_len > w.seq_len)
     throw usage_error("--prompt-len must be between 1 and --seq-len (" + std::to_string(w.seq_len) +
                       ")");

@@ -148,3 +148,14 @@ TEST_CASE("a 70B model in bf16 needs several 80 GB cards, fit says how many") {
   CHECK(fit(big, module, 4).fits);
   CHECK_THROWS_AS(fit(w, card(80), 0), Error);
 }
+
+TEST_CASE("GPU counts are 1..4096 in every command: the per-GPU workload refuses the rest") {
+  Workload w = on(test_models::llama31_8b(), Mode::full);
+  w.shard = Shard::zero3;
+  w.shard_given = true;
+  CHECK(on_gpus(w, kMaxGpuCount).gpus == kMaxGpuCount);
+  for (int bad : {0, -1, kMaxGpuCount + 1})
+    CHECK_THROWS_WITH(on_gpus(w, bad), Catch::Contains("the GPU count must be"));
+  w.gpus = kMaxGpuCount + 1;
+  CHECK_THROWS_WITH(validate(w), Catch::Contains("--gpus must be at most 4096"));
+}
