@@ -56,6 +56,15 @@ void apply_source_versions(const Row& r, gpusel::Workload& w) {
     // measured in 2023 on PEFT < 0.12, whose adapters take a floating base weight's dtype.
     f.lora_dropout = {0.05, "QwenLM/Qwen finetune.py LoraArguments.lora_dropout", "2023-11-30"};
     if (!has(quant, "gptq")) f.adapter_dtype = {"base", "PEFT < 0.12 (2023)", "2023-11-30"};
+    // Its single-GPU Q-LoRA script runs DeepSpeed ZeRO-2 in fp16 ("Remember to use --fp16
+    // instead of --bf16 due to autogptq"; --deepspeed finetune/ds_config_zero2.json, QwenLM/Qwen
+    // @b5fad3d5 finetune/finetune_qlora_single_gpu.sh, the commit that added the profiling),
+    // whose reduce_bucket_size is 2e8 with overlap_comm (ds_config_zero2.json @af22d5e0).
+    if (w.mode == gpusel::Mode::qlora) {
+      w.shard = gpusel::Shard::zero2;
+      f.zero.value.reduce_bucket_size = 2e8;
+      f.zero.source = "QwenLM/Qwen@af22d5e0 finetune/ds_config_zero2.json";
+    }
   }
   // A row that states its LoRA dropout (from its recipe file) overrides the framework's.
   std::smatch m;

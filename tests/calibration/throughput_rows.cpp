@@ -93,7 +93,13 @@ void training_workload(const Row& r, gpusel::Workload& w) {
   if (w.mode == Mode::qlora) w.precision = Precision::int4;
   w.amp = has(p, "AMP");
   w.batch = micro_batch(r);
+  std::smatch ga;
+  const std::string& batch = r.at("batch");
+  if (std::regex_search(batch, ga, std::regex(R"(GA(\d+))"))) w.grad_accum = std::stoi(ga[1]);
   w.seq_len = first_int(r.at("seq_len"), 2048);
+  // Stacks that predate FlashAttention/SDPA write the attention scores (--no-flash-attn):
+  // NVIDIA DeepLearningExamples' BERT and Transformers 4.3.
+  w.flash_attn = !has(how, "DeepLearningExamples") && !has(how, "Transformers 4.3");
   const std::string notes = r.at("notes") + " " + method;
   w.grad_ckpt = (has(notes, "act. ckpt") && !has(notes, "no act. ckpt")) ||
                 has(notes, "gradient checkpointing on");

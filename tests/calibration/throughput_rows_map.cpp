@@ -160,6 +160,9 @@ std::string engine_of(const std::string& framework) {
   const std::string f = lower(framework);
   for (const auto& [word, engine] :
        std::vector<std::pair<const char*, const char*>>{{"llama.cpp", "llama.cpp"},
+                                                        // vLLM of Oct 2023: before CUDA
+                                                        // graphs (v0.2.5, PR #1926)
+                                                        {"vllm acbed3e", "vllm-eager"},
                                                         {"exllamav2", "exllamav2"},
                                                         {"tensorrt-llm", "tensorrt-llm"},
                                                         {"mlc", "mlc"},

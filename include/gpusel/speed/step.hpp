@@ -28,7 +28,8 @@ struct StepModel {
   double prefill_linear_flops = 0, prefill_attention_flops = 0;  // per prompt token
   double linear_flops_per_s = 0, attention_flops_per_s = 0;      // whole replica, achieved
   double prefill_factor = 1;    // quantized weights dequantized in prompt GEMMs
-  double comm_s_per_token = 0;  // tensor parallel: all-reduce transfer time per token
+  double comm_s_per_token = 0;  // tensor parallel: all-reduce transfer time per token, added
+                                // to the step (on the critical path, not overlapped)
   std::vector<std::string> assumptions;
 };
 

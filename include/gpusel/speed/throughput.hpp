@@ -57,6 +57,9 @@ struct Engine {  // a decode engine (--engine)
   double layer_overhead_s = 0;              // per layer per decode step
   double prefill_efficiency = 1;            // of the achievable matmul rate
   bool prefill_fp16_accumulate = false;     // GeForce: FP16-accumulate GEMMs
+  // Apple GPUs (Metal back end): the engine's own measured prompt efficiency and its
+  // quantized-weight factor there; 0 when the engine has no Metal measurement.
+  double metal_prefill_efficiency = 0, metal_prefill_quantized_factor = 0;
 };
 
 struct ClusterNetwork {  // between nodes
@@ -69,8 +72,14 @@ struct ClusterNetwork {  // between nodes
 struct ThroughputConstants {
   double int4_bits_per_weight = 4.5, int8_bits_per_weight = 8.5;
   double kv_cache_bytes_per_value = 2;
-  double qlora_dequant_bytes = 2.5;     // per 4-bit weight per pass: NF4 read + bf16 write
-  double fp8_training_factor = 1;       // FP8 (TE) end-to-end vs BF16, per achievable rate
+  double qlora_dequant_bytes = 2.5;  // per 4-bit weight per pass: NF4 read + bf16 write
+  double fp8_training_factor = 1;    // FP8 (TE) end-to-end vs BF16, per achievable rate
+  // Passes over each activation tensor in forward (write, read) and backward (read it,
+  // write and read its gradient): the memory-bound ops' traffic in a training step.
+  double activation_forward_passes = 2, activation_backward_passes = 3;
+  // Charge the memory-bound ops and the optimizer step (data always does; unit fixtures that
+  // check the matmul arithmetic alone switch it off).
+  bool memory_bound_training = true;
   double prefill_quantized_factor = 1;  // int8/int4 weights dequantized in prompt GEMMs
   double ddp_bucket_bytes = 25e6;       // the last bucket cannot overlap
   double comm_overlap_fraction = 1;     // of the compute window communication hides behind

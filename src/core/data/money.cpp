@@ -43,7 +43,8 @@ constexpr double kMaxBudget = 1e15;
 }
 
 int recency_class(const Price& p, const PricePolicy& pol) {
-  if (p.kind == "street" || p.kind == "estimate") return 0;
+  // A quote is a current price for parts sold under quotation, as current as a street price.
+  if (p.kind == "street" || p.kind == "estimate" || p.kind == "quote") return 0;
   if (p.kind == "used") return pol.prefer_used ? -1 : 1;
   return 2;  // msrp
 }

@@ -112,13 +112,32 @@ const Keywords& no_keywords() {
 
 // ---- Checking a document -----------------------------------------------------------------
 
+// Where a value sits, as a chain of frames on the checker's stack: the JSON pointer string is
+// written only when an issue needs it. Building "/gpus/3/price/usd" for every value checked
+// cost more than the checks themselves on a large catalog.
+struct Path {
+  const Path* parent = nullptr;
+  const std::string* base = nullptr;  // the pointer the check started at (root frame only)
+  std::string_view key;               // an object member's name, else
+  std::size_t index = 0;              // an array element's index
+  bool is_index = false;
+
+  std::string str() const {
+    if (!parent) return *base;
+    std::string out = parent->str();
+    out += '/';
+    out += is_index ? std::to_string(index) : pointer_escape(key);
+    return out;
+  }
+};
+
 class Checker {
  public:
   Checker(const json& root, const KeywordIndex& index, std::vector<SchemaIssue>& out,
           const Elided* elided)
       : root_(root), index_(index), out_(&out), elided_(elided) {}
 
-  void check(const json& s, const json& v, const std::string& ptr) {
+  void check(const json& s, const json& v, const Path& ptr) {
     if (s.is_boolean()) {
       if (!s.get<bool>()) issue(ptr, "is not allowed here");
       return;
@@ -151,17 +170,21 @@ class Checker {
   // Each step of the recursion (check, check_object, check_array, check_ref, ...) is its own
   // lean frame and builds messages out of line: inlined, their temporaries multiplied every
   // level's stack use (sanitizer builds overflowed at ~300 levels of nesting).
-  [[gnu::noinline]] void issue(const std::string& ptr, const std::string& message,
-                               bool unknown = false) {
-    out_->push_back({ptr, message, unknown});
+  [[gnu::noinline]] void issue(const Path& ptr, const std::string& message, bool unknown = false) {
+    issue_at(ptr.str(), message, unknown);
+  }
+  [[gnu::noinline]] void issue_at(std::string ptr, const std::string& message,
+                                  bool unknown = false) {
+    out_->push_back({std::move(ptr), message, unknown});
   }
 
-  [[noreturn, gnu::noinline]] static void too_deep(const std::string& ptr) {
-    throw data_error("document nested too deeply to validate (at '" + quote_input(ptr, 80) + "')");
+  [[noreturn, gnu::noinline]] static void too_deep(const Path& ptr) {
+    throw data_error("document nested too deeply to validate (at '" + quote_input(ptr.str(), 80) +
+                     "')");
   }
 
   // Re-entering a $ref on the same document value can only loop forever.
-  [[gnu::noinline]] void check_ref(const Keywords& kw, const json& v, const std::string& ptr) {
+  [[gnu::noinline]] void check_ref(const Keywords& kw, const json& v, const Path& ptr) {
     const auto key = std::make_pair(kw.ref, &v);
     if (std::find(refs_.begin(), refs_.end(), key) != refs_.end()) ref_cycle(kw.ref_name, ptr);
     refs_.push_back(key);
@@ -169,12 +192,12 @@ class Checker {
     refs_.pop_back();
   }
 
-  [[noreturn, gnu::noinline]] static void ref_cycle(const std::string& ref,
-                                                    const std::string& ptr) {
-    schema_error("", "$ref cycle through " + ref + " (document at '" + quote_input(ptr, 80) + "')");
+  [[noreturn, gnu::noinline]] static void ref_cycle(const std::string& ref, const Path& ptr) {
+    schema_error(
+        "", "$ref cycle through " + ref + " (document at '" + quote_input(ptr.str(), 80) + "')");
   }
 
-  [[gnu::noinline]] bool type_matches(const Keywords& kw, const json& v, const std::string& ptr) {
+  [[gnu::noinline]] bool type_matches(const Keywords& kw, const json& v, const Path& ptr) {
     if (!kw.type || (kw.type_mask & types_of(v))) return true;
     const json& t = *kw.type;
     std::string want = t.is_string() ? with_article(t.get<std::string>()) : "";
@@ -185,7 +208,7 @@ class Checker {
   }
 
   // Everything that does not descend into the value.
-  [[gnu::noinline]] void check_leaf(const Keywords& kw, const json& v, const std::string& ptr) {
+  [[gnu::noinline]] void check_leaf(const Keywords& kw, const json& v, const Path& ptr) {
     check_enum_const(kw, v, ptr);
     if (v.is_number()) check_number(kw, v, ptr);
     if (v.is_string()) check_string(kw, v, ptr);
@@ -194,9 +217,10 @@ class Checker {
     if (v.is_array() && kw.unique_items && !elided(ptr)) check_unique(v, ptr);
   }
 
-  bool elided(const std::string& ptr) const { return elided_ && ptr == elided_->pointer; }
+  // Only arrays ask, so the pointer is written for arrays only.
+  bool elided(const Path& ptr) const { return elided_ && ptr.str() == elided_->pointer; }
 
-  void check_enum_const(const Keywords& kw, const json& v, const std::string& ptr) {
+  void check_enum_const(const Keywords& kw, const json& v, const Path& ptr) {
     if (kw.const_value && *kw.const_value != v)
       issue(ptr, "must be " + brief(*kw.const_value) + " (got " + brief(v) + ")");
     const json* e = kw.enum_values;
@@ -206,14 +230,14 @@ class Checker {
     issue(ptr, "must be one of " + list + " (got " + brief(v) + ")");
   }
 
-  void check_required(const json& required, const json& v, const std::string& ptr) {
+  void check_required(const json& required, const json& v, const Path& ptr) {
     for (auto& name : required)
       if (!v.contains(name)) issue(ptr, "missing required field '" + plain(name) + "'");
   }
 
-  [[gnu::noinline]] void check_object(const Keywords& kw, const json& v, const std::string& ptr) {
+  [[gnu::noinline]] void check_object(const Keywords& kw, const json& v, const Path& ptr) {
     for (auto& [k, child] : v.items()) {
-      std::string p = ptr + "/" + pointer_escape(k);
+      const Path p{&ptr, nullptr, k, 0, false};
       const json* prop = nullptr;
       if (auto it = kw.property.find(k); it != kw.property.end()) prop = it->second;
       if (prop) {
@@ -226,11 +250,11 @@ class Checker {
     }
   }
 
-  [[gnu::noinline]] void unknown_field(const std::string& ptr, const std::string& name) {
+  [[gnu::noinline]] void unknown_field(const Path& ptr, const std::string& name) {
     issue(ptr, "unknown field '" + quote_input(name) + "'", true);
   }
 
-  void check_counts(const Keywords& kw, std::size_t n, const std::string& ptr) {
+  void check_counts(const Keywords& kw, std::size_t n, const Path& ptr) {
     if (kw.min_items && n < kw.min_items->get<std::size_t>())
       issue(ptr, "must have at least " + kw.min_items->dump() + " items (got " + std::to_string(n) +
                      ")");
@@ -239,14 +263,14 @@ class Checker {
             "must have at most " + kw.max_items->dump() + " items (got " + std::to_string(n) + ")");
   }
 
-  [[gnu::noinline]] void check_array(const Keywords& kw, const json& v, const std::string& ptr) {
+  [[gnu::noinline]] void check_array(const Keywords& kw, const json& v, const Path& ptr) {
     if (!kw.items || elided(ptr)) return;  // an elided list's items are checked one by one
     for (std::size_t i = 0; i < v.size(); ++i)
-      check(*kw.items, v[i], ptr + "/" + std::to_string(i));
+      check(*kw.items, v[i], Path{&ptr, nullptr, {}, i, true});
   }
 
   // Sorted copies find duplicates in n log n, where comparing every pair would be quadratic.
-  void check_unique(const json& v, const std::string& ptr) {
+  void check_unique(const json& v, const Path& path) {
     if (v.empty()) return;  // order[0] below needs an element (UBSan: null reference)
     std::vector<std::size_t> order(v.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
@@ -261,12 +285,13 @@ class Checker {
       }
     }
     std::sort(dups.begin(), dups.end());
+    const std::string ptr = dups.empty() ? std::string() : path.str();
     for (const auto& [j, first] : dups)
-      issue(ptr + "/" + std::to_string(j),
-            "duplicates item " + std::to_string(first) + " (items must be unique)");
+      issue_at(ptr + "/" + std::to_string(j),
+               "duplicates item " + std::to_string(first) + " (items must be unique)");
   }
 
-  void check_number(const Keywords& kw, const json& v, const std::string& ptr) {
+  void check_number(const Keywords& kw, const json& v, const Path& ptr) {
     const double x = v.get<double>();
     auto bound = [&](const json* b, const char* op, bool ok) {
       if (b && !ok)
@@ -280,7 +305,7 @@ class Checker {
           !kw.exclusive_maximum || x < kw.exclusive_maximum->get<double>());
   }
 
-  void check_string(const Keywords& kw, const json& v, const std::string& ptr) {
+  void check_string(const Keywords& kw, const json& v, const Path& ptr) {
     const auto& str = v.get_ref<const std::string&>();
     if (kw.min_length || kw.max_length) {
       const auto n = code_points(str);
@@ -296,7 +321,7 @@ class Checker {
     if (kw.format) check_format(*kw.format, str, ptr);
   }
 
-  void check_pattern(const Keywords& kw, const std::string& str, const std::string& ptr) {
+  void check_pattern(const Keywords& kw, const std::string& str, const Path& ptr) {
     if (str.size() > kMaxPatternInput)
       issue(ptr, "is too long to check against pattern " + kw.pattern_source + " (" +
                      std::to_string(str.size()) + " bytes)");
@@ -304,7 +329,7 @@ class Checker {
       issue(ptr, "must match pattern " + kw.pattern_source + " (got " + brief(json(str)) + ")");
   }
 
-  void check_format(const json& format, const std::string& str, const std::string& ptr) {
+  void check_format(const json& format, const std::string& str, const Path& ptr) {
     if (format == "date" && !is_date(str))
       issue(ptr, "must be a date YYYY-MM-DD (got " + brief(json(str)) + ")");
     if (format == "uri" && !is_uri(str))
@@ -312,8 +337,7 @@ class Checker {
   }
 
   // Issues `s` finds in `v`, kept apart from the main list.
-  [[gnu::noinline]] std::vector<SchemaIssue> trial(const json& s, const json& v,
-                                                   const std::string& ptr) {
+  [[gnu::noinline]] std::vector<SchemaIssue> trial(const json& s, const json& v, const Path& ptr) {
     std::vector<SchemaIssue> local;
     auto* saved = out_;
     out_ = &local;
@@ -322,8 +346,7 @@ class Checker {
     return local;
   }
 
-  [[gnu::noinline]] void check_combinators(const Keywords& kw, const json& v,
-                                           const std::string& ptr) {
+  [[gnu::noinline]] void check_combinators(const Keywords& kw, const json& v, const Path& ptr) {
     if (kw.all_of)
       for (auto& sub : *kw.all_of) check(sub, v, ptr);
     if (kw.any_of) check_alternatives(*kw.any_of, v, ptr, false);
@@ -339,7 +362,7 @@ class Checker {
     return !kw.ref || hops > 16 || type_fits(*kw.ref, v, hops + 1);
   }
 
-  void check_alternatives(const json& subs, const json& v, const std::string& ptr, bool one) {
+  void check_alternatives(const json& subs, const json& v, const Path& ptr, bool one) {
     std::size_t matched = 0;
     std::vector<SchemaIssue> closest;
     bool closest_fits = false;
@@ -360,14 +383,16 @@ class Checker {
 
   [[gnu::noinline]] void report_alternatives(std::size_t forms, std::size_t matched,
                                              const std::vector<SchemaIssue>& closest,
-                                             const std::string& ptr) {
+                                             const Path& path) {
     auto n = std::to_string(forms);
+    const std::string ptr = path.str();
     if (matched > 1)
-      return issue(ptr, "must match exactly one of " + n + " allowed forms (matches " +
-                            std::to_string(matched) + ")");
+      return issue_at(ptr, "must match exactly one of " + n + " allowed forms (matches " +
+                               std::to_string(matched) + ")");
     const auto& hint = closest.front();
     std::string where = hint.pointer == ptr ? "" : hint.pointer.substr(ptr.size() + 1) + ": ";
-    issue(ptr, "matches none of " + n + " allowed forms (closest: " + where + hint.message + ")");
+    issue_at(ptr,
+             "matches none of " + n + " allowed forms (closest: " + where + hint.message + ")");
   }
 };
 
@@ -377,7 +402,8 @@ namespace schema_detail {
 
 void run_check(const json& root, const KeywordIndex& index, const json& s, const json& v,
                const std::string& ptr, const Elided* elided, std::vector<SchemaIssue>& out) {
-  Checker(root, index, out, elided).check(s, v, ptr);
+  const Path top{nullptr, &ptr, {}, 0, false};
+  Checker(root, index, out, elided).check(s, v, top);
 }
 
 }  // namespace schema_detail

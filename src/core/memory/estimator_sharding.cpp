@@ -107,24 +107,36 @@ void add_sharding_components(const Setup& s, std::vector<Component>& out) {
   add_buckets(s, out);
 }
 
-// At the optimizer step the activations are gone, and ZeRO-3 builds an fp32 gradient
-// buffer of one sub-group (stage3.py:1025-1066): the part of that peak above the
-// forward/backward turn's transients.
+// At the optimizer step the activations are gone, and DeepSpeed builds fp32 gradients for its
+// fp32 master partition: ZeRO-3 one sub-group at a time (stage3.py:1025-1066), ZeRO-1/2 each
+// parameter group's whole partition, flatten(averaged_gradients).to(fp32), before it frees the
+// 16-bit gradients (microsoft/DeepSpeed@cde57d29 deepspeed/runtime/zero/stage_1_and_2.py
+// step(): single_partition_of_fp32_groups[i].grad = single_grad_partition). The part of that
+// peak above the forward/backward turn's transients is the step's own.
 void add_step_component(const Setup& s, std::vector<Component>& out) {
-  if (s.shard != Shard::zero3 || s.trainable <= 0) return;
-  const double sub = std::min(s.f.zero.value.sub_group_size, s.trainable / s.n) * 4;
+  if (!s.zero() || s.trainable <= 0) return;
+  const bool stage3 = s.shard == Shard::zero3;
+  const double partition = s.trainable / s.n;
+  const double elems = stage3 ? std::min(s.f.zero.value.sub_group_size, partition) : partition;
+  const double sub = elems * 4;
   double transients = 0;
   for (const auto& c : out)
     if (c.where == "gpu" &&
         (c.name == "activations" || c.name == "logits" || c.name == "gathered_params"))
       transients += c.bytes;
   const bool host = s.offloads_optimizer();
+  // ZeRO-Offload stage 1/2 writes the fp32 gradients straight into the CPU partition, which
+  // gradients_offloaded already counts.
+  if (host && !stage3) return;
   const double extra = host ? sub : std::max(0.0, sub - transients);
   if (extra <= 0) return;
+  const std::string what =
+      stage3 ? "fp32 gradient buffer of one sub-group min(" + num(s.f.zero.value.sub_group_size) +
+                   ", trainable / GPUs) x 4 B"
+             : "fp32 gradients of the optimizer's partition, trainable / GPUs " + num(partition) +
+                   " x 4 B (ZeRO-1/2 step)";
   out.push_back({"optimizer_step", extra,
-                 "fp32 gradient buffer of one sub-group min(" + num(s.f.zero.value.sub_group_size) +
-                     ", trainable / GPUs) x 4 B" +
-                     (host ? ", on the CPU" : " beyond the freed activations and gathers"),
+                 what + (host ? ", on the CPU" : " beyond the freed activations and gathers"),
                  host ? "host" : "gpu"});
 }
 

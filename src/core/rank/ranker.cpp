@@ -108,10 +108,13 @@ bool passes_filters(const Gpu& g, const Filters& f) {
 namespace {
 
 // What evaluate needs beyond the configuration: the same card's one-card need (shared by
-// every count of a card), and whether to write the rules' texts.
+// every count of a card), whether to write the rules' texts, and whether a configuration
+// that does not fit may stop at its memory (the ranker only counts those: no price, speed or
+// rules for a result nobody sees).
 struct EvalContext {
   std::optional<double> one_card_need;
   bool render = true;
+  bool stop_if_too_small = false;
 };
 
 double one_card_need(const Gpu& gpu, const RankRequest& req) {
@@ -131,6 +134,7 @@ Result evaluate_in(const Config& config, const RuleSet& rules, const Rates& rate
   r.need = estimate(w, EstimateDetail::numbers);
   r.usable_bytes = usable_bytes(*config.gpu, req.reserve);
   r.headroom = (r.usable_bytes - r.need.total_bytes) / r.usable_bytes;
+  if (ctx.stop_if_too_small && r.need.total_bytes > r.usable_bytes) return r;  // judged too_small
   r.one_card_fits = config.count == 1
                         ? r.need.total_bytes <= r.usable_bytes
                         : (ctx.one_card_need ? *ctx.one_card_need
@@ -165,6 +169,7 @@ Ranking rank(const Catalog& catalog, const RuleSet& rules, const Rates& rates,
   for (const auto& gpu : catalog.gpus) {
     EvalContext ctx;
     ctx.render = false;  // written below for the configurations kept
+    ctx.stop_if_too_small = true;
     for (const auto& config : configurations(gpu, req.max_gpus, req.workload)) {
       ++out.candidates;
       const bool unlinked = config.count > 1 && !config.linked;

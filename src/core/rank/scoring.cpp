@@ -118,49 +118,53 @@ void score(std::vector<Result>& results, const RankRequest& req) {
 
 Facts facts_for(const Result& r, const Workload& w, const RankRequest& req) {
   const Gpu& g = *r.config.gpu;
-  Facts f{{"gpu.id", g.id},
-          {"gpu.name", g.name},
-          {"gpu.vendor", g.vendor},
-          {"gpu.segment", g.segment},
-          {"gpu.form_factor", g.form_factor},
-          {"gpu.vram_gb", g.vram_gb},
-          {"gpu.memory_type", g.memory_type},
-          {"gpu.ecc", g.ecc},
-          {"gpu.unified_memory", g.unified_memory},
-          {"gpu.tdp_w", g.tdp_w},
-          {"gpu.ecosystem", g.ecosystem},
-          {"gpu.platform_target", g.platform_target},
-          {"gpu.launch_year", double(g.launch_year)},
-          {"gpu.bf16_tflops", g.tensor16_tflops()},
-          {"gpu.fp8", g.fp8_tflops_dense.has_value()},
-          {"gpu.bf16", g.bf16_tflops_dense.has_value()},
-          {"gpu.interconnect", g.interconnect.kind},
-          {"gpu.interconnect_gbs", g.interconnect.bandwidth_gbs},
-          {"gpu.interconnect_max_gpus", double(g.interconnect.max_gpus)},
-          {"gpu.used_price", r.unit_price && r.unit_price->used},
-          {"config.count", double(r.config.count)},
-          {"config.linked", r.config.linked},
-          {"config.price", r.price},
-          {"config.headroom", r.headroom},
-          {"config.total_tdp_w", g.tdp_w * r.config.count},
-          {"config.one_card_fits", r.one_card_fits},
-          {"config.rented", r.config.rented},
-          {"config.platform",
-           r.platform_quote.platform ? r.platform_quote.platform->id : std::string("none")},
-          {"config.platform_priced", r.platform_price > 0},
-          {"workload.mode", to_string(w.mode)},
-          {"workload.training", is_training(w.mode)},
-          {"workload.params_b", w.model.params / 1e9},
-          {"workload.precision", to_string(w.precision)},
-          {"workload.optimizer", to_string(w.optimizer)},
-          {"workload.needs_bitsandbytes", w.mode == Mode::qlora ||
-                                              w.optimizer == Optimizer::adamw_8bit ||
-                                              w.optimizer == Optimizer::paged_adamw_8bit},
-          {"workload.flash_attn", w.flash_attn},
-          {"workload.timed", req.tokens.has_value()},
-          {"workload.domestic", req.domestic},
-          {"workload.seq_len", double(w.seq_len)},
-          {"workload.batch", double(w.batch)}};
+  // Built in place (key from the literal, value moved): an initializer list would copy every
+  // key and text once more, for every configuration ranked.
+  Facts f;
+  const auto put = [&f](const char* name, FactValue v) { f.emplace(name, std::move(v)); };
+  put("gpu.id", g.id);
+  put("gpu.name", g.name);
+  put("gpu.vendor", g.vendor);
+  put("gpu.segment", g.segment);
+  put("gpu.form_factor", g.form_factor);
+  put("gpu.vram_gb", g.vram_gb);
+  put("gpu.memory_type", g.memory_type);
+  put("gpu.ecc", g.ecc);
+  put("gpu.unified_memory", g.unified_memory);
+  put("gpu.tdp_w", g.tdp_w);
+  put("gpu.ecosystem", g.ecosystem);
+  put("gpu.platform_target", g.platform_target);
+  put("gpu.launch_year", double(g.launch_year));
+  put("gpu.bf16_tflops", g.tensor16_tflops());
+  put("gpu.fp8", g.fp8_tflops_dense.has_value());
+  put("gpu.bf16", g.bf16_tflops_dense.has_value());
+  put("gpu.interconnect", g.interconnect.kind);
+  put("gpu.interconnect_gbs", g.interconnect.bandwidth_gbs);
+  put("gpu.interconnect_max_gpus", double(g.interconnect.max_gpus));
+  put("gpu.used_price", r.unit_price && r.unit_price->used);
+  put("config.count", double(r.config.count));
+  put("config.linked", r.config.linked);
+  put("config.price", r.price);
+  put("config.headroom", r.headroom);
+  put("config.total_tdp_w", g.tdp_w * r.config.count);
+  put("config.one_card_fits", r.one_card_fits);
+  put("config.rented", r.config.rented);
+  put("config.platform",
+      r.platform_quote.platform ? r.platform_quote.platform->id : std::string("none"));
+  put("config.platform_priced", r.platform_price > 0);
+  put("workload.mode", to_string(w.mode));
+  put("workload.training", is_training(w.mode));
+  put("workload.params_b", w.model.params / 1e9);
+  put("workload.precision", to_string(w.precision));
+  put("workload.optimizer", to_string(w.optimizer));
+  put("workload.needs_bitsandbytes", w.mode == Mode::qlora ||
+                                         w.optimizer == Optimizer::adamw_8bit ||
+                                         w.optimizer == Optimizer::paged_adamw_8bit);
+  put("workload.flash_attn", w.flash_attn);
+  put("workload.timed", req.tokens.has_value());
+  put("workload.domestic", req.domestic);
+  put("workload.seq_len", double(w.seq_len));
+  put("workload.batch", double(w.batch));
   if (r.hours)
     f["workload.long_run"] = *r.hours > 24;
   else if (req.run_hours)

@@ -1,7 +1,8 @@
-// The throughput model's entry points and training. Training is compute-bound: FLOPs per
-// token against the card's achievable matmul rate on its stack (measured, data "matmul"),
-// times the training stack's end-to-end efficiency against that rate (measured,
-// "training_efficiency"); several cards add the communication that does not hide behind
+// The throughput model's entry points and training. A training step is its matmul FLOPs
+// against the card's achievable matmul rate on its stack (measured, data "matmul") times
+// the training stack's matmul efficiency in a real run ("training_efficiency"), plus the
+// bytes the memory-bound ops and the optimizer move at the achievable bandwidth
+// (throughput_traffic.cpp); several cards add the communication that does not hide behind
 // compute (throughput_link.cpp). Inference: throughput_infer.cpp.
 #include "gpusel/speed/throughput.hpp"
 
@@ -24,6 +25,7 @@ using K = ThroughputConstants;
 struct Peaks {
   double linear = 0, attention = 0;  // achievable TFLOPS per card
   double spec = 0;                   // the dense spec those are measured against
+  bool fp8 = false;                  // the linear layers run on FP8 tensor cores
 };
 
 // The rate each kind of GEMM runs at in training: the achievable 16-bit rate (GeForce: the
@@ -46,6 +48,7 @@ Peaks training_peaks(const Workload& w, const Gpu& g, const K& k, Throughput& t)
   if (a.fp8) {
     p.linear = *a.fp8 * k.fp8_training_factor;
     p.spec = *g.fp8_tflops_dense;
+    p.fp8 = true;
     t.assumptions.push_back("FP8 linear layers (Transformer Engine, bf16 master weights): " +
                             num(*a.fp8) + " TFLOPS achievable x " + num(k.fp8_training_factor) +
                             " [fp8_training_factor]; attention stays 16-bit");
@@ -89,17 +92,47 @@ void no_compute_figure(const Gpu& g, Throughput& t) {
 // QLoRA: bitsandbytes dequantizes every 4-bit weight to bf16 before each pass that needs it
 // (forward, input-gradient backward, recompute): memory-bound traffic once per micro-batch
 // step, so it weighs on small batches and vanishes on large ones.
-double dequant_s(const Workload& w, const Shape& s, const Gpu& g, const K& k, Throughput& t) {
-  if (w.mode != Mode::qlora) return 0;
-  const auto mt = k.memory_types.find(g.memory_type);
-  const double bw = g.bandwidth_gbs * 1e9 * (mt != k.memory_types.end() ? mt->second : 1.0);
+double dequant_s(const Workload& w, const Shape& s, double bw, const K& k, Throughput& t) {
+  if (w.mode != Mode::qlora || bw <= 0) return 0;
   const int passes = 2 + (w.grad_ckpt ? 1 : 0);
   const double step = passes * (s.matmul - s.head) * k.qlora_dequant_bytes / bw;
   t.assumptions.push_back("QLoRA dequantization: " + std::to_string(passes) + " passes x " +
                           num((s.matmul - s.head) / 1e9) + "B weights x " +
                           num(k.qlora_dequant_bytes) + " B [qlora_dequant_bytes_per_weight] = " +
                           num(step * 1e3) + " ms per step at the achievable bandwidth");
-  return bw > 0 ? step : 0;
+  return step;
+}
+
+// Cards whose optimizer steps run side by side on a share of the states: ZeRO/FSDP and
+// tensor parallel. DDP steps the whole model on every card; a layer split steps each
+// stage in turn, one card at a time like the rest of its step.
+int optimizer_shards(const Workload& w, int count) {
+  // Under --tp/--pp the step is counted for one card running the whole replica (the model
+  // divides it by tp x pp after): only the data-parallel sharding divides it here.
+  if (model_parallel(w)) return w.shard == Shard::ddp ? 1 : data_parallel(w);
+  if (count <= 1 || w.shard == Shard::ddp || w.shard == Shard::none) return 1;
+  return count;
+}
+
+// The memory-bound ops and the optimizer step of one micro-batch step (the optimizer runs
+// once per --grad-accum micro-batches), at the achievable bandwidth.
+double memory_bound_s(const Workload& w, const Shape& s, double bw, bool fp8, int count, const K& k,
+                      Throughput& t) {
+  if (bw <= 0 || !k.memory_bound_training) return 0;
+  const double tokens = double(w.batch) * w.seq_len;
+  const double act = tput::activation_traffic_per_token(w, s, fp8, k);
+  // Offloaded, the optimizer steps on the CPU (its time is not modelled), not on the card.
+  const double opt =
+      w.offload == Offload::none ? tput::optimizer_traffic(w, s, optimizer_shards(w, count)) : 0;
+  const double step = (act * tokens + opt / std::max(1, w.grad_accum)) / bw;
+  t.assumptions.push_back(
+      "memory-bound ops (norms, softmax, activations, residuals" +
+      std::string(w.mode == Mode::lora || w.mode == Mode::qlora ? ", LoRA adapters" : "") +
+      std::string(w.flash_attn ? "" : ", eager attention scores") + (fp8 ? ", FP8 casts" : "") +
+      "): " + num(act / 1e6) + " MB/token [activation_traffic_passes] + optimizer step " +
+      num(opt / 1e9) + " GB per " + std::to_string(std::max(1, w.grad_accum)) +
+      " micro-batches at " + num(bw / 1e9) + " GB/s = " + num(step * 1e3) + " ms per step");
+  return step;
 }
 
 void estimate_training(const Workload& w, const Gpu& g, int count, bool linked, const K& k,
@@ -115,7 +148,9 @@ void estimate_training(const Workload& w, const Gpu& g, int count, bool linked, 
   const double token_s =
       f.linear / (p.linear * 1e12 * eff) + f.attention / (p.attention * 1e12 * eff);
   const double compute_s = token_s * w.batch * w.seq_len;
-  const double step_s = compute_s + dequant_s(w, s, g, k, t);
+  const double bw = tput::achievable_bandwidth(g, k);
+  const double step_s =
+      compute_s + dequant_s(w, s, bw, k, t) + memory_bound_s(w, s, bw, p.fp8, count, k, t);
   const double forward_s = step_s * f.forward / (f.linear + f.attention);
   const double exposed =
       model_parallel(w)

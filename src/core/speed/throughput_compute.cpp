@@ -68,6 +68,13 @@ Shape shape_of(const Workload& w) {
   s.layers = m.layers;
   s.hidden = m.hidden;
   s.attn_dim = m.heads * head_dim(m);
+  s.heads = m.heads;
+  s.inter = m.moe ? double(m.moe->expert_intermediate) *
+                        (std::max(1, m.moe->active) + m.moe->shared_experts)
+                  : double(m.intermediate);
+  s.logits = m.kind == "decoder" ? double(m.vocab) : 0;
+  s.kv_dim = m.kv_heads * head_dim(m);
+  s.gated = m.mlp != "gelu";
   // A decoder's LM head multiplies by vocab x hidden whether or not it is tied.
   s.head = m.kind == "decoder" ? double(m.vocab) * m.hidden : a.lm_head;
   s.matmul = std::max(0.0, a.active - a.embedding - a.lm_head) + s.head;

@@ -78,6 +78,12 @@ void parse_scalars(const json& c, const std::string& at, ThroughputConstants& k)
   k.kv_cache_bytes_per_value = number(c, "kv_cache_bytes_per_value", at, 0.5, 4);
   k.qlora_dequant_bytes = number(c, "qlora_dequant_bytes_per_weight", at, 0, 16);
   k.fp8_training_factor = number(c, "fp8_training_factor", at, 0.1, 1.5);
+  const json& passes = tput::sourced(c, "activation_traffic_passes", at);
+  const std::string pw = at + ".activation_traffic_passes.";
+  if (!passes.is_object() || !passes.contains("forward") || !passes.contains("backward"))
+    throw data_error(pw + "value: needs 'forward' and 'backward'");
+  k.activation_forward_passes = tput::in_range(passes.at("forward"), pw + "forward", 0, 10);
+  k.activation_backward_passes = tput::in_range(passes.at("backward"), pw + "backward", 0, 10);
   k.prefill_quantized_factor = number(c, "prefill_quantized_factor", at, 0.05, 1);
   k.ddp_bucket_bytes = number(c, "ddp_bucket_mb", at, 1, 1e4) * 1e6;
   k.comm_overlap_fraction = number(c, "comm_overlap_fraction", at, 0, 1);

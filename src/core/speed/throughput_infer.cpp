@@ -81,8 +81,25 @@ struct Ctx {
   double bw = 0;                     // achieved bytes/s per card for weights
   double linear = 0, attention = 0;  // prompt GEMM rates, TFLOPS achieved
   double fraction = 1;               // of the spec those rates come from
+  double prefill_eff = 1;            // the engine's prompt efficiency on this card
+  double prefill_quant = 1;          // x this for int8/int4 weights
   int tp = 1, stages = 1;            // tensor-parallel width, sequential stages
 };
+
+// Prompt efficiency: the engine's Metal measurement on Apple GPUs where it has one (Metal
+// GEMMs reach a far larger share of the smaller Apple rate), else its CUDA/ROCm figure.
+void prompt_efficiency(Ctx& c, Throughput& t) {
+  const bool metal = c.g.vendor == "apple" && c.e.metal_prefill_efficiency > 0;
+  c.prefill_eff = metal ? c.e.metal_prefill_efficiency : c.e.prefill_efficiency;
+  if (is_quantized(c.w.precision))
+    c.prefill_quant = metal ? c.e.metal_prefill_quantized_factor : c.k.prefill_quantized_factor;
+  t.assumptions.push_back("prompt efficiency " + num(c.prefill_eff) +
+                          (c.prefill_quant != 1 ? " x " + num(c.prefill_quant) + " for " +
+                                                      to_string(c.w.precision) + " weights"
+                                                : "") +
+                          " of the achievable rate [engines." + c.e.name +
+                          (metal ? ".prefill_metal]" : ".prefill_efficiency]"));
+}
 
 // Achieved decode bandwidth: spec x memory type x engine kernel x weight precision.
 double decode_bandwidth(const Ctx& c, Throughput& t) {
@@ -143,9 +160,9 @@ StepModel build_step(const Ctx& c, int tp, int stages) {
   // skips the masked blocks, Dao 2023 Sec. 3.1).
   m.prefill_linear_flops = 2 * c.s.matmul;
   m.prefill_attention_flops = 4 * c.s.layers * c.s.attn_dim * prompt / 2;
-  m.linear_flops_per_s = tp * c.linear * 1e12 * c.e.prefill_efficiency;
-  m.attention_flops_per_s = tp * c.attention * 1e12 * c.e.prefill_efficiency;
-  m.prefill_factor = is_quantized(c.w.precision) ? c.k.prefill_quantized_factor : 1;
+  m.linear_flops_per_s = tp * c.linear * 1e12 * c.prefill_eff;
+  m.attention_flops_per_s = tp * c.attention * 1e12 * c.prefill_eff;
+  m.prefill_factor = c.prefill_quant;
   if (tp > 1) {  // the two all-reduces per layer carry hidden x 2 B per token
     Fabric group = c.f;
     group.count = tp, group.nodes = 1;
@@ -156,6 +173,8 @@ StepModel build_step(const Ctx& c, int tp, int stages) {
 
 struct Parts {
   double memory = 0, compute = 0;
+  double comm = 0;  // tensor-parallel all-reduce transfers: on the critical path
+  double seconds() const { return std::max(memory, compute) + comm; }
 };
 
 // Memory time (weights once, each sequence's KV, fixed costs) and compute time of a step.
@@ -173,9 +192,11 @@ Parts step_parts(const StepModel& m, double b, double t, bool pipelined) {
                          m.prefill_attention_flops / std::max(1e-30, m.attention_flops_per_s);
   p.compute =
       m.linear_flops_per_s > 0
-          ? (b * m.decode_flops / m.linear_flops_per_s + t * prefill / m.prefill_factor) / spread +
-                tokens * m.comm_s_per_token
+          ? (b * m.decode_flops / m.linear_flops_per_s + t * prefill / m.prefill_factor) / spread
           : 0;
+  // A layer's output all-reduce needs that layer's result and the next layer waits for it:
+  // neither the weight reads nor the GEMMs hide it (no overlap in the engines' default paths).
+  p.comm = tokens * m.comm_s_per_token;
   return p;
 }
 
@@ -187,15 +208,14 @@ struct Rate {
 // One decode step of `batch` sequences.
 Rate decode_rate(const Ctx& c, int tp, int stages) {
   const Parts p = step_parts(build_step(c, tp, stages), c.w.batch, 0, false);
-  return {c.w.batch / std::max(p.memory, p.compute), p.memory >= p.compute};
+  return {c.w.batch / p.seconds(), p.memory >= p.compute};
 }
 
 // Prompt tokens/s: compute-bound, but never faster than reading the weights once per pass.
 double prefill_rate(const Ctx& c) {
   if (c.linear <= 0 || c.attention <= 0) return 0;
   const double prompt = c.w.prompt_len > 0 ? c.w.prompt_len : c.w.seq_len;
-  const double eff =
-      c.e.prefill_efficiency * (is_quantized(c.w.precision) ? c.k.prefill_quantized_factor : 1);
+  const double eff = c.prefill_eff * c.prefill_quant;
   // Causal attention: a prompt token attends to half the prompt on average (FlashAttention-2
   // skips the masked blocks, Dao 2023 Sec. 3.1).
   const double lin = 2 * c.s.matmul, att = 4 * c.s.layers * c.s.attn_dim * prompt / 2;
@@ -261,6 +281,7 @@ Ctx make_ctx(const Workload& w, const Gpu& g, int count, bool linked, const K& k
                         : ""));
   c.bw = decode_bandwidth(c, t);
   prefill_rates(c, t);
+  prompt_efficiency(c, t);
   if (w.shard == Shard::tp) c.tp = std::min(count, c.f.per_node), c.stages = c.f.nodes;
   if (w.shard == Shard::none) c.stages = count;
   return c;
@@ -271,14 +292,13 @@ Ctx make_ctx(const Workload& w, const Gpu& g, int count, bool linked, const K& k
 void estimate_inference(const Workload& w, const Gpu& g, int count, bool linked, const K& k,
                         const Shape& s, Throughput& t) {
   const Ctx c = make_ctx(w, g, count, linked, k, s, t);
-  const Engine& e = c.e;
   const int replicas = c.tp * c.stages == 1 ? count : 1;
   const Rate d = decode_rate(c, c.tp, c.stages);
   t.decode_tokens_per_s = replicas * d.per_s;
   t.prefill_tokens_per_s = replicas * prefill_rate(c);
   t.scaling = count > 1 ? t.decode_tokens_per_s / (count * decode_rate(c, 1, 1).per_s) : 1;
   t.tflops_used = c.linear;
-  t.mfu = c.fraction * e.prefill_efficiency;  // prompt GEMMs against the spec of their path
+  t.mfu = c.fraction * c.prefill_eff;  // prompt GEMMs against the spec of their path
   t.bound = d.memory_bound ? "memory-bandwidth" : "compute";
   if (c.linear <= 0)
     t.assumptions.push_back(g.id +
@@ -306,8 +326,7 @@ StepModel step_model(const Workload& w, const Gpu& g, int count, bool linked) {
 }
 
 double step_seconds(const StepModel& m, double decode_seqs, double prefill_tokens, bool pipelined) {
-  const tput::Parts p = tput::step_parts(m, decode_seqs, prefill_tokens, pipelined);
-  return std::max(p.memory, p.compute);
+  return tput::step_parts(m, decode_seqs, prefill_tokens, pipelined).seconds();
 }
 
 }  // namespace gpusel

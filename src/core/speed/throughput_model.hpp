@@ -32,8 +32,22 @@ struct Shape {
   double attn_dim = 0;   // heads x head_dim
   int layers = 0;
   double hidden = 0;
+  double heads = 0;
+  double inter = 0;   // MLP width per token (MoE: the active experts')
+  double logits = 0;  // vocabulary width of a decoder's LM head (0: none scored)
+  double kv_dim = 0;  // kv_heads x head_dim
+  bool gated = true;  // SwiGLU-style MLP: gate and up read the same input
 };
 Shape shape_of(const Workload& w);
+
+// --- memory-bound work of a training step (throughput_traffic.cpp) -----------------------
+// The card's achievable bandwidth: spec x the memory type's measured fraction, bytes/s.
+double achievable_bandwidth(const Gpu& g, const K& k);
+// Bytes per token the non-matmul ops (norms, softmax, activations, residuals, dropout,
+// eager attention scores, the loss) move in one training step; FP8 adds its casts.
+double activation_traffic_per_token(const Workload& w, const Shape& s, bool fp8_casts, const K& k);
+// Bytes the optimizer step reads and writes on one card per optimizer step.
+double optimizer_traffic(const Workload& w, const Shape& s, int shards);
 
 // --- achievable compute (throughput_compute.cpp) -----------------------------------------
 double spec16(const Gpu& g);  // catalog dense 16-bit TFLOPS: BF16, else FP16, else FP32

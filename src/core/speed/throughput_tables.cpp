@@ -140,6 +140,12 @@ Engine parse_engine(const std::string& name, const json& e, const std::string& a
   g.layer_overhead_s = number(e, "layer_overhead_us", at, 0, 1e4) * 1e-6;
   g.prefill_efficiency = number(e, "prefill_efficiency", at, 0.01, 1);
   g.prefill_fp16_accumulate = flag(e, "prefill_fp16_accumulate", at);
+  if (e.contains("prefill_metal")) {  // optional: only engines measured on Apple GPUs
+    const std::string m = at + ".prefill_metal";
+    if (!e["prefill_metal"].is_object()) throw data_error(m + ": must be an object");
+    g.metal_prefill_efficiency = number(e["prefill_metal"], "efficiency", m, 0.01, 1);
+    g.metal_prefill_quantized_factor = number(e["prefill_metal"], "quantized_factor", m, 0.05, 1);
+  }
   return g;
 }
 

@@ -86,3 +86,14 @@ TEST_CASE("charge prefers current prices, then the asked currency, then the newe
   CHECK(charge(old, {"USD", true, false}, r)->amount == 1499);
   CHECK_FALSE(charge(card_with({}), {"USD", false, false}, r));
 }
+
+TEST_CASE("a vendor quote is a current price: it wins over an older MSRP and ties with street") {
+  const Rates r = sample_rates();
+  const Gpu g = card_with({{25000, "USD", "msrp", "2023-11-13", ""},
+                           {31000, "USD", "quote", "2026-09-01", ""}});
+  CHECK(charge(g, {"USD", false, false}, r)->amount == 31000);
+  // Same class as a street price: the newer of the two is charged.
+  const Gpu both = card_with({{31000, "USD", "quote", "2026-09-01", ""},
+                              {29000, "USD", "street", "2026-06-01", ""}});
+  CHECK(charge(both, {"USD", false, false}, r)->amount == 31000);
+}

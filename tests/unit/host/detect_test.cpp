@@ -178,6 +178,25 @@ TEST_CASE("fuzzy names: the tool's spelling finds the catalog card") {
         "apple-m2-ultra");
 }
 
+TEST_CASE("older and smaller cards users benchmark are found by their tool names") {
+  // nvidia-smi spellings; a P40 with ECC on reports 22,919 MiB of its 24 GB.
+  CHECK(id_of(matched("nvidia-smi", "nvidia", "Tesla P40", 22919 / 1024.0)) == "tesla-p40");
+  CHECK(id_of(matched("nvidia-smi", "nvidia", "Tesla P100-PCIE-16GB", 15.9)) ==
+        "tesla-p100-pcie-16gb");
+  CHECK(id_of(matched("nvidia-smi", "nvidia", "NVIDIA GeForce RTX 2080 Ti", 11.0)) ==
+        "rtx-2080-ti");
+  // One name, two memory sizes: the memory picks the card.
+  CHECK(id_of(matched("nvidia-smi", "nvidia", "NVIDIA GeForce RTX 4060 Ti", 7.99)) ==
+        "rtx-4060-ti-8gb");
+  CHECK(id_of(matched("nvidia-smi", "nvidia", "NVIDIA GeForce RTX 4060 Ti", 15.99)) ==
+        "rtx-4060-ti-16gb");
+  CHECK(id_of(matched("nvidia-smi", "nvidia", "NVIDIA GeForce RTX 4060", 7.99)) == "rtx-4060");
+  CHECK(id_of(matched("rocm-smi", "amd", "AMD Radeon RX 7800 XT", 16.0)) == "rx-7800-xt");
+  CHECK(id_of(matched("xpu-smi", "intel", "Intel(R) Arc(TM) A750 Graphics", 8.0)) == "arc-a750");
+  CHECK(id_of(matched("system_profiler", "apple", "Apple M4", 32.0, 10)) == "apple-m4");
+  CHECK(id_of(matched("system_profiler", "apple", "Apple M4", 16.0, 8)) == "unknown");
+}
+
 TEST_CASE("NVIDIA names a PCIe board as such: a bare 'H100 80GB HBM3' is the SXM module") {
   CHECK(id_of(matched("nvidia-smi", "nvidia", "NVIDIA H100 80GB HBM3", 79.65)) == "h100-sxm");
   CHECK(id_of(matched("nvidia-smi", "nvidia", "NVIDIA H100 PCIe", 79.65)) == "h100-pcie");

@@ -194,3 +194,29 @@ TEST_CASE("annotations are ignored") {
               "5")
             .empty());
 }
+
+// The checker writes a value's pointer only when it reports an issue there (a chain of frames
+// until then): the pointers must read exactly as JSON pointers, escaped, at any depth, under
+// check_item's /list/index and in a oneOf's closest hint.
+TEST_CASE("issue pointers: escaped, nested through arrays, under a list, in hints") {
+  CHECK(check(R"({"properties": {"a~b": {"items": {"properties": {"c/d": {"type": "integer"}}}}}})",
+              R"({"a~b": [{"c/d": 1}, {"c/d": "x"}]})") ==
+        "/a~0b/1/c~1d: must be an integer (got string 'x')");
+  CHECK(check(R"({"properties": {"x": {"oneOf": [
+                   {"type": "object", "properties": {"y": {"type": "integer"}}},
+                   {"type": "string"}]}}})",
+              R"({"x": {"y": "z"}})") ==
+        "/x: matches none of 2 allowed forms (closest: y: must be an integer (got string 'z'))");
+  const gpusel::Schema s(json::parse(R"({"properties": {"gpus": {"minItems": 2, "uniqueItems": true,
+      "items": {"properties": {"price": {"properties": {"usd": {"minimum": 0}}}}}}}})"));
+  const auto item = s.check_item(json::parse(R"({"price": {"usd": -5}})"), "gpus", 3);
+  REQUIRE(item.size() == 1);
+  CHECK(item[0].pointer == "/gpus/3/price/usd");
+  CHECK(item[0].message == "must be >= 0 (got -5)");
+  const auto outline = s.check_outline(json::parse(R"({"gpus": []})"), "gpus", 1);
+  REQUIRE(outline.size() == 1);
+  CHECK(outline[0].pointer == "/gpus");
+  CHECK(outline[0].message == "must have at least 2 items (got 1)");
+  CHECK(check(R"({"items": {"items": {"uniqueItems": true}}})", "[[], [[1, 1]]]") ==
+        "/1/0/1: duplicates item 0 (items must be unique)");
+}

@@ -52,6 +52,20 @@ TEST_CASE("ZeRO's 7.5B example: 120 GB, and 31.4 / 16.6 / 1.9 GB per GPU at N_d 
   CHECK(e3.bytes_of("comm_buffers") > 0);
 }
 
+TEST_CASE("ZeRO-1/2's step builds fp32 gradients of the whole partition (stage_1_and_2.py)") {
+  for (Shard shard : {Shard::zero1, Shard::zero2}) {
+    Workload w = zero_paper(shard, 8);
+    w.seq_len = 256;  // short: the activations freed before the step are smaller than it
+    const Estimate e = estimate(w);
+    const double freed = e.bytes_of("activations") + e.bytes_of("logits");
+    const double fp32_grads = arch_params(w.model).total * 4 / 8;
+    CHECK(freed < fp32_grads);
+    CHECK(e.bytes_of("optimizer_step") == Approx(fp32_grads - freed));
+    w.offload = Offload::optimizer;  // ZeRO-Offload writes them into the CPU partition
+    CHECK(estimate(w).bytes_of("optimizer_step") == 0);
+  }
+}
+
 TEST_CASE("QLoRA stores NF4 with double-quantized constants: 4.127 bits per linear weight") {
   Workload w = on(test_models::llama2_7b(), Mode::qlora);
   const ArchParams p = arch_params(w.model);

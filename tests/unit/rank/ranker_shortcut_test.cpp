@@ -65,3 +65,36 @@ TEST_CASE("rendered rule texts are not empty where the rule has a text") {
       }
   CHECK(texts > 0);
 }
+
+// A configuration too small for the workload stops at its memory in rank() (no price, speed
+// or rules): every rejection count must still be what the plain evaluation judges, in the
+// same order of reasons (too small, excluded by a rule, no price, over budget).
+TEST_CASE("rejection counts equal the plain evaluation of every configuration") {
+  for (const auto& [name, w] : property_workloads()) {
+    CAPTURE(name);
+    const RankRequest req = request(w, 8000.0);
+    Rejections want;
+    int fitting = 0;
+    for (const auto& gpu : catalog().gpus)
+      for (const auto& config : configurations(gpu, req.max_gpus, req.workload)) {
+        const Result r = evaluate(config, rules(), rates(), req);
+        if (r.need.total_bytes > r.usable_bytes)
+          ++want.too_small;
+        else if (r.rules.excluded)
+          ++want.excluded_by_rule;
+        else if (!r.unit_price)
+          ++want.no_price;
+        else if (r.price > *req.budget)
+          ++want.over_budget;
+        else
+          ++fitting;
+      }
+    const Ranking got = run(req);
+    CHECK(got.rejected.too_small == want.too_small);
+    CHECK(got.rejected.excluded_by_rule == want.excluded_by_rule);
+    CHECK(got.rejected.no_price == want.no_price);
+    CHECK(got.rejected.over_budget == want.over_budget);
+    CHECK(got.fitting == fitting);
+    CHECK(want.too_small > 0);  // the shortcut was taken
+  }
+}

@@ -50,12 +50,14 @@ TEST_CASE("the pipeline bubble shrinks with more micro-batches and with interlea
   CHECK(per_gpu_rate(16, 1) < per_gpu_rate(64, 1));
   CHECK(per_gpu_rate(16, 1) < per_gpu_rate(16, 5));
   // Without a pipeline or data-parallel replicas nothing waits on the step: 8-way tensor
-  // parallelism alone does not depend on the micro-batches.
+  // parallelism alone depends on the micro-batches only through the optimizer step they share
+  // (the memory-bound term), a few per cent, where the 4-stage bubble above moves it by far more.
   Workload tp = training(Mode::full, Shard::zero1, 8, 1);
   tp.grad_accum = 4;
   const double a = estimate_throughput(on_gpus(tp, 8), h100, 8, true).train_tokens_per_s;
   tp.grad_accum = 64;
   const double b = estimate_throughput(on_gpus(tp, 8), h100, 8, true).train_tokens_per_s;
-  CHECK(b == Approx(a));
-  CHECK(a > 0);
+  CHECK(b >= a);
+  CHECK(b < a * 1.05);
+  CHECK(per_gpu_rate(64, 1) > per_gpu_rate(4, 1) * 1.2);
 }

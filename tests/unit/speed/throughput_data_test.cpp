@@ -139,7 +139,9 @@ TEST_CASE("clusters: nodes of eight joined by the card's network, consumer cards
   w.gpus = 64;
   const Throughput t64 = estimate_throughput(w, h100, 64, true);
   CHECK(t64.train_tokens_per_s > 7 * eight);
-  CHECK(t64.train_tokens_per_s <= 8 * eight * 1.0001);
+  // Per card, only the optimizer step FSDP shards 8x further can gain (70B x 14 B at
+  // 3 TB/s: 40 ms -> 5 ms of a ~9.5 s step); the gathers over the network cost.
+  CHECK(t64.train_tokens_per_s <= 8 * eight * 1.005);
   CHECK(joined(t64).find("8 nodes over InfiniBand") != std::string::npos);
   w.gpus = 4096;
   CHECK(estimate_throughput(w, h100, 4096, true).train_tokens_per_s > 0);

@@ -23,6 +23,7 @@ inline ThroughputConstants plain() {
   k.int4_bits_per_weight = 4, k.int8_bits_per_weight = 8, k.kv_cache_bytes_per_value = 0;
   k.qlora_dequant_bytes = 0, k.fp8_training_factor = 1, k.prefill_quantized_factor = 1;
   k.ddp_bucket_bytes = 0, k.comm_overlap_fraction = 1;
+  k.memory_bound_training = false;  // the matmul arithmetic alone; memory_ops_test turns it on
   k.allreduce_latency_pcie_s = 0, k.allreduce_latency_linked_s = {{2, 0}, {8, 0}};
   k.host_copy_fraction = {{4, 1.0}};
   k.matmul_default_fraction = 1, k.fp8_default_fraction = 1, k.training_efficiency_default = 0.5;

@@ -170,8 +170,11 @@ TEST_CASE("several cards: tensor parallel adds bandwidth, a layer split does not
   CHECK(estimate_throughput(w, card(), 4, true, k).decode_tokens_per_s == Approx(one));
   w.shard = Shard::tp;
   const Throughput tp = estimate_throughput(w, card(), 4, true, k);
-  CHECK(tp.decode_tokens_per_s == Approx(4 * one));  // zero latency in plain()
-  CHECK(tp.scaling == Approx(1.0));
+  // Zero latency in plain(); what remains is one token's all-reduce transfer per layer,
+  // on the critical path: a hair under 4x.
+  CHECK(tp.decode_tokens_per_s < 4 * one);
+  CHECK(tp.decode_tokens_per_s == Approx(4 * one).epsilon(1e-3));
+  CHECK(tp.scaling == Approx(1.0).epsilon(1e-3));
 }
 
 TEST_CASE("training with layers split keeps one card busy: the total is one card's") {
