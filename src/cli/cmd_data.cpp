@@ -115,6 +115,26 @@ Table status_table(const CatalogStatusAnswer& a) {
   return t;
 }
 
+std::string id_list(const std::vector<std::string>& ids) {
+  std::string out;
+  for (std::size_t i = 0; i < ids.size() && i < 12; ++i) out += (i ? ", " : "") + safe_cell(ids[i]);
+  if (ids.size() > 12) out += fmt::format(" and {} more", ids.size() - 12);
+  return out;
+}
+
+std::string coverage_text(const Coverage& c) {
+  const auto pct = [](int n, int of) { return of > 0 ? 100.0 * n / of : 0.0; };
+  std::string out = fmt::format(
+      "prices: {} of {} cards ({:.0f} %) carry a current price (street, used, estimate or "
+      "quote within {} days, or an MSRP within {} days)\n",
+      c.priced, c.cards, pct(c.priced, c.cards), kPriceMaxAgeDays, kMsrpCurrentDays);
+  if (!c.unpriced.empty()) out += "  without one: " + id_list(c.unpriced) + "\n";
+  out += fmt::format("cloud: {} of {} datacenter cards ({:.0f} %) have an offer\n", c.offered,
+                     c.datacenter, pct(c.offered, c.datacenter));
+  if (!c.no_offer.empty()) out += "  without one: " + id_list(c.no_offer) + "\n";
+  return out;
+}
+
 std::string status_text(const CatalogStatusAnswer& a) {
   std::string out;
   for (const auto& d : a.datasets) {
@@ -134,6 +154,7 @@ std::string status_text(const CatalogStatusAnswer& a) {
       out += fmt::format("  ... and {} more (--format json lists all)\n", d.stale.size() - 5);
     out += "  refresh from: " + d.refresh + "\n";
   }
+  out += coverage_text(a.coverage);
   out += a.fresh() ? fmt::format("all data within its limits as of {}\n", a.as_of)
                    : fmt::format(
                          "as of {}: {} entries past their limit, {} reviews due "
@@ -146,6 +167,10 @@ json status_json(const CatalogStatusAnswer& a) {
   json j{{"schema_version", 1},          {"as_of", a.as_of},
          {"fresh", a.fresh()},           {"stale_entries", a.stale_entries},
          {"reviews_due", a.reviews_due}, {"datasets", json::array()}};
+  const Coverage& c = a.coverage;
+  j["coverage"] = {{"cards", c.cards},       {"priced", c.priced},
+                   {"unpriced", c.unpriced}, {"datacenter_cards", c.datacenter},
+                   {"offered", c.offered},   {"no_offer", c.no_offer}};
   for (const auto& d : a.datasets) {
     json stale = json::array();
     for (const auto& s : d.stale)

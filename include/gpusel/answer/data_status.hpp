@@ -63,9 +63,21 @@ struct DatasetStatus {
   std::string refresh;            // where the data comes from and how to refresh it
 };
 
+// What a buyer can act on (issue 13's measures): cards with a current price (street, used,
+// estimate or quote within kPriceMaxAgeDays, or a launch MSRP within kMsrpCurrentDays) and
+// datacenter cards some cloud offer rents.
+constexpr long kMsrpCurrentDays = 730;
+struct Coverage {
+  int cards = 0, priced = 0, datacenter = 0, offered = 0;
+  std::vector<std::string> unpriced, no_offer;  // catalog ids, in catalog order
+};
+Coverage data_coverage(const nlohmann::json& gpus, const nlohmann::json& cloud,
+                       const std::string& as_of);
+
 struct CatalogStatusAnswer {
   std::string as_of;
   std::vector<DatasetStatus> datasets;
+  Coverage coverage;
   int stale_entries = 0, reviews_due = 0;
   bool fresh() const { return stale_entries == 0 && reviews_due == 0; }
 };

@@ -163,6 +163,11 @@ DatasetStatus status_of(const Spec& s, const std::string& text, const std::strin
   return d;
 }
 
+std::string text_for(const std::string& file, const std::map<std::string, std::string>& replaced) {
+  const auto it = replaced.find(file);
+  return it != replaced.end() ? it->second : std::string(embedded_text(file));
+}
+
 }  // namespace
 
 CatalogStatusAnswer catalog_status(const std::string& as_of,
@@ -190,6 +195,9 @@ CatalogStatusAnswer catalog_status(const std::string& as_of,
     a.reviews_due += d.review_due;
     a.datasets.push_back(d);
   }
+  a.coverage = data_coverage(
+      parse_located(text_for("data/gpus.json", replaced), "data/gpus.json").doc,
+      parse_located(text_for("data/cloud.json", replaced), "data/cloud.json").doc, a.as_of);
   return a;
 }
 

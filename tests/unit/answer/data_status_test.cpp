@@ -5,6 +5,7 @@
 
 #include "gpusel/base/error.hpp"
 #include "gpusel/base/text.hpp"
+#include "gpusel/data/data_source.hpp"
 #include "gpusel/data/validate.hpp"
 #include "gpusel/json/json_source.hpp"
 
@@ -102,4 +103,35 @@ TEST_CASE("catalog status: the shipped datasets, each with its limits and where 
     CHECK(listed);
   }
   CHECK_THROWS_AS(catalog_status("yesterday"), Error);
+}
+
+TEST_CASE("coverage: a current price is a market price within a year or an MSRP within two") {
+  const auto doc = [](const char* text) { return nlohmann::json::parse(text); };
+  const auto gpus = doc(R"({"gpus": [
+    {"id": "street-new", "segment": "consumer", "prices": [{"kind": "street", "as_of": "2026-06-01"}]},
+    {"id": "street-old", "segment": "consumer", "prices": [{"kind": "street", "as_of": "2025-11-01"}]},
+    {"id": "msrp-2025", "segment": "workstation", "prices": [{"kind": "msrp", "as_of": "2025-01-01"}]},
+    {"id": "msrp-2020", "segment": "consumer", "prices": [{"kind": "msrp", "as_of": "2020-09-01"}]},
+    {"id": "quote", "segment": "datacenter", "prices": [{"kind": "quote", "as_of": "2026-10-01"}]},
+    {"id": "none", "segment": "datacenter"},
+    {"id": "rented", "segment": "datacenter", "prices": []}]})");
+  const auto cloud = doc(R"({"offers": [{"gpu": "rented"}, {"gpu": "street-new"}]})");
+  const Coverage c = data_coverage(gpus, cloud, "2026-12-03");
+  CHECK(c.cards == 7);
+  CHECK(c.priced == 3);
+  CHECK(c.unpriced == std::vector<std::string>{"street-old", "msrp-2020", "none", "rented"});
+  CHECK(c.datacenter == 3);
+  CHECK(c.offered == 1);
+  CHECK(c.no_offer == std::vector<std::string>{"quote", "none"});
+  // A year later the 2026 street price has aged out as well.
+  CHECK(data_coverage(gpus, cloud, "2027-06-02").priced == 1);
+}
+
+TEST_CASE("coverage of the shipped catalog agrees with the catalog itself") {
+  const CatalogStatusAnswer a = catalog_status("2026-12-03");
+  CHECK(a.coverage.cards == int(load_catalog({}).gpus.size()));
+  CHECK(a.coverage.priced + int(a.coverage.unpriced.size()) == a.coverage.cards);
+  CHECK(a.coverage.offered + int(a.coverage.no_offer.size()) == a.coverage.datacenter);
+  CHECK(a.coverage.priced > 0);
+  CHECK(a.coverage.offered > 0);
 }
