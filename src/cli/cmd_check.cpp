@@ -100,14 +100,16 @@ int run_check(Context& ctx, const CheckArgs& a) {
   const Result& r = ans.result;
   Output o;
   const std::string verdict = tr(ans.verdict);
-  std::string line = trf(
-      "{}: {} needs {} GiB per GPU of {} GiB usable on {}{} ({})", verdict,
-      workload_line(s.request.workload), gib(r.need.total_bytes), gib(r.usable_bytes),
-      config_label(r.config),
-      r.config.count > 1 ? tr(", sharding ") +
-                               (r.config.split.empty() ? to_string(r.config.shard) : r.config.split)
-                         : "",
-      room_text(r));
+  std::string line =
+      trf("{}: {} needs {} GiB per GPU of {} GiB usable on {}{} ({})", verdict,
+          workload_line(s.request.workload), gib(r.need.total_bytes), gib(r.usable_bytes),
+          config_label(r.config),
+          // A --tp/--pp layout is already in the configuration's label.
+          r.config.count > 1 && r.config.split.find(" x ") == std::string::npos
+              ? tr(", sharding ") +
+                    (r.config.split.empty() ? to_string(r.config.shard) : r.config.split)
+              : "",
+          room_text(r));
   if (r.rules.excluded)
     line += tr("; excluded: ") + safe_cell(r.rules.exclude_reason);
   else if (ans.remedy)

@@ -82,8 +82,11 @@ std::string config_label(const Config& c) {
   std::string s = fmt::format("{}x {}", c.count, c.gpu->id);
   if (c.count == 1) return s;
   const int nodes = (c.count + node_size(*c.gpu) - 1) / node_size(*c.gpu);
+  // Under --tp/--pp the split is part of the configuration ("tp 4 x pp 2 x dp 2 zero1").
+  const bool model_parallel = c.split.find(" x ") != std::string::npos;
   return s + " (" + (c.linked ? c.gpu->interconnect.kind : std::string("PCIe")) +
-         (nodes > 1 ? trf(", {} nodes", nodes) : "") + ")";
+         (nodes > 1 ? trf(", {} nodes", nodes) : "") +
+         (model_parallel ? ", " + safe_cell(c.split) : "") + ")";
 }
 
 std::string duration(double hours) {
@@ -140,6 +143,7 @@ nlohmann::json result_json(const Result& r, int rank) {
           {"interconnect", r.config.interconnect},
           {"linked", r.config.linked},
           {"shard", to_string(r.config.shard)},
+          {"split", r.config.split},
           {"price", price_json(r)},
           {"currency", r.unit_price ? nlohmann::json(r.unit_price->currency) : nlohmann::json()},
           {"per_gpu_need_bytes", r.need.total_bytes},
@@ -272,10 +276,15 @@ std::string converted_note(const Session& s, bool converted) {
 std::string header_text(const Session& s, const Estimate& need, const std::string& price_note) {
   const RankRequest& r = s.request;
   std::string out = tr("Workload: ") + workload_line(r.workload) + "\n";
-  out += trf("Memory on one GPU: {} GiB (band {}-{} GiB); multi-GPU configurations shard it"
-             " (training: FSDP/ZeRO-3, inference: tensor parallel)",
-             gib(need.total_bytes), gib(need.low_bytes), gib(need.high_bytes)) +
-         "\n";
+  if (r.workload.tp * r.workload.pp > 1)  // the split is fixed: each row names it
+    out += trf("Memory on one GPU: {} GiB (band {}-{} GiB) split as each configuration says",
+               gib(need.total_bytes), gib(need.low_bytes), gib(need.high_bytes)) +
+           "\n";
+  else
+    out += trf("Memory on one GPU: {} GiB (band {}-{} GiB); multi-GPU configurations shard it"
+               " (training: FSDP/ZeRO-3, inference: tensor parallel)",
+               gib(need.total_bytes), gib(need.low_bytes), gib(need.high_bytes)) +
+           "\n";
   out += tr("Prices in ") + r.price.currency;
   if (r.budget) out += tr(", budget ") + money(*r.budget, r.price.currency);
   out += s.currency_origin + (price_note.empty() ? "" : tr("; ") + price_note) + "\n";
