@@ -142,8 +142,7 @@ std::string review_date(const json& doc, const std::vector<Dated>& dated) {
   return newest;
 }
 
-DatasetStatus status_of(const Spec& s, const std::string& text, const std::string& as_of) {
-  const json doc = parse_located(text, s.file).doc;
+DatasetStatus status_of(const Spec& s, const json& doc, const std::string& as_of) {
   std::vector<Dated> dated;
   for (const auto& p : s.entries) collect(doc, p, 0, "", dated);
   DatasetStatus d;
@@ -163,11 +162,6 @@ DatasetStatus status_of(const Spec& s, const std::string& text, const std::strin
   return d;
 }
 
-std::string text_for(const std::string& file, const std::map<std::string, std::string>& replaced) {
-  const auto it = replaced.find(file);
-  return it != replaced.end() ? it->second : std::string(embedded_text(file));
-}
-
 }  // namespace
 
 CatalogStatusAnswer catalog_status(const std::string& as_of,
@@ -184,20 +178,23 @@ CatalogStatusAnswer catalog_status(const std::string& as_of,
     if (!known && p.rfind("data/schema/", 0) != 0 && p.rfind("data/i18n/", 0) != 0)
       all.push_back({e.path.data(), "(no freshness rule yet)", {}, 0, "-", "-"});
   }
+  json gpus, cloud;  // kept for the coverage, parsed once
   for (const Spec& s : all) {
     const auto it = replaced.find(s.file);
     bool present = it != replaced.end();
     for (const auto& e : embedded_files()) present = present || e.path == s.file;
     if (!present) continue;
-    const DatasetStatus d = status_of(
-        s, it != replaced.end() ? it->second : std::string(embedded_text(s.file)), a.as_of);
+    json doc = parse_located(it != replaced.end() ? it->second : std::string(embedded_text(s.file)),
+                             s.file)
+                   .doc;
+    const DatasetStatus d = status_of(s, doc, a.as_of);
+    if (std::string_view(s.file) == "data/gpus.json") gpus = std::move(doc);
+    if (std::string_view(s.file) == "data/cloud.json") cloud = std::move(doc);
     a.stale_entries += int(d.stale.size());
     a.reviews_due += d.review_due;
     a.datasets.push_back(d);
   }
-  a.coverage = data_coverage(
-      parse_located(text_for("data/gpus.json", replaced), "data/gpus.json").doc,
-      parse_located(text_for("data/cloud.json", replaced), "data/cloud.json").doc, a.as_of);
+  a.coverage = data_coverage(gpus, cloud, a.as_of);
   return a;
 }
 

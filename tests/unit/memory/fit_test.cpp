@@ -157,5 +157,6 @@ TEST_CASE("GPU counts are 1..16384 in every command: the per-GPU workload refuse
   for (int bad : {0, -1, kMaxGpuCount + 1})
     CHECK_THROWS_WITH(on_gpus(w, bad), Catch::Contains("the GPU count must be"));
   w.gpus = kMaxGpuCount + 1;
-  CHECK_THROWS_WITH(validate(w), Catch::Contains("--gpus must be at most " + std::to_string(kMaxGpuCount)));
+  CHECK_THROWS_WITH(validate(w),
+                    Catch::Contains("--gpus must be at most " + std::to_string(kMaxGpuCount)));
 }

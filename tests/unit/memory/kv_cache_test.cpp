@@ -3,6 +3,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "ranker_fixtures.hpp"
+
 #include "estimator_fixtures.hpp"
 #include "gpusel/data/quantization.hpp"
 #include "gpusel/json/embedded.hpp"
@@ -13,11 +15,7 @@ using namespace gpusel;
 
 namespace {
 
-const ModelArch& preset(const char* id) {
-  static const auto models = parse_models(
-      parse_located(embedded_text("data/models.json"), "models").doc, "data/models.json");
-  return require_model(models, id);
-}
+const ModelArch& preset(const char* id) { return ranker_fixtures::model(id); }
 
 Workload serving(const char* id, int seq_len) {
   Workload w = test_models::on(preset(id), Mode::inference);

@@ -3,6 +3,8 @@
 // them, and divide the per-GPU memory without ever raising it.
 #include <catch2/catch.hpp>
 
+#include "model_parallel_fixtures.hpp"
+
 #include "gpusel/base/error.hpp"
 #include "gpusel/json/embedded.hpp"
 #include "gpusel/json/json_source.hpp"
@@ -16,23 +18,7 @@ Estimate model_parallel_estimate(const Workload& w, EstimateDetail level);
 
 namespace {
 
-const ModelArch& preset(const char* id) {
-  static const auto models = parse_models(
-      parse_located(embedded_text("data/models.json"), "models").doc, "data/models.json");
-  return require_model(models, id);
-}
-
-Workload training(Mode mode, Shard shard, int tp, int pp) {
-  Workload w;
-  w.model = preset("llama-3-70b");
-  w.model_from_preset = true;
-  w.mode = mode;
-  w.seq_len = 4096;
-  w.grad_accum = 8;
-  w.shard = shard, w.shard_given = true;
-  w.tp = tp, w.pp = pp;
-  return w;
-}
+using model_parallel_fixtures::training;
 
 double per_gpu(Mode mode, Shard shard, int tp, int pp, int gpus) {
   return estimate(on_gpus(training(mode, shard, tp, pp), gpus)).total_bytes;

@@ -1,7 +1,9 @@
 // Vision and encoder presets: memory never falls as the image or the batch grows, in
 // training and inference, and no component is negative or not finite.
 #include <catch2/catch.hpp>
+
 #include <cmath>
+#include "ranker_fixtures.hpp"
 
 #include "estimator_fixtures.hpp"
 #include "gpusel/json/embedded.hpp"
@@ -12,11 +14,7 @@ using namespace gpusel;
 
 namespace {
 
-const ModelArch& preset(const char* id) {
-  static const auto models = parse_models(
-      parse_located(embedded_text("data/models.json"), "models").doc, "data/models.json");
-  return require_model(models, id);
-}
+const ModelArch& preset(const char* id) { return ranker_fixtures::model(id); }
 
 double total(const char* id, Mode m, int image, int batch) {
   Workload w = test_models::on(preset(id), m);

@@ -2,6 +2,8 @@
 // pipeline bubble (pp - 1) / (vpp x m) shrinks with micro-batches and interleaving.
 #include <catch2/catch.hpp>
 
+#include "model_parallel_fixtures.hpp"
+
 #include "gpusel/base/error.hpp"
 #include "gpusel/data/data_source.hpp"
 #include "gpusel/json/embedded.hpp"
@@ -12,34 +14,18 @@ using namespace gpusel;
 
 namespace {
 
-const ModelArch& preset(const char* id) {
-  static const auto models = parse_models(
-      parse_located(embedded_text("data/models.json"), "models").doc, "data/models.json");
-  return require_model(models, id);
-}
-
-Workload training(Mode mode, Shard shard, int tp, int pp) {
-  Workload w;
-  w.model = preset("llama-3-70b");
-  w.model_from_preset = true;
-  w.mode = mode;
-  w.seq_len = 4096;
-  w.grad_accum = 8;
-  w.shard = shard, w.shard_given = true;
-  w.tp = tp, w.pp = pp;
-  return w;
-}
+using model_parallel_fixtures::training;
 
 }  // namespace
 
 TEST_CASE("tensor parallelism beyond one node is refused where the card is known") {
-  static const Catalog cat = load_catalog({});
+  const Catalog& cat = ranker_fixtures::catalog();
   Workload w = on_gpus(training(Mode::full, Shard::zero1, 16, 1), 32);
   CHECK_THROWS_AS(estimate_throughput(w, require_gpu(cat, "h100-sxm"), 32, true), Error);
 }
 
 TEST_CASE("the pipeline bubble shrinks with more micro-batches and with interleaving") {
-  static const Catalog cat = load_catalog({});
+  const Catalog& cat = ranker_fixtures::catalog();
   const Gpu& h100 = require_gpu(cat, "h100-sxm");
   auto per_gpu_rate = [&](int micro, int vpp) {
     Workload w = training(Mode::full, Shard::zero1, 4, 4);
