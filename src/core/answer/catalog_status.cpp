@@ -188,8 +188,10 @@ CatalogStatusAnswer catalog_status(const std::string& as_of,
                              s.file)
                    .doc;
     const DatasetStatus d = status_of(s, doc, a.as_of);
-    if (std::string_view(s.file) == "data/gpus.json") gpus = std::move(doc);
-    if (std::string_view(s.file) == "data/cloud.json") cloud = std::move(doc);
+    if (std::string_view(s.file) == "data/gpus.json")
+      gpus = std::move(doc);
+    else if (std::string_view(s.file) == "data/cloud.json")
+      cloud = std::move(doc);
     a.stale_entries += int(d.stale.size());
     a.reviews_due += d.review_due;
     a.datasets.push_back(d);
