@@ -30,6 +30,15 @@ class Capture {
 
 constexpr std::size_t kMaxArgs = 24;
 
+// An internal error is the error line's own marker right after its prefix (English or
+// zh-CN); "internal:" elsewhere in the line is input echoed back by a usage error.
+bool internal_error(const std::string& err) {
+  for (const char* prefix : {"gpusel: error: internal: ", "gpusel: 错误：internal: "}) {
+    if (err.rfind(prefix, 0) == 0) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 void check_cli(std::string_view input) {
@@ -51,7 +60,7 @@ void check_cli(std::string_view input) {
     err = errs.text();
   }
   require(rc >= 0 && rc <= 3, "exit code " + std::to_string(rc));
-  require(err.find("internal:") == std::string::npos, "internal error: " + err.substr(0, 300));
+  require(!internal_error(err), "internal error: " + err.substr(0, 300));
   if (rc >= 2) {
     require(!err.empty() && err.back() == '\n',
             "no error line for exit code " + std::to_string(rc));
