@@ -95,6 +95,8 @@ void apply_source_versions(const Row& r, gpusel::Workload& w) {
     set_by_source(f.kbit_upcast_embeddings, false, "GPTQ: no fp32 cast (peft other.py:198)");
     set_by_source(f.kbit_upcast_norms, false, "GPTQ: no fp32 cast (peft other.py:198)");
     set_by_source(f.four_bit_keeps_input, false, "GPTQ matmul keeps no input");
+    // AutoGPTQ's kernels are not bitsandbytes': no full-weight dequantized copy is counted.
+    f.dequant_copies = {0, "GPTQ kernels (not bitsandbytes MatMul4Bit)", ""};
   }
 }
 

@@ -42,6 +42,10 @@ struct FrameworkProfile {
   Cited<bool> adapter_input_cast, autocast;
   Cited<double> lora_dropout;
   Cited<bool> four_bit_keeps_input, eight_bit_keeps_input;
+  // litgpt: the LM head is its own matrix even for a tied checkpoint, and 4/8-bit runs
+  // quantize it; dequant_copies: full-size 16-bit copies of one 4-bit weight alive at once.
+  Cited<bool> separate_lm_head, quantizes_lm_head;
+  Cited<int> dequant_copies;
   Cited<double> norm_saved_bytes;
   Cited<bool> fused_lora_kernels, fused_qkv, kv_repeat;
   Cited<std::string> optimizer_in_backward;  // never | full-single-gpu | always

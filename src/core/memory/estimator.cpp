@@ -69,6 +69,7 @@ Estimate estimate(const Workload& w, EstimateDetail level) {
   const detail::Setup s = detail::make_setup(w, e.assumptions);
   if (level == EstimateDetail::full) detail::describe(s, e.assumptions);
   detail::add_state_components(s, e.components);
+  detail::add_dequant_component(s, e.components);
   if (w.model.cnn) {
     detail::add_vision_components(s, e.components);
   } else if (is_training(w.mode)) {

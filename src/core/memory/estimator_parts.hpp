@@ -26,15 +26,16 @@ struct Setup {
   bool autocast = false;      // 16-bit compute over values of another dtype (copies per module)
   bool quantized = false;     // the base is stored in int4/int8 (bnb, GPTQ)
   bool four_bit = false, eight_bit = false;
-  bool adapters = false;     // lora/qlora
-  bool trains_base = false;  // full/freeze
-  bool ckpt = false;         // checkpointing, asked or forced by the framework
-  bool opt_in_bwd = false;   // optimizer step inside backward
-  double dropout = 0;        // LoRA dropout
-  double trainable = 0;      // parameters with gradients and optimizer states
-  double lora_params = 0;    // adapter parameters (part of trainable)
-  double layer_params = 0;   // parameters of one block (for gathers and freeze)
-  double rest_params = 0;    // norms, biases, position tables: neither linear nor embedding
+  bool adapters = false;      // lora/qlora
+  bool trains_base = false;   // full/freeze
+  bool ckpt = false;          // checkpointing, asked or forced by the framework
+  bool opt_in_bwd = false;    // optimizer step inside backward
+  double dropout = 0;         // LoRA dropout
+  double trainable = 0;       // parameters with gradients and optimizer states
+  double lora_params = 0;     // adapter parameters (part of trainable)
+  double layer_params = 0;    // parameters of one block (for gathers and freeze)
+  double rest_params = 0;     // norms, biases, position tables: neither linear nor embedding
+  double quantized_head = 0;  // LM-head parameters counted as a quantized linear layer (litgpt)
   std::vector<std::string>* assumptions = nullptr;
 
   void assume(const std::string& a) const { assumptions->push_back(a); }
@@ -65,6 +66,8 @@ double loss_bytes(const Setup& s);  // what the loss holds at its peak (0: no LM
 void add_inference_components(const Setup& s, std::vector<Component>& out);
 void add_vision_components(const Setup& s, std::vector<Component>& out);
 void add_step_component(const Setup& s, std::vector<Component>& out);
+// The transient full-size 16-bit copies of the largest 4-bit weight while it is multiplied.
+void add_dequant_component(const Setup& s, std::vector<Component>& out);
 void describe(const Setup& s, std::vector<std::string>& a);
 
 // Bytes of one trained or adapter value: gradients, and the optimizer's state dtype.

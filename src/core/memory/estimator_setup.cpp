@@ -181,6 +181,22 @@ void set_dtypes(Setup& s) {
   }
 }
 
+// litgpt holds a tied checkpoint's LM head as a matrix of its own (separate_lm_head) and
+// quantizes it with the other linear layers (quantizes_lm_head): the head then takes NF4 or
+// int8 bytes and constants like a linear layer instead of staying 16-bit.
+void add_separate_head(Setup& s) {
+  const ModelArch& m = s.w.model;
+  if (!s.f.separate_lm_head.value || s.p.lm_head > 0 || m.kind != "decoder" || m.vocab <= 0) return;
+  s.p.lm_head = double(m.vocab) * m.hidden;
+  s.p.total += s.p.lm_head, s.p.active += s.p.lm_head;
+}
+
+void quantize_head(Setup& s) {
+  if (!s.quantized || !s.f.quantizes_lm_head.value || s.w.weight_bits > 0) return;
+  s.quantized_head = s.p.lm_head;
+  s.p.linear += s.p.lm_head, s.p.lm_head = 0;
+}
+
 }  // namespace
 
 double Setup::layer_share() const {
@@ -218,7 +234,9 @@ Setup make_setup(const Workload& w, std::vector<std::string>& assumptions) {
   s.eight_bit = s.quantized && w.precision == Precision::int8;
   s.four_bit = s.quantized && !s.eight_bit;
   set_dtypes(s);
+  add_separate_head(s);
   s.layer_params = per_layer(w.model, s.p);
+  quantize_head(s);
   s.rest_params = std::max(0.0, s.p.total - s.p.linear - s.p.embedding - s.p.lm_head);
   if (s.adapters)
     s.lora_params = w.model.layers * lora_params_per_layer(w.model, w.lora_rank, w.lora_targets);

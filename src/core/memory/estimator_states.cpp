@@ -252,7 +252,34 @@ void add_master(const Setup& s, std::vector<Component>& out) {
   out.push_back({"master_weights", bytes, f});
 }
 
+// The largest 4-bit weight a matmul dequantizes: a projection of a block (litgpt's fused
+// q/k/v as one), an MLP matrix (one expert's under MoE), or the LM head when it is quantized.
+double largest_quantized(const Setup& s) {
+  const ModelArch& m = s.w.model;
+  const double h = m.hidden, q = double(m.heads) * m.head_dim, kv = double(m.kv_heads) * m.head_dim;
+  const double qkv = s.f.fused_qkv.value ? h * (q + 2 * kv) : h * std::max(q, kv);
+  double width = m.moe ? m.moe->expert_intermediate : m.intermediate;
+  if (m.moe && m.moe->dense_layers > 0) width = std::max<double>(width, m.intermediate);
+  return std::max({qkv, q * h, h * width, s.quantized_head});
+}
+
 }  // namespace
+
+// bitsandbytes' MatMul4Bit and torchao's LinearNF4 multiply by a full-size dequantized
+// 16-bit copy of the weight, one layer at a time, in forward and again in backward; the
+// largest such copy is alive on top of everything kept (the profile's dequant_copies says
+// how many copies coexist). A single decoded token takes bitsandbytes' gemv path instead.
+void add_dequant_component(const Setup& s, std::vector<Component>& out) {
+  const Workload& w = s.w;
+  const int copies = s.f.dequant_copies.value;
+  if (!s.four_bit || w.weight_bits > 0 || copies <= 0 || w.model.cnn) return;
+  const int prompt = w.prompt_len > 0 ? w.prompt_len : w.seq_len;
+  if (!is_training(w.mode) && prompt * w.batch <= 1) return;
+  const double elems = largest_quantized(s);
+  out.push_back({"dequant_buffer", copies * elems * 2,
+                 std::to_string(copies) + " x largest 4-bit weight " + num(elems) +
+                     " x 2 B (dequantized for its matmul)"});
+}
 
 void add_state_components(const Setup& s, std::vector<Component>& out) {
   add_weights(s, out);
