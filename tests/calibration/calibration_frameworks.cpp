@@ -56,6 +56,9 @@ void apply_source_versions(const Row& r, gpusel::Workload& w) {
     // measured in 2023 on PEFT < 0.12, whose adapters take a floating base weight's dtype.
     f.lora_dropout = {0.05, "QwenLM/Qwen finetune.py LoraArguments.lora_dropout", "2023-11-30"};
     if (!has(quant, "gptq")) f.adapter_dtype = {"base", "PEFT < 0.12 (2023)", "2023-11-30"};
+    // transformers 4.32 with torch 2.0 (Qwen's requirements): Trainer's default optim was
+    // adamw_torch, torch.optim.AdamW with foreach (fused became the default with torch 2.8).
+    f.optimizer_step_temporaries = {1, "transformers 4.32 adamw_torch (foreach)", "2023-11-30"};
     // Its single-GPU Q-LoRA script runs DeepSpeed ZeRO-2 in fp16 ("Remember to use --fp16
     // instead of --bf16 due to autogptq"; --deepspeed finetune/ds_config_zero2.json, QwenLM/Qwen
     // @b5fad3d5 finetune/finetune_qlora_single_gpu.sh, the commit that added the profiling),

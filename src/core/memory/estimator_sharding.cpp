@@ -98,6 +98,35 @@ void add_buckets(const Setup& s, std::vector<Component>& out) {
   if (bytes > 0) out.push_back({"comm_buffers", bytes, f});
 }
 
+// What the forward/backward turn holds that the optimizer step no longer does.
+double freed_by_step(const std::vector<Component>& out) {
+  double transients = 0;
+  for (const auto& c : out)
+    if (c.where == "gpu" &&
+        (c.name == "activations" || c.name == "logits" || c.name == "gathered_params"))
+      transients += c.bytes;
+  return transients;
+}
+
+// torch.optim.AdamW with foreach (not fused) allocates exp_avg_sq_sqrt, a state-sized
+// temporary over the whole parameter group, at the step (torch/optim/adamw.py
+// _multi_tensor_adamw); the activations are gone by then, so only what exceeds them counts.
+void add_torch_step(const Setup& s, std::vector<Component>& out) {
+  const int temps = s.f.optimizer_step_temporaries.value;
+  if (temps <= 0 || s.trainable <= 0 || s.opt_in_bwd || s.w.optimizer != Optimizer::adamw ||
+      s.offloads_optimizer())
+    return;
+  const double divide = s.shards_states() || s.shard == Shard::tp ? s.n : 1;
+  const double temp = temps * s.trainable * state_bytes(s) / divide;
+  const double extra = temp - freed_by_step(out);
+  if (extra <= 0) return;
+  out.push_back({"optimizer_step", extra,
+                 std::to_string(temps) + " x " + num(s.trainable) + " trainable x " +
+                     num(state_bytes(s)) + " B (foreach AdamW temporary" +
+                     (divide > 1 ? ", / " + std::to_string(s.n) + " GPUs" : "") +
+                     ") beyond the freed activations"});
+}
+
 }  // namespace
 
 void add_sharding_components(const Setup& s, std::vector<Component>& out) {
@@ -114,16 +143,16 @@ void add_sharding_components(const Setup& s, std::vector<Component>& out) {
 // step(): single_partition_of_fp32_groups[i].grad = single_grad_partition). The part of that
 // peak above the forward/backward turn's transients is the step's own.
 void add_step_component(const Setup& s, std::vector<Component>& out) {
-  if (!s.zero() || s.trainable <= 0) return;
+  if (!s.zero()) {
+    add_torch_step(s, out);
+    return;
+  }
+  if (s.trainable <= 0) return;
   const bool stage3 = s.shard == Shard::zero3;
   const double partition = s.trainable / s.n;
   const double elems = stage3 ? std::min(s.f.zero.value.sub_group_size, partition) : partition;
   const double sub = elems * 4;
-  double transients = 0;
-  for (const auto& c : out)
-    if (c.where == "gpu" &&
-        (c.name == "activations" || c.name == "logits" || c.name == "gathered_params"))
-      transients += c.bytes;
+  const double transients = freed_by_step(out);
   const bool host = s.offloads_optimizer();
   // ZeRO-Offload stage 1/2 writes the fp32 gradients straight into the CPU partition, which
   // gradients_offloaded already counts.

@@ -1,0 +1,68 @@
+// Framework behaviours of data/frameworks.json that add transient or duplicated tensors:
+// the dequantized copy of a 4-bit weight, litgpt's own quantized LM head, a foreach AdamW
+// step's temporary. Exact bytes from the shapes of estimator_fixtures.hpp.
+#include <catch2/catch.hpp>
+
+#include "estimator_fixtures.hpp"
+#include "gpusel/data/frameworks.hpp"
+#include "gpusel/memory/estimator.hpp"
+
+using namespace gpusel;
+using test_models::on;
+
+namespace {
+
+Workload with(Workload w, const char* framework) {
+  apply_framework(w, framework_profile(framework), false, true);
+  return w;
+}
+
+}  // namespace
+
+TEST_CASE("bitsandbytes dequantizes the largest 4-bit weight to one 16-bit copy (hf)") {
+  Workload w = with(on(test_models::llama2_7b(), Mode::qlora), "hf");
+  // Llama-2-7B's widest linear is an MLP matrix, 4096 x 11008; the LM head stays 16-bit.
+  CHECK(estimate(w).bytes_of("dequant_buffer") == 1 * 4096.0 * 11008 * 2);
+  w.mode = Mode::lora;  // a 16-bit base dequantizes nothing
+  CHECK(estimate(w).bytes_of("dequant_buffer") == 0);
+}
+
+TEST_CASE("litgpt quantizes its LM head and holds two 16-bit copies while dequantizing") {
+  const Workload w = with(on(test_models::llama2_7b(), Mode::qlora), "litgpt");
+  const Estimate e = estimate(w);
+  // Lightning quantizes from fp16 and computes in bf16: the fp16 dequantized head and its
+  // bf16 conversion, 2 x 32000 x 4096 x 2 B.
+  CHECK(e.bytes_of("dequant_buffer") == 2 * 32000.0 * 4096 * 2);
+  // The head moves from 16-bit into the 4-bit weights: 131,072,000 params x (2 - 0.5) B less.
+  FrameworkProfile kept = framework_profile("litgpt");
+  kept.quantizes_lm_head.value = false;
+  Workload k = on(test_models::llama2_7b(), Mode::qlora);
+  apply_framework(k, kept, false, true);
+  CHECK(estimate(k).bytes_of("weights") - e.bytes_of("weights") == Approx(32000.0 * 4096 * 1.5));
+}
+
+TEST_CASE("litgpt keeps a tied checkpoint's LM head as a matrix of its own") {
+  Workload w = on(test_models::llama2_7b(), Mode::inference);
+  w.model.tied_embeddings = true;
+  const double hf = estimate(with(w, "hf")).bytes_of("weights");
+  CHECK(estimate(with(w, "litgpt")).bytes_of("weights") - hf == Approx(32000.0 * 4096 * 2));
+}
+
+TEST_CASE("a one-token prompt takes bitsandbytes' gemv path: no dequantized copy") {
+  Workload w = with(on(test_models::llama2_7b(), Mode::inference), "hf");
+  w.precision = Precision::int4;
+  w.seq_len = 64, w.prompt_len = 20;
+  CHECK(estimate(w).bytes_of("dequant_buffer") == 4096.0 * 11008 * 2);
+  w.prompt_len = 1;
+  CHECK(estimate(w).bytes_of("dequant_buffer") == 0);
+}
+
+TEST_CASE("a foreach AdamW step allocates one state-sized temporary (litgpt), fused none (hf)") {
+  Workload w = on(test_models::llama2_7b(), Mode::full);
+  w.seq_len = 16;  // short: the activations freed before the step are smaller than it
+  const Estimate e = estimate(with(w, "litgpt"));
+  const double freed = e.bytes_of("activations") + e.bytes_of("logits");
+  // bf16-true: AdamW states in bf16, 6.74e9 trainable x 2 B.
+  CHECK(e.bytes_of("optimizer_step") == Approx(6.74e9 * 2 - freed));
+  CHECK(estimate(with(w, "hf")).bytes_of("optimizer_step") == 0);
+}
