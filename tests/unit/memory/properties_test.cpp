@@ -55,6 +55,9 @@ void check_no_component_falls(const Estimate& a, const Estimate& b, bool sizes =
       continue;
     // A growing tensor crosses bitsandbytes' paging threshold: its states move to managed.
     if (c.name == "optimizer_states" && b.managed_bytes > a.managed_bytes) continue;
+    // The step's own memory is what it needs beyond the activations it frees: larger
+    // activations absorb it (the total, checked above, still grows).
+    if (c.name == "optimizer_step") continue;
     INFO(c.name);
     CHECK(c.bytes <= b.bytes_of(c.name) * (1 + 1e-8) + 1);
   }
