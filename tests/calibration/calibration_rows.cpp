@@ -293,6 +293,11 @@ Conversion convert(const Row& row, const std::vector<gpusel::ModelArch>& presets
   gpusel::apply_framework(w, gpusel::framework_profile(c.framework), false, true);
   apply_source_versions(row, w);
   set_training(row, w);
+  // lit-gpt/litgpt step a quantized model with bnb.optim.PagedAdamW whatever optimizer the row
+  // names (Lightning-AI/litgpt@064fd523, 2023-08-21, finetune/lora.py; litgpt/finetune/lora.py
+  // @58c5b188 line 180 when the config-hub table was measured).
+  if (c.framework == "litgpt" && w.mode == Mode::qlora)
+    w.optimizer = gpusel::Optimizer::paged_adamw;
   if (w.model.cnn) c.framework = "pytorch";  // a plain training loop: no framework profile
   set_parallel(row, w);
   set_attention(row, w);
