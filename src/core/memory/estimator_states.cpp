@@ -269,16 +269,20 @@ double largest_quantized(const Setup& s) {
 // 16-bit copy of the weight, one layer at a time, in forward and again in backward; the
 // largest such copy is alive on top of everything kept (the profile's dequant_copies says
 // how many copies coexist). A single decoded token takes bitsandbytes' gemv path instead.
+// LLM.int8's backward makes one 16-bit copy of the int8 weight for the input's gradient
+// (bitsandbytes 0.42.0 autograd/_functions.py:479, state.CB.to(dtype_A, copy=True); 483 the
+// Turing layout's undo_layout); its forward multiplies in int8.
 void add_dequant_component(const Setup& s, std::vector<Component>& out) {
   const Workload& w = s.w;
-  const int copies = s.f.dequant_copies.value;
-  if (!s.four_bit || w.weight_bits > 0 || copies <= 0 || w.model.cnn) return;
+  int copies = s.f.dequant_copies.value;
+  if (s.eight_bit) copies = is_training(w.mode) && copies > 0 ? 1 : 0;
+  if (!s.quantized || w.weight_bits > 0 || copies <= 0 || w.model.cnn) return;
   const int prompt = w.prompt_len > 0 ? w.prompt_len : w.seq_len;
   if (!is_training(w.mode) && prompt * w.batch <= 1) return;
   const double elems = largest_quantized(s);
   out.push_back({"dequant_buffer", copies * elems * 2,
-                 std::to_string(copies) + " x largest 4-bit weight " + num(elems) +
-                     " x 2 B (dequantized for its matmul)"});
+                 std::to_string(copies) + " x largest " + (s.eight_bit ? "int8" : "4-bit") +
+                     " weight " + num(elems) + " x 2 B (dequantized for its matmul)"});
 }
 
 void add_state_components(const Setup& s, std::vector<Component>& out) {

@@ -66,3 +66,11 @@ TEST_CASE("a foreach AdamW step allocates one state-sized temporary (litgpt), fu
   CHECK(e.bytes_of("optimizer_step") == Approx(6.74e9 * 2 - freed));
   CHECK(estimate(with(w, "hf")).bytes_of("optimizer_step") == 0);
 }
+
+TEST_CASE("LLM.int8 training makes one 16-bit copy of the int8 weight in backward only") {
+  Workload w = with(on(test_models::llama2_7b(), Mode::qlora), "hf");
+  w.precision = Precision::int8;
+  CHECK(estimate(w).bytes_of("dequant_buffer") == 4096.0 * 11008 * 2);
+  w.mode = Mode::inference;  // int8 forward: no full-size copy
+  CHECK(estimate(w).bytes_of("dequant_buffer") == 0);
+}
