@@ -66,6 +66,13 @@ ASSUMED_TP = {"S35": 8, "S36": 8, "S37": 4, "S38": 4, "S42": 2, "S43": 1, "S44":
 # gives --api_server=http://localhost:8000). Where the row does not state TP, that server runs
 # vLLM's default --tensor-parallel-size 1 when the model fits one card.
 ONE_SERVER = {"S35", "S36", "S39", "S40", "S41", "S42", "S43", "S44", "S45"}
+# TensorRT-LLM 0.14's performance overview builds every engine with `trtllm-bench build
+# --dataset` (its 'Engine Building' section), which sizes the engine from the dataset
+# (tensorrt_llm/bench/build/tuning.py, calc_engine_setting / finetune_setting, e.g.
+# NVIDIA/TensorRT-LLM@04cba882084a): max_batch_size = the requests its optimistic KV estimate
+# holds (0.95 of all memory less the weights), capped at 4096; max_num_tokens = max_batch_size
+# x (1 + ISL/OSL), capped at 32768. Neither binds below the KV pool except at those caps.
+TRTLLM_BENCH_014 = (4096, 32768)
 # Harnesses that drive the engine in their own process without an HTTP server: AMD's MLPerf
 # v4.1 SUT (closed/AMD/code/llama2-70b-99.9/VllmFp8/queue_llm.py: vllm LLMEngine in-process,
 # sync_server.py: skip_tokenizer_init=True). Every other row goes through a server.
@@ -197,7 +204,7 @@ def main(path):
     extra = ["split", "gpu_id", "model_id", "w_precision", "kv", "engine_id", "tp_used",
              "replicas", "prompt_mean", "prompt_sd", "output_mean", "output_sd", "kind", "load",
              "ttft_limit_ms", "tpot_limit_ms", "max_seqs", "mem_fraction", "throughput_use",
-             "skip", "assumed", "frontend"]
+             "skip", "assumed", "frontend", "batched_tokens"]
     w = csv.DictWriter(sys.stdout, fieldnames=list(rows[0].keys()) + extra, lineterminator="\n")
     w.writeheader()
     for row in rows:
@@ -231,6 +238,9 @@ def main(path):
         if kind == "poisson":  # a capacity figure only where the source says it overloaded
             use = "capacity" if "overload" in row["notes"].lower() else "latency-only"
         ms, mf = OVERRIDES.get(row["id"], (None, None))
+        bt = ""
+        if row["round_or_version"] == "TensorRT-LLM perf-overview v0.14.0":
+            ms, bt = TRTLLM_BENCH_014
         tl, pl = limits(kind, model)
         kv = kv_of(row, engine)
         if kv != "auto" and not row["kv_dtype"]:
@@ -243,7 +253,8 @@ def main(path):
                     "load": load_of(row, kind), "ttft_limit_ms": tl, "tpot_limit_ms": pl,
                     "max_seqs": ms or "", "mem_fraction": mf or "", "throughput_use": use,
                     "skip": skip, "assumed": "; ".join(assumed),
-                    "frontend": "in-process" if row["id"] in IN_PROCESS else "server"})
+                    "frontend": "in-process" if row["id"] in IN_PROCESS else "server",
+                    "batched_tokens": bt})
 
 
 if __name__ == "__main__":
