@@ -205,7 +205,7 @@ TEST_CASE("communication that exceeds the compute it overlaps is paid") {
 // Exposed communication per micro-batch step, from the scaling the estimate reports.
 static double exposed_share(const Throughput& t) { return 1 / t.scaling - 1; }
 
-TEST_CASE("DDP and ZeRO-1/2 reduce once per optimizer step; FSDP gathers every micro-batch") {
+TEST_CASE("DDP and ZeRO-1/2 reduce once per optimizer step, FSDP gathers every micro-batch") {
   Workload w = training(Mode::full, 7e9);
   w.batch = 1, w.seq_len = 512;
   auto k = plain();
