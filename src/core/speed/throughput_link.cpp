@@ -121,6 +121,7 @@ Parts offload_traffic(const Workload& w, const Shape& s, const Gpu& g, const Fab
                            ? 1.0 / f.count
                            : 1.0;
   const double down = grad_bytes(w, s) * share, up = s.trainable * 2 * share;
+  double moved = down + up;
   if (w.offload == Offload::optimizer) {  // gradients down during backward, weights back up
     p.overlapped_bwd = down / host;
     p.exposed = up / host;
@@ -128,8 +129,9 @@ Parts offload_traffic(const Workload& w, const Shape& s, const Gpu& g, const Fab
     const double weights = gathered_param_bytes(w, s) * share;
     p.overlapped_fwd = weights / host;
     p.overlapped_bwd = (weights + down) / host;
+    moved = 2 * weights + down;
   }
-  what = "offload " + to_string(w.offload) + ": " + num((down + up) / 1e9) +
+  what = "offload " + to_string(w.offload) + ": " + num(moved / 1e9) +
          " GB per step over PCIe at " + num(host / 1e9) + " GB/s [host_copy_fraction]";
   return p;
 }
