@@ -62,14 +62,9 @@ double achievable_bandwidth(const Gpu& g, const K& k) {
 // such tensor is written and read once in forward, read again in backward, and its
 // gradient written and read ("activation_traffic_passes"); recompute runs the forward
 // again. A decoder's loss reads and writes fp32 logits (4·vocab bytes, ibid.).
-// Eager attention's 5·a·s are the softmax output and the dropout output (2 B each in 16-bit)
-// and the 1-byte dropout mask. Autocast runs softmax in fp32 (it is on PyTorch's "CUDA ops
-// that can autocast to float32" list, docs.pytorch.org/docs/stable/amp.html) and dropout
-// keeps its input's dtype, so under --amp, as in fp32 training, both are 4 B: 9·a·s.
 double activation_traffic_per_token(const Workload& w, const Shape& s, bool fp8_casts, const K& k) {
   const double cb = activation_bytes(w);
-  const double score = w.amp || w.precision == Precision::fp32 ? 4 : 2;
-  const double eager = w.flash_attn ? 0 : (2 * score + 1) * s.heads * w.seq_len;
+  const double eager = w.flash_attn ? 0 : 5.0 * s.heads * w.seq_len;
   const double layer = cb / 2 * 34 * s.hidden + eager;
   const double f = std::min(1.0, double(w.freeze_trainable_layers) / std::max(1, s.layers));
   const double back_layers = w.mode == Mode::freeze ? f * s.layers : s.layers;

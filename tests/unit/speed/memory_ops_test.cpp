@@ -57,21 +57,6 @@ TEST_CASE("eager attention writes the 5·a·s score bytes FlashAttention never d
   CHECK(1 / e - 1 / f == Approx(extra));
 }
 
-TEST_CASE("under autocast the eager softmax and dropout outputs are fp32: 9·a·s bytes") {
-  Workload flash = training(Mode::full, 1e9);
-  flash.amp = true;
-  Workload eager = flash;
-  eager.flash_attn = false;
-  const auto k = with_memory();
-  const double f = estimate_throughput(flash, card(100), 1, false, k).train_tokens_per_s;
-  const double e = estimate_throughput(eager, card(100), 1, false, k).train_tokens_per_s;
-  const double extra = 32 * 5 * 9.0 * 32 * eager.seq_len / 1000e9;  // seconds per token
-  CHECK(1 / e - 1 / f == Approx(extra));
-  Workload bf16 = eager;
-  bf16.amp = false;  // pure 16-bit: the 5·a·s of the case above
-  CHECK(estimate_throughput(bf16, card(100), 1, false, k).train_tokens_per_s > e);
-}
-
 TEST_CASE("the memory-bound share falls as the hidden size grows, and with bandwidth") {
   const auto k = with_memory();
   const auto share = [&](int hidden, double bandwidth) {
