@@ -34,6 +34,7 @@ struct RentalOption {
 struct RentalRanking {
   std::vector<RentalOption> options;  // fitting, cheapest job first (then fastest)
   int considered = 0, too_small = 0, excluded_by_rule = 0, filtered = 0;
+  int spot_only = 0;  // offers with no on-demand price: never ranked for a whole job
   double storage_price = 0, egress_price = 0;  // per GB-month / per GB, session currency
 };
 

@@ -3,8 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include "estimator_fixtures.hpp"
-#include "gpusel/rank/rules.hpp"
 #include "gpusel/base/text.hpp"
+#include "gpusel/rank/rules.hpp"
 
 using namespace gpusel;
 
@@ -148,4 +148,22 @@ TEST_CASE("more GPUs than one instance has: separate instances, linked by the ne
   const Result mi =
       evaluate(make_config(*f.catalog.find("mi300x"), 1, f.req.workload), f.rules, f.rates, f.req);
   CHECK_FALSE(rent_same_work(mi, f.cloud, f.rules, f.rates, f.req, {}));
+}
+
+TEST_CASE("spot-only offers are never ranked for a job nor rent its work") {
+  Fixture f;
+  const RentalRanking before = rank_rentals(f.catalog, f.cloud, f.rules, f.rates, f.req, {});
+  merge_cloud(f.cloud, parse_cloud(doc("cloud/spot_only.json"), "spot_only.json", true));
+  // The H100 spot-only instance (1.20/h) would undercut every on-demand price.
+  const RentalRanking r = rank_rentals(f.catalog, f.cloud, f.rules, f.rates, f.req, {});
+  CHECK(r.spot_only == 2);
+  CHECK(r.considered == before.considered + 2);
+  CHECK(r.options.size() == before.options.size());
+  for (const auto& o : r.options) CHECK_FALSE(o.offer->spot_only());
+  const Result mi =
+      evaluate(make_config(*f.catalog.find("mi300x"), 1, f.req.workload), f.rules, f.rates, f.req);
+  CHECK_FALSE(rent_same_work(mi, f.cloud, f.rules, f.rates, f.req, {}));
+  const Gpu& h100 = *f.catalog.find("h100-sxm");
+  const Result bought = evaluate(make_config(h100, 1, f.req.workload), f.rules, f.rates, f.req);
+  CHECK(rent_same_work(bought, f.cloud, f.rules, f.rates, f.req, {})->offer->id == "tc-h100-1x");
 }
