@@ -3,7 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
-
+#include <map>
 
 namespace gpusel {
 namespace {
@@ -85,6 +85,19 @@ RentalRanking rank_rentals(const Catalog& catalog, const Cloud& cloud, const Rul
   const std::string& cur = req.price.currency;
   const Extras extras = extras_for(cloud, rates, cur, rr);
   out.storage_price = extras.storage_price, out.egress_price = extras.egress_price;
+  // A rented configuration's evaluation depends on the card and the GPUs used, not on the
+  // offer (its price comes in `priced`): a file of 100,000 offers of 40 cards evaluates each
+  // card and instance size once.
+  std::map<std::pair<const Gpu*, int>, Result> evaluations;
+  auto evaluated = [&](const Gpu& gpu, int used) -> const Result& {
+    auto [it, fresh] = evaluations.try_emplace({&gpu, used});
+    if (fresh) {
+      Config c = make_config(gpu, used, req.workload);
+      c.rented = true;
+      it->second = evaluate(c, rules, rates, req);
+    }
+    return it->second;
+  };
   for (const auto& o : cloud.offers) {
     ++out.considered;
     const Gpu* gpu = catalog.find(o.gpu);
@@ -93,16 +106,14 @@ RentalRanking rank_rentals(const Catalog& catalog, const Cloud& cloud, const Rul
       continue;
     }
     const int used = working_gpus(req.workload, o.gpus_per_instance);
-    Config c = make_config(*gpu, used, req.workload);
-    c.rented = true;
-    Result eval = evaluate(c, rules, rates, req);
+    const Result& eval = evaluated(*gpu, used);
     if (eval.rules.excluded)
       ++out.excluded_by_rule;
     else if (!fits(eval))
       ++out.too_small;
     if (!fits(eval)) continue;
     const auto hours = rr.hours ? rr.hours : eval.hours;
-    out.options.push_back(priced(o, 1, std::move(eval), cloud, rates, cur, hours, extras));
+    out.options.push_back(priced(o, 1, eval, cloud, rates, cur, hours, extras));
   }
   std::stable_sort(out.options.begin(), out.options.end(), cheaper);
   return out;
