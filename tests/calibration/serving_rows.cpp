@@ -49,13 +49,17 @@ const std::vector<gpusel::ModelArch>& presets() {
   return models;
 }
 
-// The engine as the row ran it: its stated running-sequence cap and memory fraction.
+// The engine as the row ran it: its stated running-sequence cap, token budget, memory
+// fraction and front end (an HTTP server, or the engine driven in the harness's own process).
 std::shared_ptr<const gpusel::ServingEngine> engine_for(const Row& r) {
   auto e = std::make_shared<gpusel::ServingEngine>(
       gpusel::default_serving_data().engine(r.at("engine_id")));
-  if (!r.at("max_seqs").empty())
-    for (auto& t : e->limits) t.max_seqs = int(num(r, "max_seqs"));
+  for (auto& t : e->limits) {
+    if (!r.at("max_seqs").empty()) t.max_seqs = int(num(r, "max_seqs"));
+    if (!r.at("batched_tokens").empty()) t.batched_tokens = int(num(r, "batched_tokens"));
+  }
   if (!r.at("mem_fraction").empty()) e->memory_fraction = num(r, "mem_fraction");
+  if (r.at("frontend") == "in-process") e->api_host_s_per_seq = 0;  // no HTTP server
   return e;
 }
 

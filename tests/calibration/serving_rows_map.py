@@ -60,6 +60,23 @@ for i in range(155, 182):  # TensorRT-LLM 1.0 perf overview: --kv_cache_free_gpu
 # replica per card where the model fits one card).
 ASSUMED_TP = {"S35": 8, "S36": 8, "S37": 4, "S38": 4, "S42": 2, "S43": 1, "S44": 1, "S45": 1,
               "S46": 2, "S49": 1, "S53": 1, "S66": 1, "S67": 1, "S68": 1, "S69": 1, "S70": 1}
+# One engine instance: the NeuralMagic / GATEOverflow harness (MLCommons reference SUT_API.py,
+# neuralmagic/inference@04e477edfbb3:language/llama2-70b/SUT_API.py) sends every query to the
+# one --api_server the run names (`assert len(self.api_servers) == 1`; each README's cm command
+# gives --api_server=http://localhost:8000). Where the row does not state TP, that server runs
+# vLLM's default --tensor-parallel-size 1 when the model fits one card.
+ONE_SERVER = {"S35", "S36", "S39", "S40", "S41", "S42", "S43", "S44", "S45"}
+# TensorRT-LLM 0.14's performance overview builds every engine with `trtllm-bench build
+# --dataset` (its 'Engine Building' section), which sizes the engine from the dataset
+# (tensorrt_llm/bench/build/tuning.py, calc_engine_setting / finetune_setting, e.g.
+# NVIDIA/TensorRT-LLM@04cba882084a): max_batch_size = the requests its optimistic KV estimate
+# holds (0.95 of all memory less the weights), capped at 4096; max_num_tokens = max_batch_size
+# x (1 + ISL/OSL), capped at 32768. Neither binds below the KV pool except at those caps.
+TRTLLM_BENCH_014 = (4096, 32768)
+# Harnesses that drive the engine in their own process without an HTTP server: AMD's MLPerf
+# v4.1 SUT (closed/AMD/code/llama2-70b-99.9/VllmFp8/queue_llm.py: vllm LLMEngine in-process,
+# sync_server.py: skip_tokenizer_init=True). Every other row goes through a server.
+IN_PROCESS = {"S30", "S31", "S32", "S33", "S34"}
 UNDERLOADED = {"S24", "S35", "S39", "S43"}  # research notes: TPOT p50 < 50 % of the limit
 # MLPerf rows without a stated output: the tokens per sample the benchmark's other rows measure.
 MLPERF_OUTPUT = {"llama-2-70b": "292", "mixtral-8x7b": "146", "llama-3.1-405b": "650"}
@@ -76,14 +93,17 @@ def split_of(notes):
     return "fit" if "[FIT-ALLOWED" in notes else "held-out"
 
 
-def engine_of(engine):
+def engine_of(engine, version=""):
     e = engine.lower()
     if "lmdeploy" in e or "mlc" in e or "gaudi" in e or "reference" in e:
         return ""
     if "tensorrt" in e or "nim" in e:
         return "tensorrt-llm"
     if "vllm" in e:
-        return "vllm"
+        # A stated release before v0.6.0 runs the V0 engine that schedules and processes
+        # outputs between steps (data/serving.json engines.vllm-0.5); unstated: current vLLM.
+        m = re.search(r"(?:vllm\s*)?\b0\.(\d+)\.\d+", version.lower())
+        return "vllm-0.5" if m and int(m.group(1)) < 6 else "vllm"
     return ""
 
 
@@ -184,14 +204,15 @@ def main(path):
     extra = ["split", "gpu_id", "model_id", "w_precision", "kv", "engine_id", "tp_used",
              "replicas", "prompt_mean", "prompt_sd", "output_mean", "output_sd", "kind", "load",
              "ttft_limit_ms", "tpot_limit_ms", "max_seqs", "mem_fraction", "throughput_use",
-             "skip", "assumed"]
+             "skip", "assumed", "frontend", "batched_tokens"]
     w = csv.DictWriter(sys.stdout, fieldnames=list(rows[0].keys()) + extra, lineterminator="\n")
     w.writeheader()
     for row in rows:
         gpu, model = find(GPUS, row["gpu"]), find(MODELS, row["model"])
         if "GH200" in row["gpu"] and "144GB" in row["gpu"]:
             gpu = ""  # the catalog's gh200 is the 96 GB HBM3 part
-        engine, prec, kind = engine_of(row["engine"]), precision_of(row["precision"]), kind_of(row)
+        engine = engine_of(row["engine"], row["engine_version"])
+        prec, kind = precision_of(row["precision"]), kind_of(row)
         pin, psd, out, osd = lengths(row, model, kind)
         assumed = []
         if not out and row["round_or_version"].startswith("MLPerf") and model in MLPERF_OUTPUT:
@@ -204,6 +225,8 @@ def main(path):
         pp = int(row["pp"] or 1)
         n = int(row["n_gpus"] or 1)
         per = int(tp or 1) * pp
+        if row["id"] in ONE_SERVER and n > per:
+            assumed.append("one engine instance (SUT_API)")
         skip = skip_reason(row, gpu, model, prec, engine, kind, out)
         if not skip and not tp and n > 1:
             skip = "layout (TP) not stated"
@@ -215,17 +238,23 @@ def main(path):
         if kind == "poisson":  # a capacity figure only where the source says it overloaded
             use = "capacity" if "overload" in row["notes"].lower() else "latency-only"
         ms, mf = OVERRIDES.get(row["id"], (None, None))
+        bt = ""
+        if row["round_or_version"] == "TensorRT-LLM perf-overview v0.14.0":
+            ms, bt = TRTLLM_BENCH_014
         tl, pl = limits(kind, model)
         kv = kv_of(row, engine)
         if kv != "auto" and not row["kv_dtype"]:
             assumed.append("kv " + kv)
         w.writerow({**row, "split": split_of(row["notes"]), "gpu_id": gpu, "model_id": model,
                     "w_precision": prec, "kv": kv, "engine_id": engine, "tp_used": tp or "1",
-                    "replicas": max(1, n // per), "prompt_mean": pin, "prompt_sd": psd,
+                    "replicas": 1 if row["id"] in ONE_SERVER else max(1, n // per),
+                    "prompt_mean": pin, "prompt_sd": psd,
                     "output_mean": out, "output_sd": osd, "kind": kind,
                     "load": load_of(row, kind), "ttft_limit_ms": tl, "tpot_limit_ms": pl,
                     "max_seqs": ms or "", "mem_fraction": mf or "", "throughput_use": use,
-                    "skip": skip, "assumed": "; ".join(assumed)})
+                    "skip": skip, "assumed": "; ".join(assumed),
+                    "frontend": "in-process" if row["id"] in IN_PROCESS else "server",
+                    "batched_tokens": bt})
 
 
 if __name__ == "__main__":

@@ -55,7 +55,8 @@ Replica build_replica(const Workload& w, const Gpu& g, int count, bool linked,
 
 // Seconds for one iteration of the whole replica: `decode_seqs` sequences each generating a
 // token and `prefill_tokens` prompt tokens in the same batch (speed/'s step model, pipeline
-// stages working on micro-batches), plus the engine's launch cost past its CUDA-graph batch.
+// stages working on micro-batches), plus the engine's launch cost past its CUDA-graph batch
+// and the CPU time per running sequence it does not overlap with the GPU.
 double step_seconds(const Replica& r, double decode_seqs, double prefill_tokens);
 
 }  // namespace gpusel

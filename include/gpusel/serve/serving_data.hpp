@@ -50,6 +50,10 @@ struct ServingEngine {
   std::vector<EngineTier> workspace, limits;
   std::vector<ReservedTier> reserved;
   double eager_layer_overhead_s = 0;  // per layer per step past graph_max_batch
+  // CPU work per running sequence per step that the GPU waits for (engines that schedule,
+  // prepare inputs and process outputs between steps: vLLM before v0.6); 0 when hidden.
+  double host_s_per_seq = 0;
+  double api_host_s_per_seq = 0;  // the same, in an OpenAI-compatible server's process
 
   bool runs(const Gpu& g) const;
   const EngineTier& limits_for(const Gpu& g) const;

@@ -93,6 +93,11 @@ Replica build_replica(const Workload& w, const Gpu& g, int count, bool linked,
   r.assumptions = r.step.assumptions;
   const double value_bytes = kv_value_bytes(w, w.precision == Precision::fp32 ? 4 : 2);
   set_memory(r, w, value_bytes, reserve);
+  if (e.host_s_per_seq + e.api_host_s_per_seq > 0)
+    r.assumptions.push_back(fmt::format(
+        "{} + {} us of CPU per running sequence per step (engine + API server) the GPU waits "
+        "for [serving engines.{}.host_us_per_seq, api_host_us_per_seq]",
+        num(e.host_s_per_seq * 1e6), num(e.api_host_s_per_seq * 1e6), e.name));
   return r;
 }
 
@@ -101,7 +106,9 @@ double step_seconds(const Replica& r, double decode_seqs, double prefill_tokens)
   // Past the CUDA-graph batch the engine launches every kernel itself: a cost per layer.
   const double eager =
       decode_seqs / r.pp > r.graph_max_batch ? r.layers * r.engine->eager_layer_overhead_s : 0;
-  return step + eager;
+  // An engine that schedules and processes outputs between steps leaves the GPU idle for
+  // its CPU work on every running sequence (vLLM before v0.6).
+  return step + eager + decode_seqs * (r.engine->host_s_per_seq + r.engine->api_host_s_per_seq);
 }
 
 }  // namespace gpusel

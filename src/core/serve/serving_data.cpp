@@ -75,6 +75,9 @@ ServingEngine parse_engine(const std::string& name, const json& j, const std::st
   parse_memory(j.at("memory"), e, at);
   e.limits = tiers(j.at("limits"));
   e.eager_layer_overhead_s = value(j.at("eager_layer_overhead_us")) * 1e-6;
+  if (j.contains("host_us_per_seq")) e.host_s_per_seq = value(j.at("host_us_per_seq")) * 1e-6;
+  if (j.contains("api_host_us_per_seq"))
+    e.api_host_s_per_seq = value(j.at("api_host_us_per_seq")) * 1e-6;
   return e;
 }
 
