@@ -149,7 +149,7 @@ Output rent_output(const Session& s, const RentAnswer& answer, const std::string
   o.after = "\n" +
             trf("Considered {} offers ({}): {} fit; {} too small, {} excluded by rules, {} "
                 "filtered. ~ = spot price derived from on-demand.",
-                ranking.considered, cloud_origin, ranking.options.size(), ranking.too_small,
+                ranking.considered, cloud_origin, ranking.fitting, ranking.too_small,
                 ranking.excluded_by_rule, ranking.filtered) +
             "\n";
   o.after += offer_warnings(answer.shown) + tr("Notes:") + "\n" + bullets(answer.notes);

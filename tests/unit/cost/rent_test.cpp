@@ -135,6 +135,22 @@ TEST_CASE("offers of one card and instance size share one evaluation, the ranker
   }
 }
 
+TEST_CASE("rank_rentals counts every fitting offer and builds only the options kept") {
+  Fixture f;
+  const RentalRanking all = rank_rentals(f.catalog, f.cloud, f.rules, f.rates, f.req, {});
+  REQUIRE(all.options.size() >= 3);
+  CHECK(all.fitting == static_cast<int>(all.options.size()));
+  const RentalRanking two = rank_rentals(f.catalog, f.cloud, f.rules, f.rates, f.req, {}, 2);
+  CHECK(two.fitting == all.fitting);
+  CHECK(two.considered == all.considered);
+  REQUIRE(two.options.size() == 2);
+  for (std::size_t i = 0; i < 2; ++i) {
+    CHECK(two.options[i].offer == all.options[i].offer);
+    CHECK(two.options[i].eval.tokens_per_s == all.options[i].eval.tokens_per_s);
+    CHECK(two.options[i].on_demand_cost == all.options[i].on_demand_cost);
+  }
+}
+
 TEST_CASE("renting the same work as a bought configuration") {
   Fixture f;
   const Gpu& h100 = *f.catalog.find("h100-sxm");
