@@ -44,9 +44,8 @@ Table offers_table(const CloudListAnswer& a) {
   for (const auto& r : a.offers) {
     const Offer& o = *r.offer;
     t.rows.push_back({o.gpu, o.provider, o.offer, std::to_string(o.gpus_per_instance), o.region,
-                      fixed(o.on_demand_per_hour, 2), fixed(r.per_gpu_hour, 2),
-                      price(o.spot_per_hour), price(o.commit_1y_per_hour),
-                      price(o.commit_3y_per_hour), o.currency, o.as_of,
+                      price(o.on_demand_per_hour), price(r.per_gpu_hour), price(o.spot_per_hour),
+                      price(o.commit_1y_per_hour), price(o.commit_3y_per_hour), o.currency, o.as_of,
                       std::to_string(r.age_days) + (r.past_limit ? " !" : "")});
   }
   return t;
@@ -64,8 +63,9 @@ json offers_json(const CloudListAnswer& a) {
                            {"gpus_per_instance", o.gpus_per_instance},
                            {"region", o.region},
                            {"currency", o.currency},
-                           {"on_demand_per_hour", o.on_demand_per_hour},
-                           {"per_gpu_hour", r.per_gpu_hour},
+                           {"on_demand_per_hour", price_json(o.on_demand_per_hour)},
+                           {"per_gpu_hour", price_json(r.per_gpu_hour)},
+                           {"spot_only", o.spot_only()},
                            {"spot_per_hour", price_json(o.spot_per_hour)},
                            {"commit_1y_per_hour", price_json(o.commit_1y_per_hour)},
                            {"commit_3y_per_hour", price_json(o.commit_3y_per_hour)},

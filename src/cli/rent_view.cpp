@@ -146,12 +146,17 @@ Output rent_output(const Session& s, const RentAnswer& answer, const std::string
                   ? ""
                   : tr("No --hours or --tokens: ranked by on-demand cost per 1M tokens") + "\n\n");
   o.table = rent_table(answer.shown, cur);
-  o.after = "\n" +
-            trf("Considered {} offers ({}): {} fit; {} too small, {} excluded by rules, {} "
-                "filtered. ~ = spot price derived from on-demand.",
-                ranking.considered, cloud_origin, ranking.fitting, ranking.too_small,
-                ranking.excluded_by_rule, ranking.filtered) +
-            "\n";
+  o.after =
+      "\n" +
+      trf("Considered {} offers ({}): {} fit; {} too small, {} excluded by rules, {} "
+          "filtered. ~ = spot price derived from on-demand.",
+          ranking.considered, cloud_origin, ranking.fitting, ranking.too_small,
+          ranking.excluded_by_rule, ranking.filtered) +
+      (ranking.spot_only > 0 ? " " + trf("{} spot-only offers not ranked: a job is ranked by its "
+                                         "uninterrupted on-demand cost.",
+                                         ranking.spot_only)
+                             : std::string()) +
+      "\n";
   o.after += offer_warnings(answer.shown) + tr("Notes:") + "\n" + bullets(answer.notes);
   o.json = {{"schema_version", 1},
             {"workload", workload_json(s.request.workload)},
@@ -163,7 +168,8 @@ Output rent_output(const Session& s, const RentAnswer& answer, const std::string
             {"considered", ranking.considered},
             {"too_small", ranking.too_small},
             {"excluded_by_rule", ranking.excluded_by_rule},
-            {"filtered", ranking.filtered}};
+            {"filtered", ranking.filtered},
+            {"spot_only", ranking.spot_only}};
   for (const auto& x : answer.shown) o.json["offers"].push_back(option_json(x, cur));
   o.csv = json_rows(o.json["offers"], {{"offer", "/offer"},
                                        {"provider", "/provider"},

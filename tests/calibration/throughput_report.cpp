@@ -3,7 +3,8 @@
 // cites (a constant was read off them) form the development half; every other row is held
 // out. Figures per kind (decode, prefill, train), vendor, memory type and GPU count.
 // Usage: throughput_report [--csv FILE] [--catalog FILE] [--quiet]
-//                          [--gate-decode M,P] [--gate-train M,P]
+//                          [--gate-decode M,P] [--gate-train M,P] [--explain ID]
+//   --explain prints the assumptions of row ID's estimate (at its GPU count) first.
 //   --gate-*  exit thresholds (fractions) on the held-out half, for a regression test that
 //             pins today's figures; the targets are printed and judged as well.
 // Exits 1 when a held-out kind misses its gate (by default its target).
@@ -160,6 +161,7 @@ int main(int argc, char** argv) try {
   std::string csv = GPUSEL_THROUGHPUT_CSV;
   gpusel::DataPaths paths;
   bool quiet = false;
+  std::string explain;
   std::map<std::string, Target> gates = kTargets;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -169,13 +171,15 @@ int main(int argc, char** argv) try {
       paths.catalog = argv[++i];
     else if (a == "--quiet")
       quiet = true;
+    else if (a == "--explain" && i + 1 < argc)
+      explain = argv[++i];
     else if ((a == "--gate-decode" || a == "--gate-train") && i + 1 < argc &&
              parse_pair(argv[++i], gates[a.substr(7)]))
       continue;
     else
       return std::fprintf(stderr,
                           "usage: throughput_report [--csv FILE] [--catalog FILE] [--quiet] "
-                          "[--gate-decode M,P] [--gate-train M,P]\n"),
+                          "[--gate-decode M,P] [--gate-train M,P] [--explain ID]\n"),
              2;
   }
   std::vector<std::string> sources;
@@ -185,6 +189,10 @@ int main(int argc, char** argv) try {
       tput_calibration::convert_all(rows, gpusel::load_catalog(paths), sources);
   std::vector<Scored> dev, held;
   std::size_t skipped = 0;
+  for (const auto& cv : conversions)
+    if (cv.c && cv.id == explain)
+      for (const auto& a : run(*cv.c, cv.c->count).assumptions)
+        std::printf("%s: %s\n", explain.c_str(), a.c_str());
   for (const auto& cv : conversions) {
     const double e = cv.c ? estimate(*cv.c) : 0;
     if (e > 0) {

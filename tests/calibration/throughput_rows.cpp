@@ -59,9 +59,9 @@ int micro_batch(const Row& r) {
 }
 
 // "TP4 PP4 CP2 VP5, GBS128" / "16M tokens/batch": Megatron degrees (--tp/--pp/--vpp) and
-// the micro-batches each pipeline runs per step (--grad-accum). Context parallelism is not
-// modelled: its GPUs count as data parallel (the same compute per GPU), but the pipeline's
-// micro-batches are those of the true dp = n / (tp x pp x cp).
+// the micro-batches each pipeline (or, without one, each GPU) runs per step (--grad-accum). Context
+// parallelism is not modelled: its GPUs count as data parallel (the same compute per GPU), but the
+// pipeline's micro-batches are those of the true dp = n / (tp x pp x cp).
 void set_parallel_degrees(const Row& r, gpusel::Workload& w) {
   const std::string& method = r.at("method");
   const auto degree = [&](const char* key) {
@@ -70,11 +70,11 @@ void set_parallel_degrees(const Row& r, gpusel::Workload& w) {
                                                                                    : 1;
   };
   w.tp = degree("TP"), w.pp = degree("PP"), w.vpp = w.pp > 1 ? degree("VP") : 1;
-  if (!gpusel::model_parallel(w)) {
-    w.tp = w.pp = w.vpp = 1;
-    return;
-  }
-  const int dp = std::max(1, w.gpus / (w.tp * w.pp * degree("CP")));
+  // Without tensor or pipeline parallelism every GPU (context-parallel ones counted as data
+  // parallel, as above) runs its share of the global batch as accumulated micro-batches.
+  const bool mp = gpusel::model_parallel(w);
+  if (!mp) w.tp = w.pp = w.vpp = 1;
+  const int dp = mp ? std::max(1, w.gpus / (w.tp * w.pp * degree("CP"))) : w.gpus;
   std::smatch m;
   double samples = 0;
   if (std::regex_search(method, m, std::regex(R"(GBS(\d+))"))) samples = std::stod(m[1]);
@@ -111,6 +111,15 @@ void training_workload(const Row& r, gpusel::Workload& w) {
             : has(how, "4D-pa") ? Shard::zero2
                                 : Shard::ddp;
   if (has(method, "offload")) w.offload = Offload::params;
+  // NeMo 1.x LoRA (the 24.07 tables): one rank-32 adapter on the fused QKV projection, no
+  // adapter dropout (examples/nlp/language_modeling/tuning/conf/
+  // megatron_gpt_finetuning_config.yaml, peft.lora_tuning: target_modules ['attention_qkv'],
+  // adapter_dim 32, adapter_dropout 0.0). --lora-targets qv moves the same bytes (q and v
+  // adapters: 22·h per token and layer against the fused one's 21·h).
+  if (w.mode == Mode::lora && has(how, "NeMo")) {
+    w.lora_targets = gpusel::LoraTargets::qv, w.lora_rank = 32;
+    w.framework.lora_dropout.value = 0;
+  }
   set_parallel_degrees(r, w);
   if (w.gpus == 1) w.shard = Shard::none;
 }
@@ -133,6 +142,11 @@ gpusel::Workload workload_for(const Row& r, bool inference) {
   const std::string& b = r.at("batch");
   w.batch = std::regex_match(b, std::regex(R"(\d+)")) ? std::stoi(b) : 1;
   w.shard = has(how, "tensor parallel") && w.gpus > 1 ? Shard::tp : Shard::none;
+  // vLLM's FP8 on Gaudi (Intel Neural Compressor) runs with the KV cache in FP8 too: the
+  // documented command is `--quantization inc --kv-cache-dtype fp8_inc`
+  // (vllm-project/vllm@e6dff3c:docs/features/quantization/inc.md).
+  if (w.precision == Precision::fp8 && has(r.at("gpu"), "Gaudi") && w.engine == "vllm")
+    w.kv_dtype = gpusel::KvDtype::fp8;
   return w;
 }
 

@@ -3,6 +3,7 @@
 // age) and `gpusel catalog status` (each dataset's review date, what is past its freshness
 // limit and where to refresh it). One answer struct per command; the CLI renders them.
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,13 +27,13 @@ struct CloudListQuery {
 
 struct CloudOfferRow {
   const Offer* offer = nullptr;
-  double per_gpu_hour = 0;  // on-demand / GPUs per instance, offer currency
-  long age_days = 0;        // from the offer's as_of to the query's
-  bool past_limit = false;  // older than kOfferMaxAgeDays
+  std::optional<double> per_gpu_hour;  // on-demand / GPUs per instance; none: spot only
+  long age_days = 0;                   // from the offer's as_of to the query's
+  bool past_limit = false;             // older than kOfferMaxAgeDays
 };
 
 struct CloudListAnswer {
-  std::vector<CloudOfferRow> offers;  // by GPU id, then on-demand price per GPU-hour
+  std::vector<CloudOfferRow> offers;  // by GPU id, then on-demand per GPU-hour (spot-only last)
   std::size_t total = 0;              // offers in the data
   std::string as_of, origin, reviewed;
   int past_limit = 0;

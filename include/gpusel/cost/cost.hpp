@@ -57,8 +57,14 @@ struct RentQuote {
 // months (monthly), or the whole 1- or 3-year term(s) a commitment covers.
 double billed_hours(RentKind kind, double hours_used, double months);
 
+// Whether a spot-only offer can serve a project of `hours` over `months` under `kind`: only as
+// spot, and only when the hours a day stay below 24 x spot availability (never 24/7), since
+// there is no on-demand price to fall back on while spot capacity is gone.
+bool spot_only_fits(RentKind kind, double hours, double months, double availability);
+
 // The cheapest offer for `gpu_id` under `kind`, with enough instances for `gpus`;
-// nullopt when no offer for that GPU has a price of this kind.
+// nullopt when no offer for that GPU has a price of this kind. Spot-only offers count only
+// where spot_only_fits (availability: the cloud defaults', 1 when absent).
 std::optional<RentQuote> cheapest_rental(const Cloud& cloud, const std::string& gpu_id, int gpus,
                                          RentKind kind, double hours, double months,
                                          const std::string& currency, const Rates& rates);
@@ -128,6 +134,8 @@ struct CostReport {
   std::vector<BreakEven> break_even;
   double storage_price = 0, egress_price = 0;    // per GB-month / per GB, session currency
   std::vector<std::string> nearest_with_offers;  // when the rented GPU has no offer
+  bool spot_only_unusable = false;  // the rented GPU's only offers are spot-only, unusable here
+  double spot_availability = 1;     // the cloud defaults' share of the time spot capacity exists
   Verdict verdict;
   std::vector<std::string> notes, conversions;
 };

@@ -36,6 +36,7 @@ struct RentalRanking {
   std::vector<RentalOption> options;  // the first `keep` fitting, cheapest job first (then fastest)
   int fitting = 0;                    // every offer that fits (options holds the first of them)
   int considered = 0, too_small = 0, excluded_by_rule = 0, filtered = 0;
+  int spot_only = 0;  // offers with no on-demand price: never ranked for a whole job
   double storage_price = 0, egress_price = 0;  // per GB-month / per GB, session currency
 };
 

@@ -30,21 +30,24 @@ void check_figure_range(const Figure& f, const std::string& at);
 Figure parse_figure(const nlohmann::json& j, const std::string& at);
 
 struct CloudDefaults {
-  Figure spot_ratio;          // spot / on-demand
+  Figure spot_ratio;                        // spot / on-demand
   std::optional<Figure> spot_availability;  // share of the time spot capacity exists
-  Figure commit_1y_discount;  // 1 - committed / on-demand
+  Figure commit_1y_discount;                // 1 - committed / on-demand
   Figure commit_3y_discount;
   Figure storage_per_gb_month;  // USD
   Figure egress_per_gb;         // USD
 };
 
-// Every price is for the whole instance, in `currency`.
+// Every price is for the whole instance, in `currency`. Some providers list a GPU only as
+// spot (interruptible) capacity: such an offer has a spot price and no on-demand one, and is
+// never used where gpusel prices work that must run uninterrupted (see spot_only()).
 struct Offer {
   std::string id, provider, offer, gpu, region, currency, billing, as_of, source, notes;
   int gpus_per_instance = 1;
-  double on_demand_per_hour = 0;
+  std::optional<double> on_demand_per_hour;  // nullopt: a spot-only offer
   std::optional<double> spot_per_hour, monthly, commit_1y_per_hour, commit_3y_per_hour;
   bool marketplace = false;
+  bool spot_only() const { return !on_demand_per_hour; }
 };
 
 struct Cloud {
@@ -65,7 +68,8 @@ struct Cloud {
 };
 
 // Parses a cloud document. Throws Error(data) naming origin and offer on a missing or
-// mistyped field, a negative or zero on-demand price, a negative other price, a malformed
+// mistyped field, a negative or zero on-demand price, an offer with neither an on-demand nor
+// a spot price, a negative other price, a malformed
 // date or a default outside its own range. `overlay`: "defaults" and "reviewed" may be
 // absent (an --cloud-add file usually carries offers only).
 Cloud parse_cloud(const nlohmann::json& doc, const std::string& origin, bool overlay = false);
@@ -106,7 +110,8 @@ struct EffectivePrice {
 };
 
 // Published where the offer has it, else on-demand x the default (spot, commitments);
-// nullopt for a monthly price the offer does not publish (there is no default for it).
+// nullopt for a monthly price the offer does not publish (there is no default for it), and
+// for on-demand and unpublished commitments of a spot-only offer (nothing to derive them from).
 std::optional<EffectivePrice> effective_price(const Offer& o, RentKind kind,
                                               const CloudDefaults& d);
 

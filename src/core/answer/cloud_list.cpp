@@ -40,8 +40,9 @@ CloudListAnswer list_cloud(const Cloud& cloud, const Catalog& catalog, const Clo
   if (!provider.empty()) check_provider(cloud, provider);
   for (const auto& o : cloud.offers) {
     if ((!gpu.empty() && o.gpu != gpu) || (!provider.empty() && o.provider != provider)) continue;
-    CloudOfferRow r{&o, o.on_demand_per_hour / std::max(1, o.gpus_per_instance),
-                    days_between(o.as_of, a.as_of), false};
+    CloudOfferRow r{&o, std::nullopt, days_between(o.as_of, a.as_of), false};
+    if (o.on_demand_per_hour)
+      r.per_gpu_hour = *o.on_demand_per_hour / std::max(1, o.gpus_per_instance);
     r.past_limit = r.age_days > kOfferMaxAgeDays;
     a.past_limit += r.past_limit;
     a.offers.push_back(r);
@@ -49,7 +50,8 @@ CloudListAnswer list_cloud(const Cloud& cloud, const Catalog& catalog, const Clo
   std::stable_sort(a.offers.begin(), a.offers.end(), [](const auto& x, const auto& y) {
     if (x.offer->gpu != y.offer->gpu) return x.offer->gpu < y.offer->gpu;
     if (x.offer->currency != y.offer->currency) return x.offer->currency < y.offer->currency;
-    return x.per_gpu_hour < y.per_gpu_hour;
+    if (x.per_gpu_hour.has_value() != y.per_gpu_hour.has_value()) return x.per_gpu_hour.has_value();
+    return x.per_gpu_hour.value_or(0) < y.per_gpu_hour.value_or(0);
   });
   return a;
 }

@@ -24,6 +24,14 @@ struct Advantage {  // rent - own over `months`: positive once owning is the che
 
 }  // namespace
 
+// Sustained spot use falls back on on-demand while spot capacity is gone (see cheapest_rental);
+// a spot-only offer has nothing to fall back on, so it serves a project only as spot and only
+// when the hours a day fit within the share of the day spot capacity exists: never 24/7.
+bool spot_only_fits(RentKind kind, double hours, double months, double availability) {
+  if (kind != RentKind::spot || !(months > 0)) return false;
+  return hours / (kDaysPerMonth * months) < 24.0 * availability;
+}
+
 double residual_fraction(double residual_1y, double months) {
   if (months <= 0) return 1;
   return std::pow(residual_1y, months / 12.0);
@@ -89,7 +97,10 @@ std::optional<RentQuote> cheapest_rental(const Cloud& cloud, const std::string& 
                                          RentKind kind, double hours, double months,
                                          const std::string& currency, const Rates& rates) {
   std::optional<RentQuote> best;
+  const double availability =
+      cloud.defaults.spot_availability ? cloud.defaults.spot_availability->value : 1.0;
   for (const Offer* o : cloud.for_gpu(gpu_id)) {
+    if (o->spot_only() && !spot_only_fits(kind, hours, months, availability)) continue;
     const auto price = effective_price(*o, kind, cloud.defaults);
     if (!price) continue;
     RentQuote q;
@@ -98,10 +109,15 @@ std::optional<RentQuote> cheapest_rental(const Cloud& cloud, const std::string& 
     q.instances = (gpus + o->gpus_per_instance - 1) / o->gpus_per_instance;
     double per_hour = price->per_hour;
     q.basis = price->basis;
-    if (kind == RentKind::spot && cloud.defaults.spot_availability) {
+    if (o->spot_only()) {
+      q.basis +=
+          trf("; spot only: no on-demand to fall back on, the {:.1f} h/day must fit in the "
+              "{:.0f} % of the time spot capacity exists",
+              hours / (kDaysPerMonth * months), availability * 100);
+    } else if (kind == RentKind::spot && cloud.defaults.spot_availability) {
       // Spot capacity comes and goes: sustained use runs on on-demand the rest of the time.
       const double a = cloud.defaults.spot_availability->value;
-      per_hour = a * price->per_hour + (1 - a) * o->on_demand_per_hour;
+      per_hour = a * price->per_hour + (1 - a) * *o->on_demand_per_hour;
       q.basis +=
           trf("; spot capacity {:.0f} % of the time (measured), on-demand otherwise", a * 100);
     }

@@ -114,8 +114,9 @@ std::optional<OwnCost> owning(const Gpu& g, const CostQuery& q, double hours, co
 
 // GPUs with offers, nearest in memory and tensor throughput to `g` (log-distance).
 std::vector<std::string> nearest_offered(const Gpu& g, const CostData& d) {
-  std::set<std::string> ids;
-  for (const auto& o : d.cloud.offers) ids.insert(o.gpu);
+  std::set<std::string> ids;  // spot-only offers cannot stand in for a sustained project
+  for (const auto& o : d.cloud.offers)
+    if (!o.spot_only()) ids.insert(o.gpu);
   auto dist = [&](const Gpu& c) {
     auto lg = [](double a, double b) { return a > 0 && b > 0 ? std::abs(std::log(a / b)) : 9.0; };
     return lg(c.vram_gb, g.vram_gb) + lg(c.tensor16_tflops(), g.tensor16_tflops());
@@ -205,7 +206,12 @@ CostReport compare_costs(const CostQuery& query, const CostData& d) {
   Converter conv{d.rates, r.query.currency, &used};
   r.own = owning(own, r.query, r.hours, d, conv);
   add_rentals(r, d, conv);
-  if (r.rent.empty()) r.nearest_with_offers = nearest_offered(rented, d);
+  if (r.rent.empty()) {
+    r.nearest_with_offers = nearest_offered(rented, d);
+    r.spot_only_unusable = !d.cloud.for_gpu(rented.id).empty();  // all spot-only, did not fit
+    if (d.cloud.defaults.spot_availability)
+      r.spot_availability = d.cloud.defaults.spot_availability->value;
+  }
   add_break_even(r);
   detail::decide(r);
   detail::add_notes(r, d);

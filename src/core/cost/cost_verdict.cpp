@@ -106,7 +106,13 @@ void decide(CostReport& r) {
         trf("no purchase price for {} in the catalog: pass --card-price to compare buying",
             r.query.own_gpu));
   if (r.rent.empty())
-    r.verdict.reasons.push_back(trf("no cloud offer for {}: nothing to rent", r.query.rent_gpu));
+    r.verdict.reasons.push_back(
+        r.spot_only_unusable
+            ? trf("{} is offered only as spot capacity, with no on-demand to fall back on: it "
+                  "cannot serve {:g} h/day (spot capacity exists {:.0f} % of the time), so "
+                  "nothing to rent",
+                  r.query.rent_gpu, r.query.hours_per_day, r.spot_availability * 100)
+            : trf("no cloud offer for {}: nothing to rent", r.query.rent_gpu));
   if (!r.own || r.rent.empty()) return;
   scenario_reason(r, opts);
   const Option& best = opts[0];
@@ -156,9 +162,13 @@ void add_notes(CostReport& r, const CostData& d) {
     std::string list;
     for (const auto& id : r.nearest_with_offers) list += (list.empty() ? "" : ", ") + id;
     n.push_back(
-        trf("No cloud offer for {} in {}; the nearest GPUs that have offers: {} (compare with "
-            "--rent-gpu).",
-            r.query.rent_gpu, d.cloud.origin, list));
+        r.spot_only_unusable
+            ? trf("{} has only spot-only offers in {}, unusable at this use; the nearest GPUs "
+                  "that have on-demand offers: {} (compare with --rent-gpu).",
+                  r.query.rent_gpu, d.cloud.origin, list)
+            : trf("No cloud offer for {} in {}; the nearest GPUs that have offers: {} (compare "
+                  "with --rent-gpu).",
+                  r.query.rent_gpu, d.cloud.origin, list));
   }
 }
 

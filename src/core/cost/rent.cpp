@@ -33,7 +33,7 @@ RentalOption priced_terms(const Offer& o, int instances, const Result& eval, con
   RentalOption r;
   r.offer = &o;
   r.instances = instances;
-  r.on_demand_per_hour = convert(o.on_demand_per_hour * instances, o.currency, cur, rates);
+  r.on_demand_per_hour = convert(*o.on_demand_per_hour * instances, o.currency, cur, rates);
   const auto spot = effective_price(o, RentKind::spot, cloud.defaults);
   r.spot_per_hour = convert(spot->per_hour * instances, o.currency, cur, rates);
   r.spot_published = spot->published;
@@ -135,6 +135,12 @@ RentalRanking rank_rentals(const Catalog& catalog, const Cloud& cloud, const Rul
       ++out.filtered;
       continue;
     }
+    // Ranked by the job's on-demand cost: a job left to run start to finish is not put on
+    // capacity that can be reclaimed with nothing to fall back on.
+    if (o.spot_only()) {
+      ++out.spot_only;
+      continue;
+    }
     const int used = working_gpus(req.workload, o.gpus_per_instance);
     const Result& eval = evaluated(*gpu, used);
     if (eval.rules.excluded)
@@ -167,6 +173,7 @@ std::optional<RentalOption> rent_same_work(const Result& bought, const Cloud& cl
   const Extras extras = extras_for(cloud, rates, req.price.currency, rr);
   std::optional<RentalOption> best;
   for (const Offer* o : cloud.for_gpu(gpu.id)) {
+    if (o->spot_only()) continue;  // the same work, uninterrupted: needs an on-demand price
     const int instances = (count + o->gpus_per_instance - 1) / o->gpus_per_instance;
     const int gpus = working_gpus(req.workload, instances * o->gpus_per_instance);
     Config c = instances == 1 ? make_config(gpu, gpus, req.workload)

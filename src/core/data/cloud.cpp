@@ -62,12 +62,18 @@ CloudDefaults parse_defaults(const json& defs, const std::string& origin) {
           parse_default(defs, "egress_per_gb", origin)};
 }
 
+// On-demand may be null only for a spot-only offer, which then needs its spot price.
 void parse_prices(Offer& o, const json& rec, const std::string& at) {
-  o.on_demand_per_hour = field<double>(rec, "on_demand_per_hour", at);
-  if (!(o.on_demand_per_hour > 0) || !std::isfinite(o.on_demand_per_hour))
+  o.on_demand_per_hour = detail::present<double>(rec, "on_demand_per_hour", at);
+  if (o.on_demand_per_hour &&
+      (!(*o.on_demand_per_hour > 0) || !std::isfinite(*o.on_demand_per_hour)))
     throw data_error(at + ": 'on_demand_per_hour' must be > 0 (got " +
-                     fmt::format("{}", o.on_demand_per_hour) + ")");
+                     fmt::format("{}", *o.on_demand_per_hour) + ")");
   o.spot_per_hour = price(rec, "spot_per_hour", at);
+  if (!o.on_demand_per_hour && !o.spot_per_hour)
+    throw data_error(at +
+                     ": an offer needs 'on_demand_per_hour', or 'spot_per_hour' for a spot-only "
+                     "offer (both are null or absent)");
   o.monthly = price(rec, "monthly", at);
   o.commit_1y_per_hour = price(rec, "commit_1y_per_hour", at);
   o.commit_3y_per_hour = price(rec, "commit_3y_per_hour", at);
@@ -256,18 +262,21 @@ std::size_t drop_offers_without_gpu(Cloud& cloud, const Catalog& catalog) {
 
 std::optional<EffectivePrice> effective_price(const Offer& o, RentKind kind,
                                               const CloudDefaults& d) {
+  // A spot-only offer has no on-demand price to apply a default to.
+  const double od = o.on_demand_per_hour.value_or(0);
   auto spot = [&](double ratio) {
-    return EffectivePrice{o.on_demand_per_hour * ratio, false,
-                          trf("default: {:.2f} x on-demand", ratio)};
+    return EffectivePrice{od * ratio, false, trf("default: {:.2f} x on-demand", ratio)};
   };
-  auto commit = [&](double discount) {
-    return EffectivePrice{o.on_demand_per_hour * (1 - discount), false,
+  auto commit = [&](double discount) -> std::optional<EffectivePrice> {
+    if (o.spot_only()) return std::nullopt;
+    return EffectivePrice{od * (1 - discount), false,
                           trf("default: {:.0f} % off on-demand", discount * 100)};
   };
   auto published = [](double v) { return EffectivePrice{v, true, tr("published")}; };
   switch (kind) {
     case RentKind::on_demand:
-      return published(o.on_demand_per_hour);
+      if (o.spot_only()) return std::nullopt;
+      return published(od);
     case RentKind::spot:
       return o.spot_per_hour ? published(*o.spot_per_hour) : spot(d.spot_ratio.value);
     case RentKind::monthly:

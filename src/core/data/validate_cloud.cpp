@@ -36,6 +36,11 @@ void check_gpu_ref(const json& o, const std::string& p, const Catalog* gpus, Fin
 
 void check_price_order(const json& o, const std::string& p, Findings& f) {
   const double od = num(o, "on_demand_per_hour");
+  // A spot-only offer (on-demand null) stands on its spot price; an offer needs one of them.
+  auto null = [&](const char* k) { return !o.contains(k) || o[k].is_null(); };
+  if (null("on_demand_per_hour") && null("spot_per_hour"))
+    f.error(p + "/on_demand_per_hour", "price-missing",
+            "neither an on-demand nor a spot price: a spot-only offer needs spot_per_hour");
   for (const char* key : {"spot_per_hour", "commit_1y_per_hour", "commit_3y_per_hour"}) {
     const double v = num(o, key);
     if (!std::isnan(v) && !std::isnan(od) && v > od)

@@ -85,11 +85,12 @@ std::optional<Rental> rent(const Gpu& g, int count, int replicas, double tokens_
   std::optional<Rental> best;
   for (const Offer* o : cloud->for_gpu(g.id)) {
     if (o->gpus_per_instance < count) continue;  // tensor parallel stays inside an instance
+    if (o->spot_only()) continue;  // a service runs around the clock: never on spot alone
     const int per = o->gpus_per_instance / count;
     Rental r;
     r.offer = o;
     r.instances = (replicas + per - 1) / per;
-    r.per_hour = convert(o->on_demand_per_hour * r.instances, o->currency, cur, rates);
+    r.per_hour = convert(*o->on_demand_per_hour * r.instances, o->currency, cur, rates);
     if (tokens_per_s > 0) r.per_million = r.per_hour / (tokens_per_s * 3600) * 1e6;
     if (!best || r.per_hour < best->per_hour) best = r;
   }

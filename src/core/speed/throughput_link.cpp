@@ -121,6 +121,7 @@ Parts offload_traffic(const Workload& w, const Shape& s, const Gpu& g, const Fab
                            ? 1.0 / f.count
                            : 1.0;
   const double down = grad_bytes(w, s) * share, up = s.trainable * 2 * share;
+  double moved = down + up;
   if (w.offload == Offload::optimizer) {  // gradients down during backward, weights back up
     p.overlapped_bwd = down / host;
     p.exposed = up / host;
@@ -128,8 +129,9 @@ Parts offload_traffic(const Workload& w, const Shape& s, const Gpu& g, const Fab
     const double weights = gathered_param_bytes(w, s) * share;
     p.overlapped_fwd = weights / host;
     p.overlapped_bwd = (weights + down) / host;
+    moved = 2 * weights + down;
   }
-  what = "offload " + to_string(w.offload) + ": " + num((down + up) / 1e9) +
+  what = "offload " + to_string(w.offload) + ": " + num(moved / 1e9) +
          " GB per step over PCIe at " + num(host / 1e9) + " GB/s [host_copy_fraction]";
   return p;
 }
@@ -204,21 +206,41 @@ double host_bytes_per_s(const Gpu& g, const K& k) {
   return pcie_bytes_per_s(gen_of(g), lanes_of(g)) * frac;
 }
 
+// Strategies whose traffic happens once per optimizer step rather than per micro-batch:
+// gradients reduced (and ZeRO-1/2 weights gathered) only at the accumulation boundary
+// (DDP no_sync, pytorch/pytorch#21736; Accelerate's accumulate(); DeepSpeed's
+// gradient-accumulation boundary). FSDP/ZeRO-3 gather weights every micro-batch, a layer
+// split passes activations every micro-batch; offload traffic is kept per micro-batch (ZeRO-
+// Offload's per-micro-batch gradient copies are not modelled apart).
+namespace {
+bool once_per_step(const Workload& w, const Fabric& f) {
+  if (w.offload != Offload::none || f.count <= 1) return false;
+  return w.shard == Shard::ddp || w.shard == Shard::zero1 || w.shard == Shard::zero2;
+}
+}  // namespace
+
 double exposed_step_s(const Workload& w, const Shape& s, const Gpu& g, const Fabric& f, double fwd,
                       double bwd, const K& k, std::vector<std::string>& notes) {
   std::string what, off_what;
   const Parts p = f.count > 1 ? strategy_traffic(w, s, f, fwd, bwd, k, what) : Parts{};
   const Parts o = offload_traffic(w, s, g, f, k, off_what);
   const double ov = k.comm_overlap_fraction;
-  const double exposed = p.exposed + o.exposed +
-                         std::max(0.0, p.overlapped_fwd + o.overlapped_fwd - ov * fwd) +
-                         std::max(0.0, p.overlapped_bwd + o.overlapped_bwd - ov * bwd);
+  double exposed = p.exposed + o.exposed +
+                   std::max(0.0, p.overlapped_fwd + o.overlapped_fwd - ov * fwd) +
+                   std::max(0.0, p.overlapped_bwd + o.overlapped_bwd - ov * bwd);
+  // Accumulating micro-batches, DDP (no_sync) and ZeRO-1/2 move their bytes once per
+  // optimizer step, in the last micro-batch's backward: spread over all of them.
+  const int per_step = once_per_step(w, f) ? std::max(1, w.grad_accum) : 1;
+  exposed /= per_step;
   if (f.count > 1) notes.push_back(std::to_string(f.count) + " cards over " + f.what + ": " + what);
   if (!off_what.empty()) notes.push_back(off_what);
   if (f.count > 1 || !off_what.empty())
-    notes.push_back("communication not hidden behind compute: " + num(exposed * 1e3) +
-                    " ms per step of " + num((fwd + bwd) * 1e3) +
-                    " ms compute [comm_overlap_fraction " + num(ov) + "]");
+    notes.push_back(
+        "communication not hidden behind compute: " + num(exposed * 1e3) + " ms per step of " +
+        num((fwd + bwd) * 1e3) + " ms compute [comm_overlap_fraction " + num(ov) + "]" +
+        (per_step > 1
+             ? ", sent once per " + std::to_string(per_step) + " micro-batches [ddp_bucket_mb]"
+             : ""));
   return exposed;
 }
 

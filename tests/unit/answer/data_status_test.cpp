@@ -37,14 +37,15 @@ TEST_CASE("cloud list: every row honours the filters, ages count days to the as-
   for (const auto& r : all.offers) {
     CHECK(r.age_days == days_between(r.offer->as_of, "2026-12-01"));
     CHECK(r.past_limit == (r.age_days > kOfferMaxAgeDays));
-    CHECK(r.per_gpu_hour == Approx(r.offer->on_demand_per_hour / r.offer->gpus_per_instance));
+    REQUIRE(r.per_gpu_hour);
+    CHECK(*r.per_gpu_hour == Approx(*r.offer->on_demand_per_hour / r.offer->gpus_per_instance));
   }
   CHECK(all.past_limit == 1);  // the 2026-01-01 marketplace offer: 334 days
   const CloudListAnswer a100 =
       list_cloud(small_cloud(), small_catalog(), {"A100-80GB-SXM", "", "2026-12-01"});
   REQUIRE(a100.offers.size() == 2);
   for (const auto& r : a100.offers) CHECK(r.offer->gpu == "a100-80gb-sxm");
-  CHECK(a100.offers[0].per_gpu_hour <= a100.offers[1].per_gpu_hour);  // 1.75 (8x) before 2.00
+  CHECK(*a100.offers[0].per_gpu_hour <= *a100.offers[1].per_gpu_hour);  // 1.75 (8x) before 2.00
   const CloudListAnswer market =
       list_cloud(small_cloud(), small_catalog(), {"rtx-4090", "market", "2026-12-01"});
   REQUIRE(market.offers.size() == 1);

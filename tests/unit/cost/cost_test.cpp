@@ -151,6 +151,45 @@ TEST_CASE("the cheapest rental counts instances and converts currencies") {
   CHECK_FALSE(cheapest_rental(f.cloud, "mi300x", 1, RentKind::on_demand, h, m, "USD", f.rates));
 }
 
+TEST_CASE("a spot-only offer is quoted as spot for part-day use, never 24/7 nor on-demand") {
+  Fixture f;
+  f.cloud.defaults.spot_availability =
+      Figure{0.5, 0.2, 0.9, "fraction of the time", "test", "2026-11-01"};
+  merge_cloud(f.cloud, parse_cloud(doc("cloud/spot_only.json"), "spot_only.json", true));
+  const double months = 6, day = kDaysPerMonth * months;  // hours at 1 h/day
+  // 8 h/day fits in the half of the day spot capacity exists: the published 1.00/h, with no
+  // on-demand mixed in (there is none).
+  auto part =
+      cheapest_rental(f.cloud, "mi300x", 1, RentKind::spot, 8 * day, months, "USD", f.rates);
+  REQUIRE(part);
+  CHECK(part->offer->id == "tc-mi300x-spot");
+  CHECK(part->rate_per_hour == Approx(1.0));
+  CHECK(part->published);
+  CHECK(part->basis.find("spot only") != std::string::npos);
+  // 12 h/day or more does not (0.5 x 24), nor does 24/7 at any availability.
+  CHECK_FALSE(
+      cheapest_rental(f.cloud, "mi300x", 1, RentKind::spot, 12 * day, months, "USD", f.rates));
+  CHECK_FALSE(spot_only_fits(RentKind::spot, 24 * day, months, 1.0));
+  CHECK(spot_only_fits(RentKind::spot, 23.9 * day, months, 1.0));
+  for (RentKind k :
+       {RentKind::on_demand, RentKind::monthly, RentKind::commit_1y, RentKind::commit_3y}) {
+    CHECK_FALSE(spot_only_fits(k, 1 * day, months, 1.0));
+    CHECK_FALSE(cheapest_rental(f.cloud, "mi300x", 1, k, 1 * day, months, "USD", f.rates));
+  }
+  // Beside on-demand offers, sustained spot on the H100 (24 h/day) keeps the on-demand
+  // fallback mix of the offer that has one: 0.5 x 1.60 + 0.5 x 4.00.
+  auto h100 =
+      cheapest_rental(f.cloud, "h100-sxm", 1, RentKind::spot, 24 * day, months, "USD", f.rates);
+  REQUIRE(h100);
+  CHECK(h100->offer->id == "tc-h100-1x");
+  CHECK(h100->rate_per_hour == Approx(2.8));
+  // The `cost` verdict at 24 h/day never names the spot-only offer.
+  CostQuery q = two_4090s_vs_a100(24, 6);
+  q.rent_gpu = "h100-sxm";
+  const CostReport r = compare_costs(q, f.data());
+  for (const auto& quote : r.rent) CHECK_FALSE(quote.offer->spot_only());
+}
+
 TEST_CASE("two 4090s vs an A100 80GB, 8 h/day for 6 months, hand-worked") {
   const Fixture f;
   const CostReport r = compare_costs(two_4090s_vs_a100(), f.data());

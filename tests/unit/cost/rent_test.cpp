@@ -116,7 +116,7 @@ TEST_CASE("offers of one card and instance size share one evaluation, the ranker
     for (std::size_t i = 0; i < shipped; ++i) {
       Offer o = f.cloud.offers[i];
       o.id += "-" + std::to_string(copy);
-      o.on_demand_per_hour *= 1.0 + 0.01 * static_cast<double>(copy);
+      if (o.on_demand_per_hour) *o.on_demand_per_hour *= 1.0 + 0.01 * static_cast<double>(copy);
       f.cloud.offers.push_back(std::move(o));
     }
   f.cloud.reindex();
@@ -131,7 +131,7 @@ TEST_CASE("offers of one card and instance size share one evaluation, the ranker
     CHECK(o.eval.tokens_per_s == alone.tokens_per_s);
     CHECK(o.eval.rules.fired == alone.rules.fired);
     CHECK(o.on_demand_per_hour ==
-          Approx(convert(o.offer->on_demand_per_hour, o.offer->currency, "USD", f.rates)));
+          Approx(convert(*o.offer->on_demand_per_hour, o.offer->currency, "USD", f.rates)));
   }
 }
 
@@ -192,4 +192,22 @@ TEST_CASE("more GPUs than one instance has: separate instances, linked by the ne
   const Result mi =
       evaluate(make_config(*f.catalog.find("mi300x"), 1, f.req.workload), f.rules, f.rates, f.req);
   CHECK_FALSE(rent_same_work(mi, f.cloud, f.rules, f.rates, f.req, {}));
+}
+
+TEST_CASE("spot-only offers are never ranked for a job nor rent its work") {
+  Fixture f;
+  const RentalRanking before = rank_rentals(f.catalog, f.cloud, f.rules, f.rates, f.req, {});
+  merge_cloud(f.cloud, parse_cloud(doc("cloud/spot_only.json"), "spot_only.json", true));
+  // The H100 spot-only instance (1.20/h) would undercut every on-demand price.
+  const RentalRanking r = rank_rentals(f.catalog, f.cloud, f.rules, f.rates, f.req, {});
+  CHECK(r.spot_only == 2);
+  CHECK(r.considered == before.considered + 2);
+  CHECK(r.options.size() == before.options.size());
+  for (const auto& o : r.options) CHECK_FALSE(o.offer->spot_only());
+  const Result mi =
+      evaluate(make_config(*f.catalog.find("mi300x"), 1, f.req.workload), f.rules, f.rates, f.req);
+  CHECK_FALSE(rent_same_work(mi, f.cloud, f.rules, f.rates, f.req, {}));
+  const Gpu& h100 = *f.catalog.find("h100-sxm");
+  const Result bought = evaluate(make_config(h100, 1, f.req.workload), f.rules, f.rates, f.req);
+  CHECK(rent_same_work(bought, f.cloud, f.rules, f.rates, f.req, {})->offer->id == "tc-h100-1x");
 }

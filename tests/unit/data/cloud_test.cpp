@@ -34,6 +34,15 @@ std::string load_error(const std::string& name) {
   return "";
 }
 
+// `catalog validate` on small.json with the offers of the overlay `name` appended.
+ValidationReport with_offers_of(const std::string& name) {
+  auto doc = parse_json_text(read_file(fixture("cloud/small.json")), "small.json");
+  const auto extra = parse_json_text(read_file(fixture("cloud/" + name)), name);
+  for (const auto& o : extra["offers"]) doc["offers"].push_back(o);
+  const Catalog cat = small_catalog();
+  return validate_document(doc.dump(2), name, {"2026-12-02", &cat});
+}
+
 bool contains(const std::string& s, const std::string& part) {
   return s.find(part) != std::string::npos;
 }
@@ -154,7 +163,7 @@ TEST_CASE("an overlay replaces offers by id, appends new ones and keeps the defa
   CHECK_FALSE(overlay.has_defaults);
   merge_cloud(base, overlay);
   CHECK(base.offers.size() == 6);
-  CHECK(base.find("tc-a100-1x")->on_demand_per_hour == Approx(1.5));
+  CHECK(*base.find("tc-a100-1x")->on_demand_per_hour == Approx(1.5));
   CHECK(base.offers[0].id == "tc-a100-1x");  // replaced in place
   CHECK(base.find("tc-3090-1x"));
   CHECK(base.defaults.spot_ratio.value == Approx(0.4));
@@ -179,7 +188,7 @@ TEST_CASE("the embedded offers load and each names a catalog GPU") {
   CHECK_NOTHROW(check_offer_gpus(c, load_catalog({})));
   for (const auto& o : c.offers) {
     INFO(o.id);
-    CHECK(o.on_demand_per_hour > 0);
+    CHECK((o.spot_only() ? *o.spot_per_hour : *o.on_demand_per_hour) > 0);
     CHECK(is_date(o.as_of));
   }
 }
@@ -194,4 +203,33 @@ TEST_CASE("the embedded offers are trimmed to a user's smaller catalog") {
   CHECK(c.offers.size() == before - dropped);
   CHECK_FALSE(c.offers.empty());
   CHECK_NOTHROW(check_offer_gpus(c, small));
+}
+
+TEST_CASE("a spot-only offer carries a spot price and no on-demand one") {
+  Cloud c = cloud_fixture("small.json");
+  merge_cloud(c, cloud_fixture("spot_only.json", true));
+  const Offer& mi = *c.find("tc-mi300x-spot");
+  CHECK(mi.spot_only());
+  CHECK_FALSE(c.find("tc-h100-1x")->spot_only());
+  const auto spot = effective_price(mi, RentKind::spot, c.defaults);
+  REQUIRE(spot);
+  CHECK(spot->per_hour == Approx(1.0));
+  CHECK(spot->published);
+  // Nothing to derive on-demand or a commitment from.
+  for (RentKind k :
+       {RentKind::on_demand, RentKind::commit_1y, RentKind::commit_3y, RentKind::monthly})
+    CHECK_FALSE(effective_price(mi, k, c.defaults));
+  const auto r = with_offers_of("spot_only.json");
+  CHECK(r.passed(false));
+  CHECK(r.count(Severity::warning) == 1);  // small.json's old marketplace offer only
+}
+
+TEST_CASE("an offer with neither an on-demand nor a spot price is refused") {
+  CHECK_THROWS_WITH(cloud_fixture("no_price.json", true),
+                    Catch::Contains("tc-noprice") && Catch::Contains("spot-only"));
+  const auto r = with_offers_of("no_price.json");
+  bool found = false;
+  for (const auto& d : r.diagnostics)
+    found |= d.check == "price-missing" && d.severity == Severity::error;
+  CHECK(found);
 }

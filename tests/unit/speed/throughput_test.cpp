@@ -202,6 +202,31 @@ TEST_CASE("communication that exceeds the compute it overlaps is paid") {
   CHECK(joined(slow).find("FSDP/ZeRO-3 all-gather") != std::string::npos);
 }
 
+// Exposed communication per micro-batch step, from the scaling the estimate reports.
+static double exposed_share(const Throughput& t) { return 1 / t.scaling - 1; }
+
+TEST_CASE("DDP and ZeRO-1/2 reduce once per optimizer step, FSDP gathers every micro-batch") {
+  Workload w = training(Mode::full, 7e9);
+  w.batch = 1, w.seq_len = 512;
+  auto k = plain();
+  k.links["pcie-p2p"] = 0.1;  // slow enough that the reduction is not hidden
+  for (const Shard s : {Shard::ddp, Shard::zero1, Shard::zero2}) {
+    w.shard = s, w.grad_accum = 1;
+    const Throughput one = estimate_throughput(w, card(), 4, false, k);
+    REQUIRE(exposed_share(one) > 0.1);
+    w.grad_accum = 4;
+    const Throughput four = estimate_throughput(w, card(), 4, false, k);
+    CHECK(exposed_share(four) == Approx(exposed_share(one) / 4));
+    CHECK(joined(four).find("sent once per 4 micro-batches") != std::string::npos);
+    w.grad_accum = 16;
+    CHECK(estimate_throughput(w, card(), 4, false, k).train_tokens_per_s > four.train_tokens_per_s);
+  }
+  w.shard = Shard::fsdp, w.grad_accum = 1;
+  const double fsdp1 = exposed_share(estimate_throughput(w, card(), 4, false, k));
+  w.grad_accum = 4;
+  CHECK(exposed_share(estimate_throughput(w, card(), 4, false, k)) == Approx(fsdp1));
+}
+
 TEST_CASE("offloading to the host costs the PCIe traffic it moves") {
   Workload w = training(Mode::full, 7e9);
   w.shard = Shard::zero3, w.batch = 1, w.seq_len = 256;
@@ -212,7 +237,9 @@ TEST_CASE("offloading to the host costs the PCIe traffic it moves") {
   CHECK(opt < none);
   w.offload = Offload::params;
   CHECK(estimate_throughput(w, card(), 2, true, k).train_tokens_per_s < none);
-  CHECK(joined(estimate_throughput(w, card(), 2, true, k)).find("offload params") !=
+  // Each card brings its 7 GB weight shard up for forward and again for backward and sends
+  // its 7 GB of gradients down: 21 GB, the figure the assumption states.
+  CHECK(joined(estimate_throughput(w, card(), 2, true, k)).find("offload params: 21 GB per step") !=
         std::string::npos);
 }
 
