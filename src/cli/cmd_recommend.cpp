@@ -135,8 +135,7 @@ Output build_output(const Session& s, const RecommendAnswer& ans, const Recommen
   return o;
 }
 
-const std::vector<Format> kRecommendFormats{Format::table, Format::json, Format::csv,
-                                            Format::html};
+const std::vector<Format> kRecommendFormats{Format::table, Format::json, Format::csv, Format::html};
 
 int run_recommend(Context& ctx, const RecommendArgs& a) {
   const Format f = parse_format(a.rank.format, kRecommendFormats);
@@ -151,7 +150,7 @@ int run_recommend(Context& ctx, const RecommendArgs& a) {
       throw usage_error("--format html reports a purchase ranking: drop --rent");
     const RentAnswer ans = rent(src, s.request, rental_request(a.rent), a.top);
     write_out(ctx, rent_output(s, ans, ctx.cloud().origin), f, a.output);
-    return ans.ranking.options.empty() ? static_cast<int>(ExitCode::negative) : 0;
+    return ans.ranking.fitting == 0 ? static_cast<int>(ExitCode::negative) : 0;
   }
   // The page always weighs buying against renting the same work.
   const bool compare = a.rent.compare || f == Format::html;

@@ -150,7 +150,7 @@ Output rent_output(const Session& s, const RentAnswer& answer, const std::string
       "\n" +
       trf("Considered {} offers ({}): {} fit; {} too small, {} excluded by rules, {} "
           "filtered. ~ = spot price derived from on-demand.",
-          ranking.considered, cloud_origin, ranking.options.size(), ranking.too_small,
+          ranking.considered, cloud_origin, ranking.fitting, ranking.too_small,
           ranking.excluded_by_rule, ranking.filtered) +
       (ranking.spot_only > 0 ? " " + trf("{} spot-only offers not ranked: a job is ranked by its "
                                          "uninterrupted on-demand cost.",

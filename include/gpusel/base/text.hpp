@@ -8,10 +8,12 @@
 
 namespace gpusel {
 
-// The most a data file may hold (64 MiB): the largest shipped file is 0.2 MB and a
-// catalog of 100,000 shipped-style records (long notes and sources) about 143 MB: such a
-// catalog is refused; a 40,000-card one (57 MB) or 100,000 cloud offers (56 MB) is read.
-constexpr std::size_t kMaxInputBytes = std::size_t{64} << 20;
+// The most a data file may hold (256 MiB): the largest shipped file is 0.2 MB; a catalog of
+// 100,000 cards written like the shipped ones (one source each) is about 147 MB and 100,000
+// cloud offers about 56 MB, so the cap takes 100,000-170,000 cards or 450,000 offers. It
+// exists so that an endless stream or a mistyped path to a huge file ends in one line
+// instead of exhausting memory (reading holds the text once: no doubling, see read_file).
+constexpr std::size_t kMaxInputBytes = std::size_t{256} << 20;
 
 // Whole file as a string; "-" reads stdin (once per run). Error(data) naming the path when
 // it cannot be read: missing, no permission, a directory, a FIFO, a device or a socket (only

@@ -1,4 +1,5 @@
 #pragma once
+#include <cstdint>
 // Renting for a workload: which cloud instances fit it (the instance's GPUs, sharded as the
 // ranker shards), how long the job takes there and what it costs on-demand and on spot;
 // and, for a configuration one could buy, what renting the same work would cost.
@@ -32,15 +33,19 @@ struct RentalOption {
 };
 
 struct RentalRanking {
-  std::vector<RentalOption> options;  // fitting, cheapest job first (then fastest)
+  std::vector<RentalOption> options;  // the first `keep` fitting, cheapest job first (then fastest)
+  int fitting = 0;                    // every offer that fits (options holds the first of them)
   int considered = 0, too_small = 0, excluded_by_rule = 0, filtered = 0;
   int spot_only = 0;  // offers with no on-demand price: never ranked for a whole job
   double storage_price = 0, egress_price = 0;  // per GB-month / per GB, session currency
 };
 
-// Every offer whose GPU passes the request's filters, as one whole instance.
+// Every offer whose GPU passes the request's filters, as one whole instance. All fitting
+// offers are ranked and counted; the `keep` cheapest become options (each carries a copy of
+// its evaluation, so 100,000 offers kept whole would cost hundreds of MB for ten rows shown).
 RentalRanking rank_rentals(const Catalog& catalog, const Cloud& cloud, const RuleSet& rules,
-                           const Rates& rates, const RankRequest& req, const RentalRequest& rr);
+                           const Rates& rates, const RankRequest& req, const RentalRequest& rr,
+                           std::size_t keep = SIZE_MAX);
 
 // The cheapest way to rent the work of `bought`: an instance of the same GPU with at least
 // as many GPUs, else enough smaller instances (linked by the network, so evaluated unlinked);

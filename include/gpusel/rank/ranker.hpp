@@ -41,6 +41,7 @@ struct RankRequest {
   std::optional<double> tokens;  // work to do, for time to finish
   bool domestic = false;
   std::optional<double> run_hours;  // known job length, for rules about long runs
+  bool keep_passed = false;         // fill Ranking::passed (plot): a copy of every fitting result
 };
 
 // The ranking formula's constants, from data/scoring.json (README: "How configurations are
@@ -99,7 +100,7 @@ struct Ranking {
   Rejections rejected;
   int candidates = 0;          // configurations considered
   int fitting = 0;             // passed every check, before keeping the best count per card
-  std::vector<Result> passed;  // those `fitting` configurations, scored (plot draws them all)
+  std::vector<Result> passed;  // those `fitting` configurations, scored, when keep_passed asks
 };
 
 // The card passes the user's --vendor/--ecosystem/--segment/--min-vram/--exclude filters

@@ -96,7 +96,8 @@ void add_changes(const Sources& src, const RankRequest& req, std::vector<Remedy>
 void add_rent(const Sources& src, const RecommendQuery& q, RecommendAnswer& a) {
   const Cloud* cloud = src.offers();
   if (!cloud) return;
-  RentalRanking rr = rank_rentals(src.catalog, *cloud, src.rules, src.rates, q.request, q.rental);
+  RentalRanking rr =
+      rank_rentals(src.catalog, *cloud, src.rules, src.rates, q.request, q.rental, 1);
   if (rr.options.empty()) return;
   Remedy m;
   m.kind = Remedy::Kind::rent;
@@ -147,9 +148,9 @@ RentAnswer rent(const Sources& src, const RankRequest& req, const RentalRequest&
   a.one_gpu_need = estimate(without_model_parallel(req.workload));
   const Cloud* cloud = src.offers();
   if (!cloud) throw data_error("no cloud offers loaded");
-  a.ranking = rank_rentals(src.catalog, *cloud, src.rules, src.rates, req, rr);
-  const auto n = std::min<std::size_t>(static_cast<std::size_t>(top), a.ranking.options.size());
-  a.shown.assign(a.ranking.options.begin(), a.ranking.options.begin() + std::ptrdiff_t(n));
+  a.ranking = rank_rentals(src.catalog, *cloud, src.rules, src.rates, req, rr,
+                           static_cast<std::size_t>(std::max(top, 0)));
+  a.shown = a.ranking.options;  // the `top` cheapest: rank_rentals keeps no more
   a.converted_prices = std::any_of(a.shown.begin(), a.shown.end(), [&](const RentalOption& o) {
     return o.offer->currency != req.price.currency;
   });

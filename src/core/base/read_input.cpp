@@ -30,9 +30,12 @@ std::string too_big(const std::string& path) {
          std::to_string(kMaxInputBytes >> 20) + " MiB a data file may have";
 }
 
-// Reads fd to its end, failing once more than kMaxInputBytes arrive.
-std::string read_all(int fd, const std::string& path) {
+// Reads fd to its end, failing once more than kMaxInputBytes arrive. `expected`: the size
+// fstat gave, reserved up front so that a large file is not copied while the string doubles
+// (which would hold up to twice the file at the peak).
+std::string read_all(int fd, const std::string& path, std::size_t expected = 0) {
   std::string out;
+  out.reserve(expected);
   char buf[1 << 16];
   while (true) {
     const ssize_t n = ::read(fd, buf, sizeof buf);
@@ -88,7 +91,7 @@ std::string read_file(const std::string& path) {
   if (static_cast<unsigned long long>(st.st_size) > kMaxInputBytes) throw data_error(too_big(path));
   // A regular file never blocks; clear the flag so reads behave as usual.
   ::fcntl(fd.get(), F_SETFL, ::fcntl(fd.get(), F_GETFL) & ~O_NONBLOCK);
-  return read_all(fd.get(), path);
+  return read_all(fd.get(), path, static_cast<std::size_t>(st.st_size));
 }
 
 }  // namespace gpusel

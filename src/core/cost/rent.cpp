@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 namespace gpusel {
 namespace {
@@ -24,20 +25,20 @@ Extras extras_for(const Cloud& cloud, const Rates& rates, const std::string& cur
   return {storage, egress, &rr};
 }
 
-// Prices (all instances, session currency) and, given the job's hours, its costs.
-RentalOption priced(const Offer& o, int instances, Result eval, const Cloud& cloud,
-                    const Rates& rates, const std::string& cur, std::optional<double> hours,
-                    const Extras& extras) {
+// Prices (all instances, session currency) and, given the job's hours, its costs; without
+// a copy of the evaluation (see priced), which only the options kept carry.
+RentalOption priced_terms(const Offer& o, int instances, const Result& eval, const Cloud& cloud,
+                          const Rates& rates, const std::string& cur, std::optional<double> hours,
+                          const Extras& extras) {
   RentalOption r;
   r.offer = &o;
   r.instances = instances;
-  r.eval = std::move(eval);
   r.on_demand_per_hour = convert(*o.on_demand_per_hour * instances, o.currency, cur, rates);
   const auto spot = effective_price(o, RentKind::spot, cloud.defaults);
   r.spot_per_hour = convert(spot->per_hour * instances, o.currency, cur, rates);
   r.spot_published = spot->published;
-  if (r.eval.tokens_per_s > 0)
-    r.per_million_tokens = r.on_demand_per_hour / (r.eval.tokens_per_s * 3600) * 1e6;
+  if (eval.tokens_per_s > 0)
+    r.per_million_tokens = r.on_demand_per_hour / (eval.tokens_per_s * 3600) * 1e6;
   r.hours = hours;
   if (hours && std::isfinite(*hours)) {
     r.extras = extras.for_hours(*hours);
@@ -47,8 +48,23 @@ RentalOption priced(const Offer& o, int instances, Result eval, const Cloud& clo
   return r;
 }
 
+RentalOption priced(const Offer& o, int instances, Result eval, const Cloud& cloud,
+                    const Rates& rates, const std::string& cur, std::optional<double> hours,
+                    const Extras& extras) {
+  RentalOption r = priced_terms(o, instances, eval, cloud, rates, cur, hours, extras);
+  r.eval = std::move(eval);
+  return r;
+}
+
+// What the order of options depends on.
+struct CostKey {
+  std::optional<double> on_demand_cost;
+  double per_million_tokens = 0;
+  double tokens_per_s = 0;
+};
+
 // Cheapest job first when its length is known, else cheapest per token; then fastest.
-bool cheaper(const RentalOption& a, const RentalOption& b) {
+bool cheaper(const CostKey& a, const CostKey& b) {
   if (a.on_demand_cost && b.on_demand_cost && *a.on_demand_cost != *b.on_demand_cost)
     return *a.on_demand_cost < *b.on_demand_cost;
   if (a.on_demand_cost.has_value() != b.on_demand_cost.has_value())
@@ -56,8 +72,14 @@ bool cheaper(const RentalOption& a, const RentalOption& b) {
   if (a.per_million_tokens != b.per_million_tokens)
     return a.per_million_tokens > 0 &&
            (b.per_million_tokens <= 0 || a.per_million_tokens < b.per_million_tokens);
-  return a.eval.tokens_per_s > b.eval.tokens_per_s;
+  return a.tokens_per_s > b.tokens_per_s;
 }
+
+CostKey key_of(const RentalOption& o) {
+  return {o.on_demand_cost, o.per_million_tokens, o.eval.tokens_per_s};
+}
+
+bool cheaper(const RentalOption& a, const RentalOption& b) { return cheaper(key_of(a), key_of(b)); }
 
 // The GPUs of an instance that can work on the job together: all of them, or for tensor
 // parallelism the largest power-of-two share that divides the attention heads (an 8-GPU
@@ -79,11 +101,33 @@ Config across_instances(const Gpu& gpu, int gpus, const Workload& w) {
 }  // namespace
 
 RentalRanking rank_rentals(const Catalog& catalog, const Cloud& cloud, const RuleSet& rules,
-                           const Rates& rates, const RankRequest& req, const RentalRequest& rr) {
+                           const Rates& rates, const RankRequest& req, const RentalRequest& rr,
+                           std::size_t keep) {
   RentalRanking out;
   const std::string& cur = req.price.currency;
   const Extras extras = extras_for(cloud, rates, cur, rr);
   out.storage_price = extras.storage_price, out.egress_price = extras.egress_price;
+  // A rented configuration's evaluation depends on the card and the GPUs used, not on the
+  // offer (its price comes in `priced`): a file of 100,000 offers of 40 cards evaluates each
+  // card and instance size once.
+  std::map<std::pair<const Gpu*, int>, Result> evaluations;
+  auto evaluated = [&](const Gpu& gpu, int used) -> const Result& {
+    auto [it, fresh] = evaluations.try_emplace({&gpu, used});
+    if (fresh) {
+      Config c = make_config(gpu, used, req.workload);
+      c.rented = true;
+      it->second = evaluate(c, rules, rates, req);
+    }
+    return it->second;
+  };
+  // Every fitting offer is ranked on its cost alone; the options kept are built afterwards.
+  struct Fit {
+    CostKey key;
+    const Offer* offer;
+    const Result* eval;  // in `evaluations`, whose nodes do not move
+    std::optional<double> hours;
+  };
+  std::vector<Fit> fitting;
   for (const auto& o : cloud.offers) {
     ++out.considered;
     const Gpu* gpu = catalog.find(o.gpu);
@@ -98,18 +142,24 @@ RentalRanking rank_rentals(const Catalog& catalog, const Cloud& cloud, const Rul
       continue;
     }
     const int used = working_gpus(req.workload, o.gpus_per_instance);
-    Config c = make_config(*gpu, used, req.workload);
-    c.rented = true;
-    Result eval = evaluate(c, rules, rates, req);
+    const Result& eval = evaluated(*gpu, used);
     if (eval.rules.excluded)
       ++out.excluded_by_rule;
     else if (!fits(eval))
       ++out.too_small;
     if (!fits(eval)) continue;
     const auto hours = rr.hours ? rr.hours : eval.hours;
-    out.options.push_back(priced(o, 1, std::move(eval), cloud, rates, cur, hours, extras));
+    const RentalOption terms = priced_terms(o, 1, eval, cloud, rates, cur, hours, extras);
+    fitting.push_back(
+        {{terms.on_demand_cost, terms.per_million_tokens, eval.tokens_per_s}, &o, &eval, hours});
   }
-  std::stable_sort(out.options.begin(), out.options.end(), cheaper);
+  std::stable_sort(fitting.begin(), fitting.end(),
+                   [](const Fit& a, const Fit& b) { return cheaper(a.key, b.key); });
+  out.fitting = static_cast<int>(fitting.size());
+  for (std::size_t i = 0; i < fitting.size() && i < keep; ++i) {
+    const Fit& f = fitting[i];
+    out.options.push_back(priced(*f.offer, 1, *f.eval, cloud, rates, cur, f.hours, extras));
+  }
   return out;
 }
 

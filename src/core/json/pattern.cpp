@@ -289,8 +289,16 @@ Pattern::Pattern(std::string_view source) { PatternCompiler(source).compile(*thi
 
 bool Pattern::search(std::string_view text) const {
   const std::size_t n = text.size();
-  std::vector<int> current, next, stack;
-  std::vector<std::size_t> seen(prog_.size(), SIZE_MAX);  // step at which a pc was added
+  // Scratch lists reused across calls: a schema check runs a pattern on every id and date
+  // of every record, and four allocations a call cost more than the matching.
+  thread_local std::vector<int> current, next, stack;
+  thread_local std::vector<std::size_t> seen;
+  current.clear(), next.clear();
+  seen.assign(prog_.size(), SIZE_MAX);  // step at which a pc was added
+  // A program that opens with '^' can only match from position 0: no thread started later
+  // survives its first instruction, so none is started, and a search with no thread left
+  // has failed.
+  const bool anchored = !prog_.empty() && prog_.front().op == Op::begin;
   // Follows jumps, splits and anchors from `pc` at text position `i`; keeps the byte tests.
   auto add = [&](std::vector<int>& list, int start, std::size_t i, std::size_t step) {
     stack.assign(1, start);
@@ -319,7 +327,8 @@ bool Pattern::search(std::string_view text) const {
     }
   };
   for (std::size_t i = 0; i <= n; ++i) {
-    add(current, 0, i, i);  // unanchored: a match may start anywhere
+    if (i == 0 || !anchored) add(current, 0, i, i);  // unanchored: a match may start anywhere
+    if (anchored && current.empty()) return false;   // every thread has died
     next.clear();
     for (int pc : current) {
       const Inst& in = prog_[static_cast<std::size_t>(pc)];

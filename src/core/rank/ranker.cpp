@@ -190,7 +190,7 @@ Ranking rank(const Catalog& catalog, const RuleSet& rules, const Rates& rates,
   out.fitting = static_cast<int>(out.results.size());
   score_results(out.results, req);
   score_results(out.over_budget, req);
-  out.passed = out.results;
+  if (req.keep_passed) out.passed = out.results;  // only the plot draws them all
   const bool timed = req.tokens.has_value();
   keep_best_per_card(out.results, timed);
   sort_results(out.results);

@@ -135,6 +135,7 @@ std::vector<std::size_t> pareto_frontier(const std::vector<PlotPoint>& pts) {
 PricePlot price_plot(const Sources& src, const PlotQuery& q) {
   RankRequest all = q.request;
   all.budget.reset();  // every fitting configuration; the budget only draws a line
+  all.keep_passed = true;
   const Ranking everything = rank(src.catalog, src.rules, src.rates, all);
   const RecommendAnswer rec = recommend(src, {q.request, q.picks, false, {}});
   std::map<std::string, int> picks;

@@ -1,6 +1,10 @@
 #include "gpusel/base/text.hpp"
 
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
 
 #include "gpusel/base/error.hpp"
 
@@ -31,6 +35,28 @@ TEST_CASE("read_file names the path when it cannot read") {
     CHECK(std::string(e.what()).find("/nonexistent/gpus.json") != std::string::npos);
   }
   CHECK_THROWS_AS(read_file("/tmp"), Error);
+}
+
+TEST_CASE("read_file takes a file above the old 64 MiB cap whole, without doubling") {
+  // 100,000 cards are about 147 MB; the text is held once (reserved from fstat's size), so a
+  // large file's peak is its size, not twice it. Sparse files: nothing is written to disk.
+  const auto dir = std::filesystem::temp_directory_path();
+  const auto big = dir / ("gpusel-read-" + std::to_string(::getpid()) + ".json");
+  std::ofstream(big).close();
+  std::filesystem::resize_file(big, (std::size_t{64} << 20) + 1);
+  const std::string text = read_file(big.string());
+  CHECK(text.size() == (std::size_t{64} << 20) + 1);
+  CHECK(text.capacity() < text.size() + 4096);
+  // One byte over the cap: refused from its size, before a byte is read.
+  std::filesystem::resize_file(big, kMaxInputBytes + 1);
+  try {
+    read_file(big.string());
+    FAIL("expected an error");
+  } catch (const Error& e) {
+    CHECK(e.code() == ExitCode::data);
+    CHECK(std::string(e.what()).find("larger than the 256 MiB") != std::string::npos);
+  }
+  std::filesystem::remove(big);
 }
 
 TEST_CASE("terminal_safe: control characters from data cannot drive the terminal") {

@@ -107,6 +107,50 @@ TEST_CASE("filters and memory decide which offers are considered") {
   for (const auto& o : r.options) CHECK(o.offer->gpus_per_instance == 8);
 }
 
+TEST_CASE("offers of one card and instance size share one evaluation, the ranker's own") {
+  // rank_rentals evaluates each (card, GPUs used) once for any number of offers: the shared
+  // result must be what evaluating that offer's configuration on its own gives.
+  Fixture f;
+  const std::size_t shipped = f.cloud.offers.size();
+  for (std::size_t copy = 1; copy < 20; ++copy)
+    for (std::size_t i = 0; i < shipped; ++i) {
+      Offer o = f.cloud.offers[i];
+      o.id += "-" + std::to_string(copy);
+      if (o.on_demand_per_hour) *o.on_demand_per_hour *= 1.0 + 0.01 * static_cast<double>(copy);
+      f.cloud.offers.push_back(std::move(o));
+    }
+  f.cloud.reindex();
+  const RentalRanking r = rank_rentals(f.catalog, f.cloud, f.rules, f.rates, f.req, {});
+  CHECK(r.considered == static_cast<int>(shipped * 20));
+  REQUIRE(r.options.size() >= 20);
+  for (const auto& o : r.options) {
+    Config c = make_config(*f.catalog.find(o.offer->gpu), o.eval.config.count, f.req.workload);
+    c.rented = true;
+    const Result alone = evaluate(c, f.rules, f.rates, f.req);
+    CHECK(o.eval.need.total_bytes == alone.need.total_bytes);
+    CHECK(o.eval.tokens_per_s == alone.tokens_per_s);
+    CHECK(o.eval.rules.fired == alone.rules.fired);
+    CHECK(o.on_demand_per_hour ==
+          Approx(convert(*o.offer->on_demand_per_hour, o.offer->currency, "USD", f.rates)));
+  }
+}
+
+TEST_CASE("rank_rentals counts every fitting offer and builds only the options kept") {
+  Fixture f;
+  const RentalRanking all = rank_rentals(f.catalog, f.cloud, f.rules, f.rates, f.req, {});
+  REQUIRE(all.options.size() >= 3);
+  CHECK(all.fitting == static_cast<int>(all.options.size()));
+  const RentalRanking two = rank_rentals(f.catalog, f.cloud, f.rules, f.rates, f.req, {}, 2);
+  CHECK(two.fitting == all.fitting);
+  CHECK(two.considered == all.considered);
+  REQUIRE(two.options.size() == 2);
+  for (std::size_t i = 0; i < 2; ++i) {
+    CHECK(two.options[i].offer == all.options[i].offer);
+    CHECK(two.options[i].eval.tokens_per_s == all.options[i].eval.tokens_per_s);
+    CHECK(two.options[i].on_demand_cost == all.options[i].on_demand_cost);
+  }
+}
+
 TEST_CASE("renting the same work as a bought configuration") {
   Fixture f;
   const Gpu& h100 = *f.catalog.find("h100-sxm");

@@ -282,6 +282,19 @@ TEST_CASE("every candidate is counted once: passed or rejected for one reason") 
   }
 }
 
+TEST_CASE("only a plot's ranking keeps a copy of every fitting configuration") {
+  // A catalog of 100,000 cards fits ~100,000 configurations: recommend shows ten of them and
+  // does not copy them all for a plot it does not draw.
+  RankRequest q = request(property_workloads().front().workload, std::nullopt);
+  const Ranking plain = run(q);
+  REQUIRE(plain.fitting > 0);
+  CHECK(plain.passed.empty());
+  q.keep_passed = true;
+  const Ranking kept = run(q);
+  CHECK(int(kept.passed.size()) == kept.fitting);
+  CHECK(kept.results.size() == plain.results.size());
+}
+
 TEST_CASE("filters are honoured") {
   std::map<std::string, int> bites;  // filter -> workloads whose open ranking it changes
   for (const auto& [name, w] : property_workloads()) {

@@ -1,6 +1,6 @@
-# One byte over the 64 MiB cap, as a sparse file: refused before it is read.
+# One byte over the 256 MiB cap, as a sparse file: refused before it is read.
 file(WRITE "${TMP}/big.json" "")
-execute_process(COMMAND truncate -s 67108865 "${TMP}/big.json" RESULT_VARIABLE made)
+execute_process(COMMAND truncate -s 268435457 "${TMP}/big.json" RESULT_VARIABLE made)
 if(NOT made EQUAL 0)
   message(FATAL_ERROR "truncate failed: ${made}")
 endif()
