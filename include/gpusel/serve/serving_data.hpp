@@ -54,8 +54,13 @@ struct ServingEngine {
   // prepare inputs and process outputs between steps: vLLM before v0.6); 0 when hidden.
   double host_s_per_seq = 0;
   double api_host_s_per_seq = 0;  // the same, in an OpenAI-compatible server's process
+  // An old engine release cannot run cards launched after it (no kernels for their
+  // architecture): the newest launch year it serves, 0 for a current engine.
+  int newest_launch_year = 0;
+  std::vector<std::string> not_on;  // card ids of that year it has no kernels for
 
   bool runs(const Gpu& g) const;
+  std::string why_not_on(const Gpu& g) const;  // the reason runs(g) is false
   const EngineTier& limits_for(const Gpu& g) const;
   double workspace_bytes(const Gpu& g) const;  // 0 without workspace tiers
   double reserved_bytes(const Gpu& g, int cards) const;

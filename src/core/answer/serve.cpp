@@ -2,6 +2,8 @@
 // meets the target, the changes a user would try, each re-evaluated.
 #include "gpusel/answer/serve.hpp"
 
+#include "gpusel/speed/throughput.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -99,14 +101,22 @@ void target_remedies(std::vector<ServeRemedy>& out, const Sources& src, const Se
   }
 }
 
+// Whether `cards` of the card can work together: one machine, or machines a network joins.
+bool can_gang(const Gpu& g, int cards) {
+  return cards <= node_size(g) || cluster_network(g) != nullptr;
+}
+
 void card_remedies(std::vector<ServeRemedy>& out, const Sources& src, const ServeQuery& q,
                    const ServeOption& mine) {
+  // An engine that does not run on the card runs on no number of them.
+  if (!mine.engine) return;
   if (mine.capacity && mine.replicas_needed > mine.replicas) {  // the cards are too few
     const int cards = mine.replicas_needed * mine.replica.count;
     ServeQuery k = q;
     k.count = cards;
     try_change(out, src, k, fmt::format("--count {}", cards));
-  } else if (!mine.capacity && q.count < 8) {  // a wider replica: more bandwidth per token
+  } else if (!mine.capacity && q.count < 8 && can_gang(*q.gpu, q.count * 2)) {
+    // a wider replica: more bandwidth per token
     ServeQuery k = q;
     k.count = q.count * 2;
     try_change(out, src, k, fmt::format("--count {}", k.count));

@@ -124,8 +124,9 @@ ServeOption evaluate_option(const Gpu& g, int count, std::optional<int> fixed_re
   o.cards = count;
   o.engine = default_serving_data().engine_for(g, req.target.engine);
   if (!o.engine) {
-    o.why_not = req.target.engine.empty() ? "no serving engine runs on " + g.ecosystem
-                                          : req.target.engine + " does not run on " + g.ecosystem;
+    o.why_not = req.target.engine.empty()
+                    ? "no serving engine runs on " + g.ecosystem
+                    : default_serving_data().engine(req.target.engine).why_not_on(g);
     return o;
   }
   o.replica = build_replica(workload_for(o.eval.config, req.rank), g, count, o.eval.config.linked,

@@ -78,6 +78,11 @@ ServingEngine parse_engine(const std::string& name, const json& j, const std::st
   if (j.contains("host_us_per_seq")) e.host_s_per_seq = value(j.at("host_us_per_seq")) * 1e-6;
   if (j.contains("api_host_us_per_seq"))
     e.api_host_s_per_seq = value(j.at("api_host_us_per_seq")) * 1e-6;
+  if (j.contains("newest_launch_year")) {
+    const json& n = j.at("newest_launch_year");
+    e.newest_launch_year = static_cast<int>(value(n));
+    e.not_on = strings(n, "not_on");
+  }
   return e;
 }
 
@@ -96,7 +101,17 @@ const EngineTier* tier_for(const std::vector<EngineTier>& list, const Gpu& g) {
 }  // namespace
 
 bool ServingEngine::runs(const Gpu& g) const {
+  if (newest_launch_year > 0 && g.launch_year > newest_launch_year) return false;
+  if (std::find(not_on.begin(), not_on.end(), g.id) != not_on.end()) return false;
   return std::find(runs_on.begin(), runs_on.end(), g.ecosystem) != runs_on.end();
+}
+
+std::string ServingEngine::why_not_on(const Gpu& g) const {
+  const bool listed = std::find(not_on.begin(), not_on.end(), g.id) != not_on.end();
+  if ((newest_launch_year > 0 && g.launch_year > newest_launch_year) || listed)
+    return name + " (" + version + ") predates " + g.id + " (launched " +
+           std::to_string(g.launch_year) + "): no kernels for its architecture";
+  return name + " does not run on " + g.ecosystem;
 }
 
 const EngineTier& ServingEngine::limits_for(const Gpu& g) const { return *tier_for(limits, g); }

@@ -76,3 +76,21 @@ TEST_CASE("vllm-0.5: carries less load than the current engine on the same card"
   REQUIRE(a.stable);
   CHECK(a.tpot.p50 > b.tpot.p50);
 }
+
+TEST_CASE("vllm-0.5: runs no card launched after its release, current vLLM does", "[serve]") {
+  const ServingEngine& old = default_serving_data().engine("vllm-0.5");
+  const ServingEngine& now = default_serving_data().engine("vllm");
+  CHECK(old.newest_launch_year == 2024);
+  // 2025 cards: no kernels for their architecture in a 2024 release.
+  for (const char* id : {"rx-9070-xt", "rtx-5090"}) {
+    CHECK_FALSE(old.runs(gpu(id)));
+    CHECK(old.why_not_on(gpu(id)).find("predates " + std::string(id)) != std::string::npos);
+    CHECK(now.runs(gpu(id)));
+  }
+  // Blackwell of 2024 (first PyTorch support in April 2025) is named; Hopper of 2024 runs.
+  CHECK_FALSE(old.runs(gpu("b200")));
+  CHECK(old.runs(gpu("h200-sxm")));
+  CHECK(old.runs(gpu("rtx-4090")));
+  // An ecosystem it never ran on keeps its own reason.
+  CHECK(old.why_not_on(gpu("apple-m2-ultra")) == "vllm-0.5 does not run on metal");
+}
