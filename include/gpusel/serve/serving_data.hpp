@@ -60,6 +60,7 @@ struct ServingEngine {
   std::vector<std::string> not_on;  // card ids of that year it has no kernels for
 
   bool runs(const Gpu& g) const;
+  bool predates(const Gpu& g) const;           // a release older than the card (newest_launch_year)
   std::string why_not_on(const Gpu& g) const;  // the reason runs(g) is false
   const EngineTier& limits_for(const Gpu& g) const;
   double workspace_bytes(const Gpu& g) const;  // 0 without workspace tiers

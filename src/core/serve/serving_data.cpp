@@ -100,15 +100,18 @@ const EngineTier* tier_for(const std::vector<EngineTier>& list, const Gpu& g) {
 
 }  // namespace
 
+bool ServingEngine::predates(const Gpu& g) const {
+  if (newest_launch_year > 0 && g.launch_year > newest_launch_year) return true;
+  return std::find(not_on.begin(), not_on.end(), g.id) != not_on.end();
+}
+
 bool ServingEngine::runs(const Gpu& g) const {
-  if (newest_launch_year > 0 && g.launch_year > newest_launch_year) return false;
-  if (std::find(not_on.begin(), not_on.end(), g.id) != not_on.end()) return false;
+  if (predates(g)) return false;
   return std::find(runs_on.begin(), runs_on.end(), g.ecosystem) != runs_on.end();
 }
 
 std::string ServingEngine::why_not_on(const Gpu& g) const {
-  const bool listed = std::find(not_on.begin(), not_on.end(), g.id) != not_on.end();
-  if ((newest_launch_year > 0 && g.launch_year > newest_launch_year) || listed)
+  if (predates(g))
     return name + " (" + version + ") predates " + g.id + " (launched " +
            std::to_string(g.launch_year) + "): no kernels for its architecture";
   return name + " does not run on " + g.ecosystem;
