@@ -157,6 +157,19 @@ bool parse_pair(const char* text, Target& t) {
 
 }  // namespace
 
+// Prints the assumptions of row `id`'s estimate; false when no expressible row has that id.
+template <class Conversions>
+bool explain_row(const Conversions& conversions, const std::string& id) {
+  bool found = false;
+  for (const auto& cv : conversions)
+    if (cv.c && cv.id == id) {
+      found = true;
+      for (const auto& a : run(*cv.c, cv.c->count).assumptions)
+        std::printf("%s: %s\n", id.c_str(), a.c_str());
+    }
+  return found;
+}
+
 int main(int argc, char** argv) try {
   std::string csv = GPUSEL_THROUGHPUT_CSV;
   gpusel::DataPaths paths;
@@ -189,10 +202,11 @@ int main(int argc, char** argv) try {
       tput_calibration::convert_all(rows, gpusel::load_catalog(paths), sources);
   std::vector<Scored> dev, held;
   std::size_t skipped = 0;
-  for (const auto& cv : conversions)
-    if (cv.c && cv.id == explain)
-      for (const auto& a : run(*cv.c, cv.c->count).assumptions)
-        std::printf("%s: %s\n", explain.c_str(), a.c_str());
+  if (!explain.empty() && !explain_row(conversions, explain)) {
+    std::fprintf(stderr, "throughput_report: --explain %s: no expressible row has that id\n",
+                 explain.c_str());
+    return 2;
+  }
   for (const auto& cv : conversions) {
     const double e = cv.c ? estimate(*cv.c) : 0;
     if (e > 0) {
