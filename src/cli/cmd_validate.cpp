@@ -45,13 +45,26 @@ nlohmann::json diag_json(const Diagnostic& d) {
           {"message", d.message}};
 }
 
+// The files named after `validate`, else those the global --catalog/--cloud options name
+// (`catalog validate --cloud mine.json` checks mine.json, not the embedded data); none: the
+// embedded data.
+std::vector<std::string> files_to_check(const Context& ctx, const ValidateArgs& a) {
+  if (!a.files.empty()) return a.files;
+  std::vector<std::string> out;
+  if (!ctx.paths.catalog.empty()) out.push_back(ctx.paths.catalog);
+  out.insert(out.end(), ctx.paths.catalog_add.begin(), ctx.paths.catalog_add.end());
+  if (!ctx.cloud_paths.cloud.empty()) out.push_back(ctx.cloud_paths.cloud);
+  out.insert(out.end(), ctx.cloud_paths.cloud_add.begin(), ctx.cloud_paths.cloud_add.end());
+  return out;
+}
+
 int run_validate(Context& ctx, const ValidateArgs& a) {
   const Format format = parse_format(a.format, {Format::table, Format::json, Format::github});
   if (!a.as_of.empty() && a.as_of != "reviewed" && !is_date(a.as_of))
     throw usage_error("--as-of '" + quote_input(a.as_of) +
                       "' is not a date (YYYY-MM-DD or 'reviewed')");
   std::vector<DataFile> in;
-  for (const auto& f : a.files) in.push_back({f, read_file(f)});
+  for (const auto& f : files_to_check(ctx, a)) in.push_back({f, read_file(f)});
   const ValidateAnswer ans = validate_data(
       in, [&ctx]() -> const Catalog& { return ctx.catalog(); }, a.as_of, a.strict);
   const ValidationReport& all = ans.report;
