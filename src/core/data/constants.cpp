@@ -5,7 +5,6 @@
 
 #include "gpusel/base/error.hpp"
 #include "gpusel/json/embedded.hpp"
-#include "gpusel/json/json_source.hpp"
 
 namespace gpusel {
 namespace {
@@ -14,7 +13,7 @@ namespace {
 const std::map<std::string, double, std::less<>>& constants() {
   static const auto table = [] {
     const std::string origin = "data/constants.json";
-    const auto doc = parse_located(embedded_text(origin), origin).doc;
+    const nlohmann::json& doc = embedded_json(origin);
     std::map<std::string, double, std::less<>> out;
     if (!doc.contains("constants") || !doc["constants"].is_object())
       throw data_error(origin + ": expected a \"constants\" object");

@@ -12,6 +12,7 @@
 #include "gpusel/base/text.hpp"
 #include "gpusel/json/embedded.hpp"
 #include "gpusel/json/json_schema.hpp"
+#include "json/json_build.hpp"
 #include "json/json_scan.hpp"
 #include "validate_internal.hpp"
 
@@ -25,7 +26,7 @@ constexpr std::size_t kMaxPointerShown = 200;
 const Schema& schema_for(const DocKind& kind) {
   static std::map<std::string, std::unique_ptr<Schema>> schemas;  // read once per process
   auto& s = schemas[kind.schema];
-  if (!s) s = std::make_unique<Schema>(json::parse(embedded_text(kind.schema)));
+  if (!s) s = std::make_unique<Schema>(embedded_json(kind.schema));
   return *s;
 }
 
@@ -59,14 +60,14 @@ class Pass {
     skeleton += "[]";
     skeleton += text_.substr(list->end);
     try {
-      const json top = json::parse(skeleton);
+      const json top = json_detail::build(skeleton, f_.file());
       top_level(top, list->items.size());
       for (std::size_t i = 0; i < list->items.size(); ++i) {
         const auto [b, e] = list->items[i];
-        record(i, json::parse(text_.substr(b, e - b)), Span{b + bom_, e + bom_});
+        record(i, json_detail::build(text_.substr(b, e - b), f_.file()), Span{b + bom_, e + bom_});
       }
-    } catch (const json::exception& e) {
-      // Only if nlohmann refuses what the scanner accepted: still a finding, never a crash.
+    } catch (const Error& e) {
+      // Only if the builder refuses what the scanner accepted: still a finding, never a crash.
       f_.error("", "syntax", e.what());
     }
   }

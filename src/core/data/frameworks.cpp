@@ -92,15 +92,9 @@ void parse_behaviours(FrameworkProfile& f, const json& b, const std::string& at)
   f.zero = parse_zero(b, at);
 }
 
-}  // namespace
-
-std::vector<FrameworkProfile> parse_frameworks(const json& doc, const std::string& origin) {
-  // The schema holds every range and enum; a document that passes it has the right shape.
-  static const json schema = json::parse(embedded_text("data/schema/frameworks.schema.json"));
-  const auto issues = check_schema(schema, doc);
-  if (!issues.empty())
-    throw data_error(origin + ": " + (issues[0].pointer.empty() ? "/" : issues[0].pointer) + ": " +
-                     issues[0].message);
+// A document of the schema's shape (checked by parse_frameworks, or shipped and checked by the
+// tests) into profiles.
+std::vector<FrameworkProfile> read_frameworks(const json& doc, const std::string& origin) {
   std::vector<FrameworkProfile> out;
   const auto& list = doc.at("frameworks");
   for (std::size_t i = 0; i < list.size(); ++i) {
@@ -121,10 +115,22 @@ std::vector<FrameworkProfile> parse_frameworks(const json& doc, const std::strin
   return out;
 }
 
+}  // namespace
+
+std::vector<FrameworkProfile> parse_frameworks(const json& doc, const std::string& origin) {
+  // The schema holds every range and enum; a document that passes it has the right shape.
+  const json& schema = embedded_json("data/schema/frameworks.schema.json");
+  const auto issues = check_schema(schema, doc);
+  if (!issues.empty())
+    throw data_error(origin + ": " + (issues[0].pointer.empty() ? "/" : issues[0].pointer) + ": " +
+                     issues[0].message);
+  return read_frameworks(doc, origin);
+}
+
 const std::vector<FrameworkProfile>& shipped_frameworks() {
   static const std::vector<FrameworkProfile> all = [] {
     const std::string origin = "data/frameworks.json";
-    return parse_frameworks(parse_located(embedded_text(origin), origin).doc, origin);
+    return read_frameworks(embedded_json(origin), origin);  // checked by the tests
   }();
   return all;
 }

@@ -73,6 +73,9 @@ const std::string& localised(const std::string& en, const std::string& zh) {
   return language() == Lang::zh_cn && !zh.empty() ? zh : en;
 }
 
+// Below parse_platforms, which checks the schema first.
+Platforms read_platforms(const json& doc, const std::string& origin);
+
 }  // namespace
 
 const Network* Platforms::network(const std::string& id) const {
@@ -117,8 +120,15 @@ Platform detail::parse_platform_record(const Platforms& top, const json& rec,
 }
 
 Platforms parse_platforms(const json& doc, const std::string& origin) {
-  static const json schema = json::parse(embedded_text("data/schema/platforms.schema.json"));
-  require_schema(schema, doc, origin);
+  require_schema(embedded_json("data/schema/platforms.schema.json"), doc, origin);
+  return read_platforms(doc, origin);
+}
+
+namespace {
+
+// A document of the schema's shape: checked by parse_platforms, or shipped and checked by the
+// tests (embedded_json).
+Platforms read_platforms(const json& doc, const std::string& origin) {
   Platforms out;
   detail::parse_platforms_top(out, doc, origin);
   const auto list = detail::required<std::vector<json>>(doc, "platforms", origin);
@@ -127,6 +137,8 @@ Platforms parse_platforms(const json& doc, const std::string& origin) {
         out, list[i], origin + ": platforms[" + std::to_string(i) + "]"));
   return out;
 }
+
+}  // namespace
 
 Platforms platforms_from_text(std::string_view text, const std::string& origin) {
   Platforms out;
@@ -150,7 +162,7 @@ Platforms platforms_from_text(std::string_view text, const std::string& origin) 
 const Platforms& default_platforms() {
   static const Platforms p = [] {
     const std::string origin = "data/platforms.json";
-    return parse_platforms(parse_located(embedded_text(origin), origin).doc, origin);
+    return read_platforms(embedded_json(origin), origin);
   }();
   return p;
 }

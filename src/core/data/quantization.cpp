@@ -72,7 +72,7 @@ Quantizations parse_quantizations(const json& doc, const std::string& origin) {
 const Quantizations& default_quantizations() {
   static const Quantizations q = [] {
     const std::string origin = "data/quantizations.json";
-    return parse_quantizations(parse_located(embedded_text(origin), origin).doc, origin);
+    return parse_quantizations(embedded_json(origin), origin);
   }();
   return q;
 }

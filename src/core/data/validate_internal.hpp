@@ -29,6 +29,7 @@ class Findings {
     add(Severity::note, ptr, check, msg);
   }
   std::size_t errors() const { return errors_; }
+  const std::string& file() const { return file_; }
   // The loaders need only errors: warnings and notes are dropped unrecorded.
   bool errors_only() const { return errors_only_; }
 

@@ -1,8 +1,10 @@
 #include "gpusel/json/embedded.hpp"
 
+#include <map>
 #include <string>
 
 #include "gpusel/base/error.hpp"
+#include "json/json_build.hpp"
 
 namespace gpusel {
 
@@ -10,6 +12,16 @@ std::string_view embedded_text(std::string_view path) {
   for (const auto& f : embedded_files())
     if (f.path == path) return f.text;
   throw data_error("no embedded data file '" + std::string(path) + "' in this build");
+}
+
+const nlohmann::json& embedded_json(std::string_view path) {
+  // Built once per process and kept: each shipped file is read by whichever command needs it,
+  // and some (throughput, frameworks) by several callers in one run.
+  static std::map<std::string, nlohmann::json, std::less<>> trees;
+  if (auto it = trees.find(path); it != trees.end()) return it->second;
+  std::string origin = "embedded " + std::string(path);
+  nlohmann::json doc = json_detail::build(embedded_text(path), origin);
+  return trees.emplace(std::string(path), std::move(doc)).first->second;
 }
 
 }  // namespace gpusel

@@ -231,8 +231,10 @@ class Checker {
   }
 
   void check_required(const json& required, const json& v, const Path& ptr) {
+    // By reference: contains(json) converts each name to a new std::string, per record.
     for (auto& name : required)
-      if (!v.contains(name)) issue(ptr, "missing required field '" + plain(name) + "'");
+      if (!(name.is_string() ? v.contains(name.get_ref<const std::string&>()) : v.contains(name)))
+        issue(ptr, "missing required field '" + plain(name) + "'");
   }
 
   [[gnu::noinline]] void check_object(const Keywords& kw, const json& v, const Path& ptr) {

@@ -1,5 +1,6 @@
 #include "gpusel/json/json_source.hpp"
 
+#include "json/json_build.hpp"
 #include "json/json_scan.hpp"
 
 namespace gpusel {
@@ -9,15 +10,6 @@ using json_detail::position_of;
 
 std::string located_message(const std::string& origin, SourcePos pos, const std::string& reason) {
   return origin + ":" + std::to_string(pos.line) + ":" + std::to_string(pos.column) + ": " + reason;
-}
-
-// Only reached if nlohmann rejects something the scanner accepted; keep its position.
-[[noreturn]] void rethrow_nlohmann(const nlohmann::json::parse_error& e, std::string_view text,
-                                   const std::string& origin) {
-  std::string reason = e.what();
-  if (auto dash = reason.find(" - "); dash != std::string::npos) reason.erase(0, dash + 3);
-  if (auto last = reason.find("; last read"); last != std::string::npos) reason.erase(last);
-  throw JsonSyntaxError(origin, position_of(text, e.byte > 0 ? e.byte - 1 : 0), reason);
 }
 
 // Every prefix of `pointer` that ends before a '/', and the pointer itself.
@@ -83,13 +75,7 @@ LocatedJson parse_located(std::string_view text, const std::string& origin) {
     throw JsonSyntaxError(origin, position_of(text, error.offset), error.reason);
   LocatedJson out;
   out.text = text;
-  try {
-    out.doc = nlohmann::json::parse(text.data(), text.data() + text.size());
-  } catch (const nlohmann::json::parse_error& e) {
-    rethrow_nlohmann(e, text, origin);
-  } catch (const nlohmann::json::exception& e) {
-    throw data_error(origin + ": " + e.what());
-  }
+  out.doc = json_detail::build(text, origin);  // the scan has checked it: one more pass
   return out;
 }
 

@@ -1,0 +1,246 @@
+#include "json/json_build.hpp"
+
+#include <charconv>
+#include <clocale>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+
+#include "gpusel/base/error.hpp"
+#include "json/json_scan.hpp"
+
+// Builds nlohmann's tree from text the scanner has already accepted, in one pass: nlohmann's
+// own lexer copies every character into a token buffer one push_back at a time and tracks
+// positions nobody reads, which made it most of the cost of loading a file. This builder
+// copies plain runs whole and converts numbers with from_chars. It repeats none of the
+// scanner's messages: on text it cannot read (never the case after a clean scan; embedded
+// data is checked by the tests) it throws one Error(data) naming the file.
+namespace gpusel::json_detail {
+namespace {
+
+using nlohmann::json;
+
+class Builder {
+ public:
+  Builder(std::string_view text, const std::string& origin) : text_(text), origin_(origin) {}
+
+  json document() {
+    json out = value(0);
+    skip_ws();
+    if (pos_ != text_.size()) malformed();
+    return out;
+  }
+
+ private:
+  std::string_view text_;
+  const std::string& origin_;
+  std::size_t pos_ = 0;
+
+  [[noreturn]] void malformed() const {
+    throw data_error(origin_ + ": malformed JSON at byte " + std::to_string(pos_));
+  }
+  char peek() const { return pos_ < text_.size() ? text_[pos_] : '\0'; }
+  void skip_ws() {
+    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\n' ||
+                                   text_[pos_] == '\r' || text_[pos_] == '\t'))
+      ++pos_;
+  }
+  void expect(char c) {
+    skip_ws();
+    if (peek() != c) malformed();
+    ++pos_;
+  }
+
+  json value(int depth) {
+    skip_ws();
+    if (depth > kMaxDepth) malformed();
+    switch (peek()) {
+      case '{':
+        return object(depth + 1);
+      case '[':
+        return array(depth + 1);
+      case '"': {
+        json s(json::value_t::string);
+        string_token(s.get_ref<std::string&>());
+        return s;
+      }
+      case 't':
+        return literal("true", json(true));
+      case 'f':
+        return literal("false", json(false));
+      case 'n':
+        return literal("null", json(nullptr));
+      default:
+        return number();
+    }
+  }
+
+  json object(int depth) {
+    ++pos_;
+    json out(json::value_t::object);
+    auto& members = out.get_ref<json::object_t&>();
+    skip_ws();
+    if (peek() == '}') {
+      ++pos_;
+      return out;  // not `return ++pos_, out`: that copies the tree
+    }
+    std::string key;
+    while (true) {
+      skip_ws();
+      if (peek() != '"') malformed();
+      key.clear();
+      string_token(key);
+      expect(':');
+      members.insert_or_assign(key, value(depth));  // the last of duplicates, as nlohmann
+      skip_ws();
+      if (peek() == '}') {
+        ++pos_;
+        return out;
+      }
+      if (peek() != ',') malformed();
+      ++pos_;
+    }
+  }
+
+  json array(int depth) {
+    ++pos_;
+    json out(json::value_t::array);
+    auto& elements = out.get_ref<json::array_t&>();
+    skip_ws();
+    if (peek() == ']') {
+      ++pos_;
+      return out;
+    }
+    while (true) {
+      elements.push_back(value(depth));
+      skip_ws();
+      if (peek() == ']') {
+        ++pos_;
+        return out;
+      }
+      if (peek() != ',') malformed();
+      ++pos_;
+    }
+  }
+
+  json literal(std::string_view word, json v) {
+    if (text_.substr(pos_, word.size()) != word) malformed();
+    pos_ += word.size();
+    return v;
+  }
+
+  // pos_ at the opening quote; the scanner has checked escapes and UTF-8.
+  void string_token(std::string& out) {
+    ++pos_;
+    while (true) {
+      std::size_t run = pos_;  // a plain loop: find_first_of calls memchr per character
+      while (run < text_.size() && text_[run] != '"' && text_[run] != '\\') ++run;
+      if (run == text_.size()) malformed();
+      out.append(text_.substr(pos_, run - pos_));
+      pos_ = run + 1;
+      if (text_[run] == '"') return;
+      escape(out);
+    }
+  }
+
+  // pos_ after the backslash.
+  void escape(std::string& out) {
+    static constexpr std::string_view kFrom = "\"\\/bfnrt", kTo = "\"\\/\b\f\n\r\t";
+    if (auto i = kFrom.find(peek()); i != std::string_view::npos && pos_ < text_.size()) {
+      out.push_back(kTo[i]);
+      ++pos_;
+      return;
+    }
+    if (peek() != 'u') malformed();
+    std::uint32_t cp = hex4();
+    if (cp >= 0xD800 && cp <= 0xDBFF) {
+      if (text_.substr(pos_, 2) != "\\u") malformed();
+      ++pos_;
+      const std::uint32_t low = hex4();
+      if (low < 0xDC00 || low > 0xDFFF) malformed();
+      cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+    } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
+      malformed();
+    }
+    append_utf8(out, cp);
+  }
+
+  // pos_ at the 'u' of "\uXXXX"; leaves pos_ after the digits.
+  std::uint32_t hex4() {
+    ++pos_;
+    std::uint32_t cp = 0;
+    const char* begin = text_.data() + pos_;
+    if (pos_ + 4 > text_.size() || std::from_chars(begin, begin + 4, cp, 16).ptr != begin + 4)
+      malformed();
+    pos_ += 4;
+    return cp;
+  }
+
+  static void append_utf8(std::string& out, std::uint32_t cp) {
+    auto byte = [&out](std::uint32_t b) { out.push_back(static_cast<char>(b)); };
+    if (cp < 0x80) {
+      byte(cp);
+    } else if (cp < 0x800) {
+      byte(0xC0 | (cp >> 6)), byte(0x80 | (cp & 0x3F));
+    } else if (cp < 0x10000) {
+      byte(0xE0 | (cp >> 12)), byte(0x80 | ((cp >> 6) & 0x3F)), byte(0x80 | (cp & 0x3F));
+    } else {
+      byte(0xF0 | (cp >> 18)), byte(0x80 | ((cp >> 12) & 0x3F));
+      byte(0x80 | ((cp >> 6) & 0x3F)), byte(0x80 | (cp & 0x3F));
+    }
+  }
+
+  // nlohmann's types: an integer token is unsigned, or signed when it starts with '-', as long
+  // as it fits 64 bits; anything else (a fraction, an exponent, a wider integer) is a double.
+  json number() {
+    const std::size_t start = pos_;
+    bool integral = true;
+    while (pos_ < text_.size()) {
+      const char c = text_[pos_];
+      if (c == '.' || c == 'e' || c == 'E') {
+        integral = false;
+      } else if (!((c >= '0' && c <= '9') || c == '-' || c == '+')) {
+        break;
+      }
+      ++pos_;
+    }
+    const char* first = text_.data() + start;
+    const char* last = text_.data() + pos_;
+    if (first == last) malformed();
+    if (integral) {
+      if (*first == '-') {
+        std::int64_t i = 0;
+        if (auto r = std::from_chars(first, last, i); r.ec == std::errc() && r.ptr == last)
+          return json(i);
+      } else {
+        std::uint64_t u = 0;
+        if (auto r = std::from_chars(first, last, u); r.ec == std::errc() && r.ptr == last)
+          return json(u);
+      }
+    }
+    double d = 0;
+    auto r = std::from_chars(first, last, d);
+    if (r.ec == std::errc::result_out_of_range)
+      d = strtod_c(first, last);  // underflow: as strtod
+    else if (r.ec != std::errc() || r.ptr != last)
+      malformed();
+    return json(d);
+  }
+
+  // strtod in the C locale's terms: the token's '.' becomes the locale's decimal point, as
+  // nlohmann's lexer does, so that a tiny number becomes what nlohmann makes of it.
+  static double strtod_c(const char* first, const char* last) {
+    std::string token(first, last);
+    for (char& c : token)
+      if (c == '.') c = *std::localeconv()->decimal_point;
+    return std::strtod(token.c_str(), nullptr);
+  }
+};
+
+}  // namespace
+
+nlohmann::json build(std::string_view text, const std::string& origin) {
+  return Builder(text, origin).document();
+}
+
+}  // namespace gpusel::json_detail

@@ -1,0 +1,15 @@
+#pragma once
+// nlohmann's tree of a JSON text, built without nlohmann's lexer (not a public header).
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+
+namespace gpusel::json_detail {
+
+// The value of `text` (no byte order mark), the same tree nlohmann::json::parse makes,
+// value for value and type for type (unsigned, signed, double). For text the scanner has
+// accepted, or embedded data the tests check: it gives no human syntax messages, only
+// Error(data) "<origin>: malformed JSON at byte N" on text it cannot read.
+nlohmann::json build(std::string_view text, const std::string& origin);
+
+}  // namespace gpusel::json_detail
