@@ -101,17 +101,17 @@ Gpu detail::parse_gpu_record(const json& rec, const std::string& at) {
   g.launch_year = optional_field<int>(rec, "launch_year", 0, at);
   g.ecc = optional_field<bool>(rec, "ecc", false, at);
   g.unified_memory = optional_field<bool>(rec, "unified_memory", false, at);
-  if (auto shares = present<json>(rec, "unified_memory_share", at)) {
+  if (const json* shares = detail::present_ref(rec, "unified_memory_share")) {
     if (!shares->is_array()) detail::wrong_type(at, "unified_memory_share", "a list");
     for (const auto& j : *shares)
       g.unified_memory_share.push_back(parse_share(j, at + ".unified_memory_share"));
   }
   g.interconnect = parse_interconnect(rec, at);
-  if (auto pcie = present<json>(rec, "pcie", at); pcie && pcie->is_object()) {
+  if (const json* pcie = detail::present_ref(rec, "pcie"); pcie && pcie->is_object()) {
     g.pcie_gen = optional_field<int>(*pcie, "gen", 0, at + ".pcie");
     g.pcie_lanes = optional_field<int>(*pcie, "lanes", 0, at + ".pcie");
   }
-  if (auto prices = present<json>(rec, "prices", at)) {
+  if (const json* prices = detail::present_ref(rec, "prices")) {
     if (!prices->is_array()) detail::wrong_type(at, "prices", "a list");
     for (const auto& p : *prices) g.prices.push_back(parse_price(p, at));
   }

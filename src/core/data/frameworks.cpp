@@ -16,7 +16,7 @@ using nlohmann::json;
 template <typename T>
 Cited<T> cited(const json& behaviours, const char* key, const std::string& at) {
   const std::string here = at + ".behaviours." + key;
-  const json rec = detail::required<json>(behaviours, key, at + ".behaviours");
+  const json& rec = detail::required_ref(behaviours, key, at + ".behaviours");
   return {detail::required<T>(rec, "value", here),
           detail::required<std::string>(rec, "source", here),
           detail::required<std::string>(rec, "as_of", here)};
@@ -46,7 +46,7 @@ Cited<ZeroSettings> parse_zero(const json& behaviours, const std::string& at) {
 
 LossImpl parse_loss(const json& losses, const char* key, const std::string& at) {
   const std::string here = at + ".losses." + key;
-  const json rec = detail::required<json>(losses, key, at + ".losses");
+  const json& rec = detail::required_ref(losses, key, at + ".losses");
   LossImpl l;
   l.kept = detail::required<double>(rec, "kept_bytes_per_logit", here);
   l.transient = detail::required<double>(rec, "transient_bytes_per_logit", here);

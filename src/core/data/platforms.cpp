@@ -35,7 +35,7 @@ Platform parse_platform(const json& j, const std::string& at) {
   p.name = required<std::string>(j, "name", at);
   p.name_zh = present<std::string>(j, "name_zh-CN", at).value_or("");
   p.network = present<std::string>(j, "network", at).value_or("");
-  const json m = required<json>(j, "match", at);
+  const json& m = detail::required_ref(j, "match", at);
   const std::string mat = at + ".match";
   p.match = {strings(m, "gpu_ids", mat),      strings(m, "segments", mat),
              strings(m, "form_factors", mat), present<bool>(m, "unified_memory", mat),
@@ -44,7 +44,7 @@ Platform parse_platform(const json& j, const std::string& at) {
   if (p.gpus_per_host < 1 || p.match.max_count < 0)
     throw data_error(at + ": gpus_per_host must be at least 1 and max_count not negative");
   p.psu = present<bool>(j, "psu", at).value_or(false);
-  p.cost = parse_figure(required<json>(j, "cost", at), at + ".cost");
+  p.cost = parse_figure(detail::required_ref(j, "cost", at), at + ".cost");
   return p;
 }
 
@@ -88,8 +88,8 @@ void detail::parse_platforms_top(Platforms& out, const json& doc, const std::str
   using detail::required;
   out.origin = origin;
   out.reviewed = required<std::string>(doc, "reviewed", origin);
-  const json psu = required<json>(doc, "psu", origin);
-  const json sizing = required<json>(psu, "sizing", origin + ": psu");
+  const json& psu = detail::required_ref(doc, "psu", origin);
+  const json& sizing = detail::required_ref(psu, "sizing", origin + ": psu");
   out.psu_rest_w = required<double>(sizing, "rest_of_system_w", origin + ": psu.sizing");
   out.psu_headroom = required<double>(sizing, "headroom", origin + ": psu.sizing");
   const auto steps = required<std::vector<json>>(psu, "steps", origin + ": psu");

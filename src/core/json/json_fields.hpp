@@ -93,4 +93,20 @@ std::optional<T> present(const nlohmann::json& rec, const char* key, const std::
   return as<T>(*it, key, at);
 }
 
+// The field itself, not a copy (objects and lists: a record's prices, a framework's behaviours).
+inline const nlohmann::json& required_ref(const nlohmann::json& rec, const char* key,
+                                          const std::string& at) {
+  if (!rec.is_object()) throw data_error(at + ": expected an object with field '" + key + "'");
+  auto it = rec.find(key);
+  if (it == rec.end()) throw data_error(at + ": missing field '" + key + "'");
+  return *it;
+}
+
+// The field itself, or null when it is absent or null.
+inline const nlohmann::json* present_ref(const nlohmann::json& rec, const char* key) {
+  if (!rec.is_object()) return nullptr;
+  auto it = rec.find(key);
+  return it == rec.end() || it->is_null() ? nullptr : &*it;
+}
+
 }  // namespace gpusel::detail
