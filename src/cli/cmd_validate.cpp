@@ -66,7 +66,7 @@ int run_validate(Context& ctx, const ValidateArgs& a) {
   std::vector<DataFile> in;
   for (const auto& f : files_to_check(ctx, a)) in.push_back({f, read_file(f)});
   const ValidateAnswer ans = validate_data(
-      in, [&ctx]() -> const Catalog& { return ctx.catalog(); }, a.as_of, a.strict);
+      std::move(in), [&ctx]() -> const Catalog& { return ctx.catalog(); }, a.as_of, a.strict);
   const ValidationReport& all = ans.report;
   nlohmann::json files = nlohmann::json::array();
   for (const auto& f : ans.files)

@@ -3,6 +3,7 @@
 // violations, bad cross references) can point at "gpus.json:41:17" instead of just a path.
 #include <cstddef>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -44,6 +45,11 @@ struct LocatedJson {
 // a double, and on nesting deeper than 256 levels. Linear in the text; `text` must outlive
 // the result's at().
 LocatedJson parse_located(std::string_view text, const std::string& origin);
+
+// The keys of the document's root object, in order, from one scan that builds no tree (a
+// leading byte order mark is skipped); empty when the root is not an object, nullopt when
+// parse_located would refuse the text.
+std::optional<std::vector<std::string>> top_level_keys(std::string_view text);
 
 // One reference token escaped for a JSON pointer: "~" -> "~0", "/" -> "~1".
 std::string pointer_escape(std::string_view token);

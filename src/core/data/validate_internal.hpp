@@ -64,6 +64,7 @@ struct Span {
 // one record (index, record, "gpus[3] (id)" for messages, its span). An Error either throws
 // becomes a finding of check "load", so validate reports it as the loader refuses it.
 struct DocumentSink {
+  // The document without its records' list (a trusted document: with it; no sink reads it).
   std::function<void(const nlohmann::json& outline)> top;
   std::function<void(std::size_t index, const nlohmann::json& rec, const std::string& at,
                      Span span)>

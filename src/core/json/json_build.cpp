@@ -1,5 +1,6 @@
 #include "json/json_build.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <clocale>
 #include <cstdint>
@@ -23,7 +24,8 @@ using nlohmann::json;
 
 class Builder {
  public:
-  Builder(std::string_view text, const std::string& origin) : text_(text), origin_(origin) {}
+  Builder(std::string_view text, const std::string& origin, Outline* outline)
+      : text_(text), origin_(origin), outline_(outline) {}
 
   json document() {
     json out = value(0);
@@ -35,6 +37,8 @@ class Builder {
  private:
   std::string_view text_;
   const std::string& origin_;
+  Outline* outline_;
+  Outline::List* collecting_ = nullptr;  // the top-level list whose elements are being spanned
   std::size_t pos_ = 0;
 
   [[noreturn]] void malformed() const {
@@ -92,7 +96,9 @@ class Builder {
       key.clear();
       string_token(key);
       expect(':');
+      if (outline_ && depth == 1) outline_member(key);
       members.insert_or_assign(key, value(depth));  // the last of duplicates, as nlohmann
+      collecting_ = nullptr;
       skip_ws();
       if (peek() == '}') {
         ++pos_;
@@ -103,20 +109,39 @@ class Builder {
     }
   }
 
+  // A member of the root object, noted as the scanner notes it: its key, and where the
+  // elements of a list of interest lie.
+  void outline_member(const std::string& key) {
+    outline_->root_is_object = true;
+    outline_->keys.push_back(key);
+    const auto& c = outline_->candidates;
+    skip_ws();
+    if (peek() != '[' || std::find(c.begin(), c.end(), key) == c.end()) return;
+    outline_->lists.push_back({key, pos_, 0, {}});
+    collecting_ = &outline_->lists.back();
+  }
+
   json array(int depth) {
+    Outline::List* spans = depth == 2 ? collecting_ : nullptr;
+    collecting_ = nullptr;  // arrays nested in the elements are not spanned
     ++pos_;
     json out(json::value_t::array);
     auto& elements = out.get_ref<json::array_t&>();
     skip_ws();
     if (peek() == ']') {
       ++pos_;
+      if (spans) spans->end = pos_;
       return out;
     }
     while (true) {
+      skip_ws();
+      const std::size_t begin = pos_;
       elements.push_back(value(depth));
+      if (spans) spans->items.emplace_back(begin, pos_);
       skip_ws();
       if (peek() == ']') {
         ++pos_;
+        if (spans) spans->end = pos_;
         return out;
       }
       if (peek() != ',') malformed();
@@ -249,8 +274,8 @@ class Builder {
 
 }  // namespace
 
-nlohmann::json build(std::string_view text, const std::string& origin) {
-  return Builder(text, origin).document();
+nlohmann::json build(std::string_view text, const std::string& origin, Outline* outline) {
+  return Builder(text, origin, outline).document();
 }
 
 }  // namespace gpusel::json_detail

@@ -4,12 +4,16 @@
 #include <string>
 #include <string_view>
 
+#include "json/json_scan.hpp"
+
 namespace gpusel::json_detail {
 
 // The value of `text` (no byte order mark), the same tree nlohmann::json::parse makes,
 // value for value and type for type (unsigned, signed, double). For text the scanner has
 // accepted, or embedded data the tests check: it gives no human syntax messages, only
 // Error(data) "<origin>: malformed JSON at byte N" on text it cannot read.
-nlohmann::json build(std::string_view text, const std::string& origin);
+// `outline` (if given) gets the document's top level as scan() records it: trusted text (the
+// embedded data) is read in this one pass, without the scan.
+nlohmann::json build(std::string_view text, const std::string& origin, Outline* outline = nullptr);
 
 }  // namespace gpusel::json_detail

@@ -68,6 +68,14 @@ std::vector<SourcePos> LocatedJson::at_all(const std::vector<std::string>& point
 
 SourcePos LocatedJson::at(const std::string& pointer) const { return at_all({pointer}).front(); }
 
+std::optional<std::vector<std::string>> top_level_keys(std::string_view text) {
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
+  json_detail::ScanError error;
+  json_detail::Outline outline;
+  if (!json_detail::scan(text, nullptr, error, &outline)) return std::nullopt;
+  return std::move(outline.keys);
+}
+
 LocatedJson parse_located(std::string_view text, const std::string& origin) {
   if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
   json_detail::ScanError error;
