@@ -166,7 +166,9 @@ void prefill_rates(Ctx& c, Throughput& t) {
   if (c.w.precision == Precision::fp8 && a.fp8) c.linear = *a.fp8;
   c.fp8_weight_only = c.w.precision == Precision::fp8 && !a.fp8;
   if (c.fp8_weight_only)
-    t.assumptions.push_back(c.g.id + " has no FP8 tensor cores: FP8 weights run at 16-bit speed");
+    t.assumptions.push_back(c.g.id +
+                            " has no FP8 tensor cores: FP8 weights are dequantized to 16 bits "
+                            "(weight-only) and multiplied at 16-bit speed");
   t.assumptions.push_back(how);
 }
 
