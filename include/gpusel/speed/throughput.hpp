@@ -88,6 +88,9 @@ struct ThroughputConstants {
   double ddp_bucket_bytes = 25e6;       // the last bucket cannot overlap
   double comm_overlap_fraction = 1;     // of the compute window communication hides behind
   double allreduce_latency_pcie_s = 0;
+  // GPUs one CPU socket hosts on a PCIe board; a ring over more crosses the CPUs' link and
+  // NCCL sends those hops through host memory (0: no such split).
+  int pcie_gpus_per_socket = 0;
   std::map<int, double> allreduce_latency_linked_s;  // by GPU count
   int llama_cpp_ubatch = 512;
   std::map<int, double> host_copy_fraction;  // by PCIe generation
