@@ -69,6 +69,8 @@ class Pass {
     } catch (const Error& e) {
       // Only if the builder refuses what the scanner accepted: still a finding, never a crash.
       f_.error("", "syntax", e.what());
+    } catch (const json::exception& e) {  // a check's nlohmann lookup: a finding, not "internal"
+      f_.error("", "syntax", e.what());
     }
   }
 
