@@ -66,10 +66,12 @@ void apply_source_versions(const Row& r, gpusel::Workload& w) {
     // Its single-GPU Q-LoRA script runs DeepSpeed ZeRO-2 in fp16 ("Remember to use --fp16
     // instead of --bf16 due to autogptq"; --deepspeed finetune/ds_config_zero2.json, QwenLM/Qwen
     // @b5fad3d5 finetune/finetune_qlora_single_gpu.sh, the commit that added the profiling),
-    // whose reduce_bucket_size is 2e8 with overlap_comm (ds_config_zero2.json @af22d5e0).
+    // whose reduce_bucket_size is 2e8 with overlap_comm and contiguous_gradients
+    // (ds_config_zero2.json @af22d5e0).
     if (w.mode == gpusel::Mode::qlora) {
       w.shard = gpusel::Shard::zero2;
       f.zero.value.reduce_bucket_size = 2e8;
+      f.zero.value.overlap_comm = 1;  // "overlap_comm": true in the same file
       f.zero.source = "QwenLM/Qwen@af22d5e0 finetune/ds_config_zero2.json";
     }
   }

@@ -1,6 +1,6 @@
 // Framework behaviours of data/frameworks.json that add transient or duplicated tensors:
 // the dequantized copy of a 4-bit weight, litgpt's own quantized LM head, a foreach AdamW
-// step's temporary. Exact bytes from the shapes of estimator_fixtures.hpp.
+// step's temporary, DeepSpeed's reduce buckets. Exact bytes from estimator_fixtures.hpp.
 #include <catch2/catch.hpp>
 
 #include "estimator_fixtures.hpp"
@@ -73,4 +73,16 @@ TEST_CASE("LLM.int8 training makes one 16-bit copy of the int8 weight in backwar
   CHECK(estimate(w).bytes_of("dequant_buffer") == 4096.0 * 11008 * 2);
   w.mode = Mode::inference;  // int8 forward: no full-size copy
   CHECK(estimate(w).bytes_of("dequant_buffer") == 0);
+}
+
+TEST_CASE("DeepSpeed overlap_comm doubles the reduce bucket of ZeRO-1/2, not of ZeRO-3") {
+  Workload w = with(on(test_models::llama2_7b(), Mode::lora), "hf");
+  w.gpus = 2, w.shard = Shard::zero2;
+  w.framework.zero.value.reduce_bucket_size = 2e8;
+  // DeepSpeed's default (auto): overlap_comm off below stage 3, one bucket of 2e8 x 2 B.
+  CHECK(estimate(w).bytes_of("comm_buffers") == 2e8 * 2);
+  w.framework.zero.value.overlap_comm = 1;
+  CHECK(estimate(w).bytes_of("comm_buffers") == 2 * 2e8 * 2);
+  w.shard = Shard::zero3;  // stage3.py allocates its IPG bucket once
+  CHECK(estimate(w).bytes_of("comm_buffers") == 2e8 * 2);
 }
