@@ -53,7 +53,8 @@ void apply_source_versions(const Row& r, gpusel::Workload& w) {
     set_by_source(f.four_bit_keeps_input, true, "bitsandbytes 0.39 (2023-05 blog)");
   if (has(src, "QwenLM")) {
     // Qwen's finetune.py: LoraArguments.lora_dropout = 0.05 (QwenLM/Qwen@00dceebb finetune.py).
-    // The profile ran "CUDA 11.8 and Pytorch 2.0" (README @b5fad3d5), which Qwen pairs with
+    // The profile ran "CUDA 11.8 and Pytorch 2.0" (README @b5fad3d5, 2023-10-07, when PEFT's
+    // newest release was 0.5.0; 0.6.0 came 2023-11-02), which Qwen pairs with
     // peft>=0.5.0,<0.6.0 (README @e8e15962 lines 418-420). PEFT 0.5.0 builds lora_A/lora_B as
     // nn.Linear under the fp32 default and moves them to the base weight's device only
     // (huggingface/peft@v0.5.0 src/peft/tuners/lora.py:153-158); the cast to a floating base

@@ -86,3 +86,19 @@ TEST_CASE("DeepSpeed overlap_comm doubles the reduce bucket of ZeRO-1/2, not of 
   w.shard = Shard::zero3;  // stage3.py allocates its IPG bucket once
   CHECK(estimate(w).bytes_of("comm_buffers") == 2e8 * 2);
 }
+
+TEST_CASE("the ds-overlap-comm flag sets DeepSpeed overlap_comm over the profile and names itself") {
+  Workload w = on(test_models::llama2_7b(), Mode::lora);
+  w.gpus = 2, w.shard = Shard::zero2;
+  FrameworkOverrides o;
+  o.ds_overlap_comm = true;
+  apply_framework(w, framework_profile("hf"), false, true, o);
+  CHECK(w.framework.zero.value.overlap_comm == 1);
+  CHECK(w.framework.zero.source.find("--ds-overlap-comm") != std::string::npos);
+  const double two = estimate(w).bytes_of("comm_buffers");
+  o.ds_overlap_comm = false;
+  Workload off = on(test_models::llama2_7b(), Mode::lora);
+  off.gpus = 2, off.shard = Shard::zero2;
+  apply_framework(off, framework_profile("hf"), false, true, o);
+  CHECK(two == 2 * estimate(off).bytes_of("comm_buffers"));
+}
