@@ -87,7 +87,7 @@ TEST_CASE("DeepSpeed overlap_comm doubles the reduce bucket of ZeRO-1/2, not of 
   CHECK(estimate(w).bytes_of("comm_buffers") == 2e8 * 2);
 }
 
-TEST_CASE("the ds-overlap-comm flag sets DeepSpeed overlap_comm over the profile and names itself") {
+TEST_CASE("the ds-overlap-comm flag sets overlap_comm over the profile and names itself") {
   Workload w = on(test_models::llama2_7b(), Mode::lora);
   w.gpus = 2, w.shard = Shard::zero2;
   FrameworkOverrides o;
