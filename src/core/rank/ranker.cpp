@@ -12,6 +12,7 @@
 #include "gpusel/json/embedded.hpp"
 #include "gpusel/memory/fit.hpp"
 #include "ranker_internal.hpp"
+#include "rules_internal.hpp"
 
 namespace gpusel {
 namespace {
@@ -112,16 +113,33 @@ double one_card_need(const Gpu& gpu, const RankRequest& req) {
 }
 
 // Everything after the memory estimate: price, speed, rules. `w` is workload_for(r.config).
-void evaluate_rest(Result& r, const Workload& w, const RuleSet& rules, const Rates& rates,
-                   const RankRequest& req, bool render) {
+// Price and speed: what the rules and the scores read.
+void measure(Result& r, const Workload& w, const Rates& rates, const RankRequest& req) {
   const Config& config = r.config;
   price_configuration(r, req, rates);
   r.throughput = estimate_throughput(w, *config.gpu, config.count, config.linked);
   r.tokens_per_s = primary_tokens_per_s(w, r.throughput);
   if (req.tokens && r.tokens_per_s > 0) r.hours = hours_for_tokens(*req.tokens, r.tokens_per_s);
+}
+
+void evaluate_rest(Result& r, const Workload& w, const RuleSet& rules, const Rates& rates,
+                   const RankRequest& req, bool render) {
+  measure(r, w, rates, req);
   detail::ConfigFacts facts;
   detail::facts_for(r, w, req, facts);
   r.rules = apply_rules(rules, facts.table, render);
+}
+
+// The same for a configuration that is counted and scored but not returned: of the rules,
+// only their score changes and the first exclusion (its id, for Rejections::by_rule).
+void evaluate_numbers(Result& r, const Workload& w, const RuleSet& rules, const Rates& rates,
+                      const RankRequest& req) {
+  measure(r, w, rates, req);
+  detail::ConfigFacts facts;
+  detail::facts_for(r, w, req, facts);
+  const rules_detail::Judgement j = rules_detail::judge_rules(rules, facts.table);
+  r.rules.delta = j.delta;
+  if (j.excluded_by) r.rules.excluded = true, r.rules.exclude_rule = j.excluded_by->id;
 }
 
 // One configuration, in full. `one_card`: the card's one-card need when known, else null.
@@ -235,7 +253,7 @@ void rank_card(const Gpu& gpu, const RuleSet& rules, const Rates& rates, const R
     r.usable_bytes = *usable;
     r.headroom = (*usable - need) / *usable;
     r.one_card_fits = (count == 1 ? need : memo.one_card(gpu)) <= *usable;
-    evaluate_rest(r, plan.w, rules, rates, req, false);
+    evaluate_numbers(r, plan.w, rules, rates, req);
     const Verdict v = judge(r, need, req);
     count_rejection(rej, v, r);
     if (v != Verdict::fits && v != Verdict::over_budget) continue;

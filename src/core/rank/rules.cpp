@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "gpusel/i18n/i18n.hpp"
+#include "rules_internal.hpp"
 
 namespace gpusel {
 namespace {
@@ -202,3 +203,17 @@ RuleOutcome apply_rules(const RuleSet& rules, const FactTable& facts, bool rende
 }
 
 }  // namespace gpusel
+
+namespace gpusel::rules_detail {
+
+Judgement judge_rules(const RuleSet& rules, const FactTable& facts) {
+  Judgement out;
+  for (const Rule& r : rules.rules) {
+    if (r.disabled || evaluate(r.when, facts) != true) continue;
+    out.delta += r.effects.score;  // as fire() adds them
+    if (r.effects.exclude && !out.excluded_by) out.excluded_by = &r;
+  }
+  return out;
+}
+
+}  // namespace gpusel::rules_detail
