@@ -52,7 +52,8 @@ Table offers_table(const CloudListAnswer& a) {
 }
 
 json offers_json(const CloudListAnswer& a) {
-  json j{{"schema_version", 1}, {"as_of", a.as_of},           {"count", a.offers.size()},
+  // schema_version 2: on_demand_per_hour and per_gpu_hour became nullable (spot-only offers).
+  json j{{"schema_version", 2}, {"as_of", a.as_of},           {"count", a.offers.size()},
          {"total", a.total},    {"past_limit", a.past_limit}, {"offers", json::array()}};
   for (const auto& r : a.offers) {
     const Offer& o = *r.offer;

@@ -138,6 +138,9 @@ void add_framework_options(CLI::App* cmd, WorkloadArgs& a) {
   tri_state(cmd, "compile", a.overrides.compile, "torch.compile (memory is counted eager)");
   optional_flag(cmd, "--ds-live-params", a.overrides.ds_live_params,
                 "DeepSpeed stage3_max_live_parameters and max_reuse_distance (default 1e9)");
+  tri_state(cmd, "ds-overlap-comm", a.overrides.ds_overlap_comm,
+            "DeepSpeed overlap_comm: ZeRO-1/2 hold a second reduce bucket (default DeepSpeed's: "
+            "on for ZeRO-3 only)");
   cmd->add_option(
       "--family", a.family,
       "bare --params: shape and vocabulary of " + choices(family_names()) + " (default llama3)");

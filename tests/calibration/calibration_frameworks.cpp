@@ -52,20 +52,27 @@ void apply_source_versions(const Row& r, gpusel::Workload& w) {
   if (has(src, "huggingface/blog"))
     set_by_source(f.four_bit_keeps_input, true, "bitsandbytes 0.39 (2023-05 blog)");
   if (has(src, "QwenLM")) {
-    // Qwen's finetune.py: LoraArguments.lora_dropout = 0.05 (QwenLM/Qwen@00dceebb finetune.py);
-    // measured in 2023 on PEFT < 0.12, whose adapters take a floating base weight's dtype.
+    // Qwen's finetune.py: LoraArguments.lora_dropout = 0.05 (QwenLM/Qwen@00dceebb finetune.py).
+    // The profile ran "CUDA 11.8 and Pytorch 2.0" (README @b5fad3d5, 2023-10-07, when PEFT's
+    // newest release was 0.5.0; 0.6.0 came 2023-11-02), which Qwen pairs with
+    // peft>=0.5.0,<0.6.0 (README @e8e15962 lines 418-420). PEFT 0.5.0 builds lora_A/lora_B as
+    // nn.Linear under the fp32 default and moves them to the base weight's device only
+    // (huggingface/peft@v0.5.0 src/peft/tuners/lora.py:153-158); the cast to a floating base
+    // weight's dtype came in 0.6.0 (tuners/lora/layer.py update_layer). So fp32 adapters, the
+    // hf profile's own value: nothing to override.
     f.lora_dropout = {0.05, "QwenLM/Qwen finetune.py LoraArguments.lora_dropout", "2023-11-30"};
-    if (!has(quant, "gptq")) f.adapter_dtype = {"base", "PEFT < 0.12 (2023)", "2023-11-30"};
     // transformers 4.32 with torch 2.0 (Qwen's requirements): Trainer's default optim was
     // adamw_torch, torch.optim.AdamW with foreach (fused became the default with torch 2.8).
     f.optimizer_step_temporaries = {1, "transformers 4.32 adamw_torch (foreach)", "2023-11-30"};
     // Its single-GPU Q-LoRA script runs DeepSpeed ZeRO-2 in fp16 ("Remember to use --fp16
     // instead of --bf16 due to autogptq"; --deepspeed finetune/ds_config_zero2.json, QwenLM/Qwen
     // @b5fad3d5 finetune/finetune_qlora_single_gpu.sh, the commit that added the profiling),
-    // whose reduce_bucket_size is 2e8 with overlap_comm (ds_config_zero2.json @af22d5e0).
+    // whose reduce_bucket_size is 2e8 with overlap_comm and contiguous_gradients
+    // (ds_config_zero2.json @af22d5e0).
     if (w.mode == gpusel::Mode::qlora) {
       w.shard = gpusel::Shard::zero2;
       f.zero.value.reduce_bucket_size = 2e8;
+      f.zero.value.overlap_comm = 1;  // "overlap_comm": true in the same file
       f.zero.source = "QwenLM/Qwen@af22d5e0 finetune/ds_config_zero2.json";
     }
   }

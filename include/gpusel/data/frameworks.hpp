@@ -33,6 +33,9 @@ struct ZeroSettings {
   static constexpr double kAuto = -1;
   double reduce_bucket_size = 5e8, prefetch_bucket_size = 5e7, param_persistence_threshold = 1e5;
   double max_live_parameters = 1e9, max_reuse_distance = 1e9, sub_group_size = 1e9;
+  // overlap_comm: 1 on, 0 off, kAuto DeepSpeed's default (on for stage 3 only). Stages 1-2
+  // with contiguous gradients then hold two reduce buckets instead of one.
+  double overlap_comm = kAuto;
 };
 
 struct FrameworkProfile {

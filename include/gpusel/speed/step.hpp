@@ -27,7 +27,8 @@ struct StepModel {
   double decode_flops = 0;  // per decoding sequence: matmuls + attention at its mean context
   double prefill_linear_flops = 0, prefill_attention_flops = 0;  // per prompt token
   double linear_flops_per_s = 0, attention_flops_per_s = 0;      // whole replica, achieved
-  double prefill_factor = 1;    // quantized weights dequantized in prompt GEMMs
+  double gemm_factor = 1;       // int8/int4 weights: the dequantizing GEMMs' share of the
+                                // 16-bit rate (prompt and decode tokens alike)
   double comm_s_per_token = 0;  // tensor parallel: all-reduce transfer time per token, added
                                 // to the step (on the critical path, not overlapped)
   std::vector<std::string> assumptions;

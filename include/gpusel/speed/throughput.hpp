@@ -54,9 +54,13 @@ struct Engine {  // a decode engine (--engine)
   std::vector<std::string> aliases;
   double kernel_gddr = 1, kernel_hbm = 1, kernel_unified = 1;  // of achievable bandwidth
   double int8_factor = 1, int4_factor = 1;  // quantized weights: dequantization cost
-  double layer_overhead_s = 0;              // per layer per decode step
-  double prefill_efficiency = 1;            // of the achievable matmul rate
-  bool prefill_fp16_accumulate = false;     // GeForce: FP16-accumulate GEMMs
+  // Its W4A16 GEMM (int4 weights dequantized to 16-bit, 16-bit tensor-core MMA) at serving
+  // batches, as a fraction of its 16-bit GEMM rate; on Hopper where the kernel differs there.
+  // 0: no measurement of the engine's own (constants.prefill_quantized_factor applies).
+  double int4_gemm = 0, int4_gemm_hopper = 0;
+  double layer_overhead_s = 0;           // per layer per decode step
+  double prefill_efficiency = 1;         // of the achievable matmul rate
+  bool prefill_fp16_accumulate = false;  // GeForce: FP16-accumulate GEMMs
   // Apple GPUs (Metal back end): the engine's own measured prompt efficiency and its
   // quantized-weight factor there; 0 when the engine has no Metal measurement.
   double metal_prefill_efficiency = 0, metal_prefill_quantized_factor = 0;
@@ -84,6 +88,9 @@ struct ThroughputConstants {
   double ddp_bucket_bytes = 25e6;       // the last bucket cannot overlap
   double comm_overlap_fraction = 1;     // of the compute window communication hides behind
   double allreduce_latency_pcie_s = 0;
+  // GPUs one CPU socket hosts on a PCIe board; a ring over more crosses the CPUs' link and
+  // NCCL sends those hops through host memory (0: no such split).
+  int pcie_gpus_per_socket = 0;
   std::map<int, double> allreduce_latency_linked_s;  // by GPU count
   int llama_cpp_ubatch = 512;
   std::map<int, double> host_copy_fraction;  // by PCIe generation

@@ -208,7 +208,12 @@ CostReport compare_costs(const CostQuery& query, const CostData& d) {
   add_rentals(r, d, conv);
   if (r.rent.empty()) {
     r.nearest_with_offers = nearest_offered(rented, d);
-    r.spot_only_unusable = !d.cloud.for_gpu(rented.id).empty();  // all spot-only, did not fit
+    // Said only when every offer is spot-only: an empty rent list has other causes too (no
+    // price of the asked kind), which must not read as "spot only".
+    const auto offers = d.cloud.for_gpu(rented.id);
+    r.spot_only_unusable =
+        !offers.empty() &&
+        std::all_of(offers.begin(), offers.end(), [](const Offer* o) { return o->spot_only(); });
     if (d.cloud.defaults.spot_availability)
       r.spot_availability = d.cloud.defaults.spot_availability->value;
   }

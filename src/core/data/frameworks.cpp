@@ -41,6 +41,9 @@ Cited<ZeroSettings> parse_zero(const json& behaviours, const std::string& at) {
   z.max_live_parameters = zero_value(raw.value, "max_live_parameters", at);
   z.max_reuse_distance = zero_value(raw.value, "max_reuse_distance", at);
   z.sub_group_size = zero_value(raw.value, "sub_group_size", at);
+  // Optional: absent or "auto" keeps DeepSpeed's stage-dependent default.
+  if (const auto it = raw.value.find("overlap_comm"); it != raw.value.end() && it->is_boolean())
+    z.overlap_comm = it->get<bool>() ? 1 : 0;
   return out;
 }
 

@@ -83,10 +83,17 @@ void add_buckets(const Setup& s, std::vector<Component>& out) {
   double bytes = 0;
   std::string f;
   if (s.shard != Shard::zero1) {
-    // The contiguous-gradients IPG bucket, allocated whole (stage3.py:536-540).
+    // The contiguous-gradients IPG bucket, allocated whole (stage3.py:536-540). Stages 1-2
+    // allocate a second one when overlap_comm is on ("double buffers to avoid data access
+    // conflict", microsoft/DeepSpeed@38327e07 deepspeed/runtime/zero/stage_1_and_2.py:2048-2060);
+    // DeepSpeed turns overlap_comm on by default for stage 3 only (zero/config.py:134,351-353).
     const double bucket = zero_value(z.reduce_bucket_size, hidden_sq(s));
-    bytes += bucket * 2;
-    f = "reduce bucket " + num(bucket) + " x 2 B";
+    const bool overlap =
+        z.overlap_comm == ZeroSettings::kAuto ? s.shard == Shard::zero3 : z.overlap_comm > 0;
+    const double buffers = overlap && s.shard != Shard::zero3 ? 2 : 1;
+    bytes += buffers * bucket * 2;
+    f = (buffers > 1 ? "2 reduce buckets (overlap_comm) " : "reduce bucket ") + num(bucket) +
+        " x 2 B";
   }
   if (s.offloads_optimizer() && s.shard != Shard::zero3) {
     // stage_1_and_2.py:485-487 temp_grad_buffer_for_gpu_offload: the largest parameter.

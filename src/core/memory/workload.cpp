@@ -325,6 +325,10 @@ void apply_overrides(FrameworkProfile& f, const FrameworkOverrides& o) {
     f.zero.value.max_live_parameters = f.zero.value.max_reuse_distance = *o.ds_live_params;
     f.zero.source += "; stage3_max_live_parameters and max_reuse_distance set by --ds-live-params";
   }
+  if (o.ds_overlap_comm) {
+    f.zero.value.overlap_comm = *o.ds_overlap_comm ? 1 : 0;
+    f.zero.source += "; overlap_comm set by --ds-overlap-comm";
+  }
 }
 
 }  // namespace

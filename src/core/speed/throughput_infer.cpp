@@ -82,23 +82,50 @@ struct Ctx {
   double linear = 0, attention = 0;  // prompt GEMM rates, TFLOPS achieved
   double fraction = 1;               // of the spec those rates come from
   double prefill_eff = 1;            // the engine's prompt efficiency on this card
-  double prefill_quant = 1;          // x this for int8/int4 weights
+  double gemm_quant = 1;             // int8/int4 weights: x this on every GEMM's rate
   int tp = 1, stages = 1;            // tensor-parallel width, sequential stages
+  bool fp8_weight_only = false;      // FP8 weights on a card without FP8 tensor cores
 };
+
+// Quantized weights are dequantized to 16 bits inside the GEMM and multiplied on the 16-bit
+// tensor cores: no int4/int8 speed-up, and the dequantizing kernel runs below the 16-bit
+// GEMM's rate once the batch makes it compute-bound. The engine's own W4A16 measurement where
+// it has one (on Hopper its Hopper kernel's), else llama.cpp's quantized prompt GEMMs. FP8
+// weights on a card without FP8 tensor cores take the engine's weight-only path (vLLM's FP8
+// Marlin: the W4A16 kernel's 16-bit MMA with 8-bit weights), at 16-bit speed without one.
+// ROCm and pre-Ampere cards run other kernels: llama.cpp's factor, FP8 at 16-bit speed.
+std::pair<double, std::string> quantized_gemm(const Ctx& c, bool metal) {
+  const std::string e = "engines." + c.e.name;
+  if (metal && c.fp8_weight_only) return {1, ""};
+  if (metal) return {c.e.metal_prefill_quantized_factor, e + ".prefill_metal.quantized_factor"};
+  // The engines' weight-only kernels (Marlin, Machete) are CUDA kernels for Ampere and newer.
+  const bool pre_ampere = c.g.architecture.rfind("Pascal", 0) == 0 ||
+                          c.g.architecture.rfind("Volta", 0) == 0 ||
+                          c.g.architecture.rfind("Turing", 0) == 0;
+  const bool weight_only = (c.w.precision == Precision::int4 || c.fp8_weight_only) &&
+                           c.g.vendor == "nvidia" && !pre_ampere;
+  const bool hopper = c.g.architecture.find("Hopper") != std::string::npos;
+  if (weight_only && hopper && c.e.int4_gemm_hopper > 0)
+    return {c.e.int4_gemm_hopper, e + ".int4_gemm_hopper"};
+  if (weight_only && c.e.int4_gemm > 0) return {c.e.int4_gemm, e + ".int4_gemm"};
+  if (c.fp8_weight_only) return {1, ""};
+  return {c.k.prefill_quantized_factor, "prefill_quantized_factor"};
+}
 
 // Prompt efficiency: the engine's Metal measurement on Apple GPUs where it has one (Metal
 // GEMMs reach a far larger share of the smaller Apple rate), else its CUDA/ROCm figure.
 void prompt_efficiency(Ctx& c, Throughput& t) {
   const bool metal = c.g.vendor == "apple" && c.e.metal_prefill_efficiency > 0;
   c.prefill_eff = metal ? c.e.metal_prefill_efficiency : c.e.prefill_efficiency;
-  if (is_quantized(c.w.precision))
-    c.prefill_quant = metal ? c.e.metal_prefill_quantized_factor : c.k.prefill_quantized_factor;
-  t.assumptions.push_back("prompt efficiency " + num(c.prefill_eff) +
-                          (c.prefill_quant != 1 ? " x " + num(c.prefill_quant) + " for " +
-                                                      to_string(c.w.precision) + " weights"
-                                                : "") +
-                          " of the achievable rate [engines." + c.e.name +
-                          (metal ? ".prefill_metal]" : ".prefill_efficiency]"));
+  std::string key;
+  if (is_quantized(c.w.precision) || c.fp8_weight_only)
+    std::tie(c.gemm_quant, key) = quantized_gemm(c, metal);
+  t.assumptions.push_back(
+      "prompt efficiency " + num(c.prefill_eff) + " of the achievable rate [engines." + c.e.name +
+      (metal ? ".prefill_metal]" : ".prefill_efficiency]") +
+      (c.gemm_quant != 1 ? " x " + num(c.gemm_quant) + " for " + to_string(c.w.precision) +
+                               " weights, prompt and batched decode GEMMs [" + key + "]"
+                         : ""));
 }
 
 // Achieved decode bandwidth: spec x memory type x engine kernel x weight precision.
@@ -137,8 +164,11 @@ void prefill_rates(Ctx& c, Throughput& t) {
   c.linear = c.attention = r16;
   c.fraction = a.fraction;
   if (c.w.precision == Precision::fp8 && a.fp8) c.linear = *a.fp8;
-  if (c.w.precision == Precision::fp8 && !a.fp8)
-    t.assumptions.push_back(c.g.id + " has no FP8 tensor cores: FP8 weights run at 16-bit speed");
+  c.fp8_weight_only = c.w.precision == Precision::fp8 && !a.fp8;
+  if (c.fp8_weight_only)
+    t.assumptions.push_back(c.g.id +
+                            " has no FP8 tensor cores: FP8 weights are dequantized to 16 bits "
+                            "(weight-only) and multiplied at 16-bit speed");
   t.assumptions.push_back(how);
 }
 
@@ -162,7 +192,7 @@ StepModel build_step(const Ctx& c, int tp, int stages) {
   m.prefill_attention_flops = 4 * c.s.layers * c.s.attn_dim * prompt / 2;
   m.linear_flops_per_s = tp * c.linear * 1e12 * c.prefill_eff;
   m.attention_flops_per_s = tp * c.attention * 1e12 * c.prefill_eff;
-  m.prefill_factor = c.prefill_quant;
+  m.gemm_factor = c.gemm_quant;
   if (tp > 1) {  // the two all-reduces per layer carry hidden x 2 B per token
     Fabric group = c.f;
     group.count = tp, group.nodes = 1;
@@ -190,10 +220,10 @@ Parts step_parts(const StepModel& m, double b, double t, bool pipelined) {
   p.memory = (weights + b * m.kv_bytes_per_seq / spread) / (m.tp * m.bandwidth) + m.fixed_s;
   const double prefill = m.prefill_linear_flops / std::max(1e-30, m.linear_flops_per_s) +
                          m.prefill_attention_flops / std::max(1e-30, m.attention_flops_per_s);
-  p.compute =
-      m.linear_flops_per_s > 0
-          ? (b * m.decode_flops / m.linear_flops_per_s + t * prefill / m.prefill_factor) / spread
-          : 0;
+  // Quantized weights slow every GEMM, the decoding batch's as much as the prompts'.
+  p.compute = m.linear_flops_per_s > 0 ? (b * m.decode_flops / m.linear_flops_per_s + t * prefill) /
+                                             m.gemm_factor / spread
+                                       : 0;
   // A layer's output all-reduce needs that layer's result and the next layer waits for it:
   // neither the weight reads nor the GEMMs hide it (no overlap in the engines' default paths).
   p.comm = tokens * m.comm_s_per_token;
@@ -215,7 +245,7 @@ Rate decode_rate(const Ctx& c, int tp, int stages) {
 double prefill_rate(const Ctx& c) {
   if (c.linear <= 0 || c.attention <= 0) return 0;
   const double prompt = c.w.prompt_len > 0 ? c.w.prompt_len : c.w.seq_len;
-  const double eff = c.prefill_eff * c.prefill_quant;
+  const double eff = c.prefill_eff * c.gemm_quant;
   // Causal attention: a prompt token attends to half the prompt on average (FlashAttention-2
   // skips the masked blocks, Dao 2023 Sec. 3.1).
   const double lin = 2 * c.s.matmul, att = 4 * c.s.layers * c.s.attn_dim * prompt / 2;

@@ -155,6 +155,15 @@ Fabric fabric_of(const Gpu& g, int count, bool linked, const K& k) {
                        : "PCIe " + std::to_string(gen_of(g)) + ".0 x" +
                              std::to_string(lanes_of(g)) + (p2p ? "" : " without peer-to-peer") +
                              " [links." + (p2p ? "pcie-p2p" : "pcie-host") + "]";
+  if (link <= pcie && k.pcie_gpus_per_socket > 0) {
+    // PCIe servers hang 4 GPUs off each CPU socket; NCCL does not use peer-to-peer across
+    // the sockets' link (nor through the CPU on Intel hosts) and copies through host memory.
+    f.socket = k.pcie_gpus_per_socket;
+    f.cross = pcie_bytes_per_s(gen_of(g), lanes_of(g)) * k.links.at("pcie-host");
+    if (std::min(count, f.per_node) > f.socket && p2p)
+      f.what += ", beyond " + std::to_string(f.socket) +
+                " per CPU socket through host memory [pcie_gpus_per_socket, links.pcie-host]";
+  }
   if (f.nodes > 1) {
     const ClusterNetwork* net = cluster_network(g, k);
     if (!net)
@@ -170,7 +179,9 @@ Fabric fabric_of(const Gpu& g, int count, bool linked, const K& k) {
 
 double allreduce_s(const Fabric& f, double bytes) {
   const int m = std::min(f.count, f.per_node), n = f.nodes;
-  const double intra = m > 1 ? 2.0 * (m - 1) / m * bytes / f.intra : 0;
+  // A ring runs at its slowest hop: the one between CPU sockets once it spans them.
+  const double bw = f.socket > 0 && m > f.socket ? std::min(f.intra, f.cross) : f.intra;
+  const double intra = m > 1 ? 2.0 * (m - 1) / m * bytes / bw : 0;
   // Hierarchical/multi-ring NCCL: every GPU's NIC carries 1/m of what crosses nodes.
   const double inter = n > 1 ? 2.0 * (n - 1) / n * bytes / (m * f.inter) : 0;
   return std::max(intra, inter);

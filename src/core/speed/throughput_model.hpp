@@ -66,6 +66,10 @@ struct Fabric {
   double intra = 0;  // ring bus bandwidth inside a node, bytes/s per GPU
   double inter = 0;  // achieved NIC rate per GPU between nodes, bytes/s (0: one node)
   bool linked = false;
+  // PCIe boards: GPUs under one CPU socket, and the bus bandwidth of a ring that spans more
+  // (its hops between sockets go through host memory). socket 0: no such split.
+  int socket = 0;
+  double cross = 0;
   std::string what;  // "nvlink 900 GB/s x 0.8 [links.nvlink]" ...
 };
 Fabric fabric_of(const Gpu& g, int count, bool linked, const K& k);

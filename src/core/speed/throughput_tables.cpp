@@ -137,6 +137,9 @@ Engine parse_engine(const std::string& name, const json& e, const std::string& a
   g.kernel_unified = number(e["kernel"], "unified", at + ".kernel", 0.05, 1.5);
   g.int8_factor = number(e, "int8_factor", at, 0.05, 1.5);
   g.int4_factor = number(e, "int4_factor", at, 0.05, 1.5);
+  if (e.contains("int4_gemm")) g.int4_gemm = number(e, "int4_gemm", at, 0.05, 1.5);
+  if (e.contains("int4_gemm_hopper"))
+    g.int4_gemm_hopper = number(e, "int4_gemm_hopper", at, 0.05, 1.5);
   g.layer_overhead_s = number(e, "layer_overhead_us", at, 0, 1e4) * 1e-6;
   g.prefill_efficiency = number(e, "prefill_efficiency", at, 0.01, 1);
   g.prefill_fp16_accumulate = flag(e, "prefill_fp16_accumulate", at);

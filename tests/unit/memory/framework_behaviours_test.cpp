@@ -1,6 +1,6 @@
 // Framework behaviours of data/frameworks.json that add transient or duplicated tensors:
 // the dequantized copy of a 4-bit weight, litgpt's own quantized LM head, a foreach AdamW
-// step's temporary. Exact bytes from the shapes of estimator_fixtures.hpp.
+// step's temporary, DeepSpeed's reduce buckets. Exact bytes from estimator_fixtures.hpp.
 #include <catch2/catch.hpp>
 
 #include "estimator_fixtures.hpp"
@@ -73,4 +73,32 @@ TEST_CASE("LLM.int8 training makes one 16-bit copy of the int8 weight in backwar
   CHECK(estimate(w).bytes_of("dequant_buffer") == 4096.0 * 11008 * 2);
   w.mode = Mode::inference;  // int8 forward: no full-size copy
   CHECK(estimate(w).bytes_of("dequant_buffer") == 0);
+}
+
+TEST_CASE("DeepSpeed overlap_comm doubles the reduce bucket of ZeRO-1/2, not of ZeRO-3") {
+  Workload w = with(on(test_models::llama2_7b(), Mode::lora), "hf");
+  w.gpus = 2, w.shard = Shard::zero2;
+  w.framework.zero.value.reduce_bucket_size = 2e8;
+  // DeepSpeed's default (auto): overlap_comm off below stage 3, one bucket of 2e8 x 2 B.
+  CHECK(estimate(w).bytes_of("comm_buffers") == 2e8 * 2);
+  w.framework.zero.value.overlap_comm = 1;
+  CHECK(estimate(w).bytes_of("comm_buffers") == 2 * 2e8 * 2);
+  w.shard = Shard::zero3;  // stage3.py allocates its IPG bucket once
+  CHECK(estimate(w).bytes_of("comm_buffers") == 2e8 * 2);
+}
+
+TEST_CASE("the ds-overlap-comm flag sets overlap_comm over the profile and names itself") {
+  Workload w = on(test_models::llama2_7b(), Mode::lora);
+  w.gpus = 2, w.shard = Shard::zero2;
+  FrameworkOverrides o;
+  o.ds_overlap_comm = true;
+  apply_framework(w, framework_profile("hf"), false, true, o);
+  CHECK(w.framework.zero.value.overlap_comm == 1);
+  CHECK(w.framework.zero.source.find("--ds-overlap-comm") != std::string::npos);
+  const double two = estimate(w).bytes_of("comm_buffers");
+  o.ds_overlap_comm = false;
+  Workload off = on(test_models::llama2_7b(), Mode::lora);
+  off.gpus = 2, off.shard = Shard::zero2;
+  apply_framework(off, framework_profile("hf"), false, true, o);
+  CHECK(two == 2 * estimate(off).bytes_of("comm_buffers"));
 }

@@ -68,7 +68,11 @@ TEST_CASE("PCIe is below NVLink for every sharded recipe, and GeForce without P2
   CHECK(speedup(w, gpu("rtx-4090"), 2, false) < speedup(w, gpu("rtx-a6000"), 2, false));
 }
 
-TEST_CASE("more cards never lower total training throughput") {
+// Over PCIe alone the 4 -> 8 step is left out: 8 cards span two CPU sockets and the ring's
+// hop between them goes through host memory (pcie_gpus_per_socket), so a communication-bound
+// FSDP run can lose total throughput there, as NCCL measures (NVIDIA/nccl#1639: 8 cards 28 GB/s
+// of bus bandwidth, 4 cards 35).
+TEST_CASE("more cards never lower total training throughput within one link") {
   for (Shard shard : {Shard::ddp, Shard::fsdp, Shard::zero2})
     for (double b : {1.0, 7.0, 70.0})
       for (bool linked : {false, true}) {
@@ -76,6 +80,7 @@ TEST_CASE("more cards never lower total training throughput") {
         w.shard = shard;
         double last = 0;
         for (int n : {1, 2, 4, 8}) {
+          if (n == 8 && !linked) continue;
           w.gpus = n;
           if (n == 1) w.shard = Shard::none;
           const Throughput t = estimate_throughput(w, gpu("a100-80gb-sxm"), n, linked);
