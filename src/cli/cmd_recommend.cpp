@@ -36,8 +36,8 @@ std::string rejected_text(const Ranking& r, bool timed) {
           r.candidates, r.fitting, x.too_small, x.over_budget, x.no_price, x.excluded_by_rule,
           x.filtered) +
       "\n";
-  if (static_cast<int>(r.results.size()) < r.fitting)
-    s += trf("Of those that pass, {} are ranked: per card, {}.", r.results.size(),
+  if (r.ranked < r.fitting)
+    s += trf("Of those that pass, {} are ranked: per card, {}.", r.ranked,
              timed ? tr("the best-scoring count and the fewest cards that fit")
                    : tr("the fewest cards that fit (more only add speed: give --tokens to weigh "
                         "them against a deadline)")) +
@@ -50,7 +50,7 @@ nlohmann::json rejected_json(const Ranking& r) {
   const Rejections& x = r.rejected;
   return {{"considered", r.candidates},
           {"passed", r.fitting},
-          {"ranked", r.results.size()},
+          {"ranked", r.ranked},
           {"too_small", x.too_small},
           {"over_budget", x.over_budget},
           {"no_price", x.no_price},

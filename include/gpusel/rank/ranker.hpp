@@ -42,6 +42,9 @@ struct RankRequest {
   bool domestic = false;
   std::optional<double> run_hours;  // known job length, for rules about long runs
   bool keep_passed = false;         // fill Ranking::passed (plot): a copy of every fitting result
+  // How many of the ranked results and of the over-budget ones rank() returns in full (the
+  // rest are counted in Ranking::ranked, never built): recommend asks for what it shows.
+  std::size_t shown = static_cast<std::size_t>(-1);
 };
 
 // The ranking formula's constants, from data/scoring.json (README: "How configurations are
@@ -95,8 +98,10 @@ struct Rejections {
 };
 
 struct Ranking {
-  std::vector<Result> results;      // fitting, within budget, allowed; best first
-  std::vector<Result> over_budget;  // fitting but too dear; cheapest first
+  std::vector<Result> results;      // fitting, within budget, allowed; best first (the first
+                                    // RankRequest::shown of them)
+  std::vector<Result> over_budget;  // fitting but too dear; cheapest first (as many)
+  int ranked = 0;                   // results before that cut: per card, the counts kept
   Rejections rejected;
   int candidates = 0;          // configurations considered
   int fitting = 0;             // passed every check, before keeping the best count per card

@@ -77,6 +77,8 @@
 //   workload.domestic        bool    the user requires domestic (China-made) hardware
 //   workload.seq_len         number  tokens per sample
 //   workload.batch           number  micro-batch per GPU
+#include <array>
+#include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -104,6 +106,82 @@ const std::vector<FactInfo>& fact_vocabulary();
 const FactInfo* find_fact(std::string_view name);
 std::string to_string(FactType t);  // "number", "boolean", "string"
 
+// The vocabulary's facts by position, in the order of the table above (a unit test holds the
+// two together): how the ranker fills a FactTable without string keys.
+enum class FactId : std::uint8_t {
+  gpu_id,
+  gpu_name,
+  gpu_vendor,
+  gpu_segment,
+  gpu_form_factor,
+  gpu_vram_gb,
+  gpu_memory_type,
+  gpu_ecc,
+  gpu_unified_memory,
+  gpu_tdp_w,
+  gpu_ecosystem,
+  gpu_platform_target,
+  gpu_launch_year,
+  gpu_bf16_tflops,
+  gpu_fp8,
+  gpu_bf16,
+  gpu_interconnect,
+  gpu_interconnect_gbs,
+  gpu_interconnect_max_gpus,
+  gpu_used_price,
+  config_count,
+  config_linked,
+  config_price,
+  config_headroom,
+  config_total_tdp_w,
+  config_one_card_fits,
+  config_rented,
+  config_platform,
+  config_platform_priced,
+  workload_timed,
+  workload_mode,
+  workload_training,
+  workload_params_b,
+  workload_precision,
+  workload_optimizer,
+  workload_needs_bitsandbytes,
+  workload_flash_attn,
+  workload_long_run,
+  workload_domestic,
+  workload_seq_len,
+  workload_batch
+};
+inline constexpr std::size_t kFactCount = 41;
+// The position of a vocabulary fact (fact_vocabulary()[fact_index(info)] is info).
+std::size_t fact_index(const FactInfo& info);
+
+// The facts of one configuration as a table indexed by FactId: what the ranker builds for
+// every configuration it evaluates, with no map of string keys and no copies of texts (a
+// text fact views a string that must outlive the table). An unset fact is unknown.
+class FactTable {
+ public:
+  struct Slot {
+    bool known = false;
+    FactType type = FactType::number;
+    double number = 0;
+    bool flag = false;
+    std::string_view text;
+  };
+  void number(FactId id, double v) { at(id) = {true, FactType::number, v, false, {}}; }
+  void flag(FactId id, bool v) { at(id) = {true, FactType::boolean, 0, v, {}}; }
+  void text(FactId id, std::string_view v) { at(id) = {true, FactType::text, 0, false, v}; }
+  const Slot& operator[](std::size_t i) const { return slots_[i]; }
+
+ private:
+  Slot& at(FactId id) { return slots_[static_cast<std::size_t>(id)]; }
+  std::array<Slot, kFactCount> slots_{};
+};
+
+// The same facts as a map, and a map as a table: check_facts's exception for a map with a
+// fact outside the vocabulary or of the wrong type.
+Facts to_facts(const FactTable& t);
+FactTable to_table(const Facts& facts);
+
 // Throws std::invalid_argument when a fact is outside the vocabulary or has the wrong type:
 // a programming error in whoever builds the Facts, not a user error.
 void check_facts(const Facts& facts);
@@ -115,6 +193,7 @@ struct Condition {
   enum class Kind { compare, all, any, negate };
   Kind kind = Kind::all;
   std::string fact;                 // compare only
+  int fact_index = -1;              // compare: its position in the vocabulary (-1: by name)
   Op op = Op::eq;                   // compare only
   std::vector<FactValue> values;    // compare: the value, or the in/not-in list
   std::vector<Condition> operands;  // all/any: the operands; negate: exactly one
@@ -175,9 +254,11 @@ RuleSet load_rules(const std::string& base_path = "",
 
 // Three-valued evaluation: nullopt when the answer depends on an unknown fact.
 std::optional<bool> evaluate(const Condition& c, const Facts& facts);
+std::optional<bool> evaluate(const Condition& c, const FactTable& facts);
 
 // Replaces the {fact} and {fact:pct} placeholders of a (load-checked) text.
 std::string render_text(std::string_view text, const Facts& facts);
+std::string render_text(std::string_view text, const FactTable& facts);
 std::string format_fact(const FactValue& v);
 
 // Texts of the rules of `set` (warning, note, exclude) that have no zh-CN translation, as
@@ -189,5 +270,7 @@ std::vector<std::string> untranslated_texts(const RuleSet& set);
 // `render`: fill in the warning, note and exclusion texts; the ranker asks for them only
 // for the configurations it keeps (the rest are counted, never shown).
 RuleOutcome apply_rules(const RuleSet& rules, const Facts& facts, bool render = true);
+// The same on a table (the ranker's path): the map form converts to this one.
+RuleOutcome apply_rules(const RuleSet& rules, const FactTable& facts, bool render = true);
 
 }  // namespace gpusel

@@ -134,6 +134,17 @@ Throughput estimate_throughput(const Workload& w, const Gpu& gpu, int count, boo
 Throughput estimate_throughput(const Workload& w, const Gpu& gpu, int count, bool linked,
                                const ThroughputConstants& k);
 
+// While one is alive on its thread, estimate_throughput leaves the numbers out of its
+// assumption texts (the same figures, unreadable notes): for the ranker's configurations that
+// are counted and never shown, where formatting them cost more than the model itself.
+class ThroughputTextsOff {
+ public:
+  ThroughputTextsOff();
+  ~ThroughputTextsOff();
+  ThroughputTextsOff(const ThroughputTextsOff&) = delete;
+  ThroughputTextsOff& operator=(const ThroughputTextsOff&) = delete;
+};
+
 // train for training modes, decode for inference
 double primary_tokens_per_s(const Workload& w, const Throughput& t);
 

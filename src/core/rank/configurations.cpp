@@ -5,9 +5,10 @@
 #include <limits>
 
 #include "gpusel/rank/ranker.hpp"
+#include "ranker_internal.hpp"
 
 namespace gpusel {
-namespace {
+namespace detail {
 
 // Consumer boards take two cards (KNOWLEDGE K18); a unified-memory SoC is one per machine;
 // server and workstation platforms take up to eight per machine, and machines join into
@@ -17,6 +18,16 @@ int platform_limit(const Gpu& g) {
   if (g.segment == "consumer") return 2;
   return cluster_network(g) ? std::numeric_limits<int>::max() : node_size(g);
 }
+
+// Beyond a node, "linked" describes the cards inside each node.
+bool linked_at(const Gpu& g, int count) {
+  return count > 1 && g.interconnect.kind != "none" &&
+         std::min(count, node_size(g)) <= g.interconnect.max_gpus;
+}
+
+}  // namespace detail
+
+namespace {
 
 std::string link_label(const Gpu& g, int count, bool linked) {
   if (g.unified_memory) return "unified memory";
@@ -35,9 +46,7 @@ std::string link_label(const Gpu& g, int count, bool linked) {
 }  // namespace
 
 Config make_config(const Gpu& gpu, int count, const Workload& w) {
-  // Beyond a node, "linked" describes the cards inside each node.
-  const bool linked = count > 1 && gpu.interconnect.kind != "none" &&
-                      std::min(count, node_size(gpu)) <= gpu.interconnect.max_gpus;
+  const bool linked = detail::linked_at(gpu, count);
   const Workload placed = on_gpus(w, count);
   return {&gpu,
           count,
@@ -50,7 +59,7 @@ Config make_config(const Gpu& gpu, int count, const Workload& w) {
 
 std::vector<Config> configurations(const Gpu& gpu, int max_gpus, const Workload& w) {
   std::vector<Config> out;
-  const int limit = std::min(platform_limit(gpu), max_gpus);
+  const int limit = std::min(detail::platform_limit(gpu), max_gpus);
   for (int count = 1; count <= limit; count *= 2)  // 1, 2, 4, 8, then nodes of 8: 16, 32...
     if (tensor_parallel_splits(w, count)) out.push_back(make_config(gpu, count, w));
   return out;

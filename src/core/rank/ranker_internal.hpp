@@ -4,10 +4,36 @@
 
 namespace gpusel::detail {
 
-// The rule engine's view of one evaluated configuration (vocabulary: rules.hpp).
-Facts facts_for(const Result& r, const Workload& w, const RankRequest& req);
+// The rule engine's view of one evaluated configuration (vocabulary: rules.hpp): a table
+// whose texts view the card, the platform data and the strings held here, so it is filled
+// in place and never copied or moved.
+struct ConfigFacts {
+  ConfigFacts() = default;
+  ConfigFacts(const ConfigFacts&) = delete;
+  ConfigFacts& operator=(const ConfigFacts&) = delete;
+  std::string mode, precision, optimizer;
+  FactTable table;
+};
+void facts_for(const Result& r, const Workload& w, const RankRequest& req, ConfigFacts& out);
+void workload_facts(const Workload& w, const RankRequest& req, std::optional<double> hours,
+                    ConfigFacts& out);
+
+// What the ranking keeps of a configuration until it knows which ones are shown: a few
+// numbers, not a Result (the shown ones are evaluated again, in full, with their texts).
+struct Candidate {
+  const Gpu* gpu = nullptr;
+  int count = 1;
+  double tokens_per_s = 0, price = 0, headroom = 0;
+  ScoreDelta delta;
+  Scores scores;
+};
 
 // Fills every result's Scores (compute/budget relative to the best of `results`).
 void score(std::vector<Result>& results, const RankRequest& req);
+void score(std::vector<Candidate>& results, const RankRequest& req);
+
+// configurations(): how many cards a platform takes, and whether `count` of them are linked.
+int platform_limit(const Gpu& g);
+bool linked_at(const Gpu& g, int count);
 
 }  // namespace gpusel::detail

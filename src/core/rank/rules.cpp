@@ -6,13 +6,30 @@
 #include <stdexcept>
 
 #include "gpusel/i18n/i18n.hpp"
+#include "rules_internal.hpp"
 
 namespace gpusel {
 namespace {
 
 using Truth = std::optional<bool>;
 
-bool same(const FactValue& a, const FactValue& b) { return a == b; }
+FactType type_of(const FactValue& v) {
+  if (std::holds_alternative<double>(v)) return FactType::number;
+  if (std::holds_alternative<bool>(v)) return FactType::boolean;
+  return FactType::text;
+}
+
+bool same(const FactTable::Slot& s, const FactValue& x) {
+  switch (s.type) {
+    case FactType::number:
+      return std::get<double>(x) == s.number;
+    case FactType::boolean:
+      return std::get<bool>(x) == s.flag;
+    case FactType::text:
+      break;
+  }
+  return std::get<std::string>(x) == s.text;
+}
 
 bool ordered(Op op, double a, double b) {
   switch (op) {
@@ -29,33 +46,39 @@ bool ordered(Op op, double a, double b) {
   }
 }
 
-Truth compare(const Condition& c, const Facts& facts) {
-  auto it = facts.find(c.fact);
-  if (it == facts.end()) return std::nullopt;  // unknown, not false: see rules.hpp
-  const FactValue& v = it->second;
-  // Values were typed from the vocabulary at load time, so a mismatch is a bad Facts map.
-  if (v.index() != c.values.front().index())
+// The condition's fact in the table: by the position parse_rules resolved, else by name.
+const FactTable::Slot* slot_of(const Condition& c, const FactTable& facts) {
+  if (c.fact_index >= 0) return &facts[static_cast<std::size_t>(c.fact_index)];
+  const FactInfo* info = find_fact(c.fact);
+  return info ? &facts[fact_index(*info)] : nullptr;
+}
+
+Truth compare(const Condition& c, const FactTable& facts) {
+  const FactTable::Slot* s = slot_of(c, facts);
+  if (!s || !s->known) return std::nullopt;  // unknown, not false: see rules.hpp
+  // Values were typed from the vocabulary at load time, so a mismatch is a bad fact table.
+  if (s->type != type_of(c.values.front()))
     throw std::invalid_argument("rules: fact '" + c.fact + "' has the wrong type");
   const auto in_list = [&] {
     return std::any_of(c.values.begin(), c.values.end(),
-                       [&](const FactValue& x) { return same(v, x); });
+                       [&](const FactValue& x) { return same(*s, x); });
   };
   switch (c.op) {
     case Op::eq:
-      return same(v, c.values.front());
+      return same(*s, c.values.front());
     case Op::ne:
-      return !same(v, c.values.front());
+      return !same(*s, c.values.front());
     case Op::in:
       return in_list();
     case Op::not_in:
       return !in_list();
     default:
-      return ordered(c.op, std::get<double>(v), std::get<double>(c.values.front()));
+      return ordered(c.op, s->number, std::get<double>(c.values.front()));
   }
 }
 
 // Kleene logic: a known false decides `all`, a known true decides `any`.
-Truth combine(const Condition& c, const Facts& facts, bool is_all) {
+Truth combine(const Condition& c, const FactTable& facts, bool is_all) {
   bool unknown = false;
   for (const auto& operand : c.operands) {
     const Truth t = evaluate(operand, facts);
@@ -74,7 +97,7 @@ const std::string& localised(const std::string& en, const std::string& zh) {
 }
 
 // render false: the ranker's configurations that are not shown need no text.
-void fire(const Rule& r, const Facts& facts, RuleOutcome& out, bool render) {
+void fire(const Rule& r, const FactTable& facts, RuleOutcome& out, bool render) {
   out.fired.push_back(r.id);
   const Effects& e = r.effects;
   auto text = [&](const std::string& en, const std::string& zh) {
@@ -149,6 +172,10 @@ void merge_rules(RuleSet& base, const RuleSet& extra) {
 }
 
 std::optional<bool> evaluate(const Condition& c, const Facts& facts) {
+  return evaluate(c, to_table(facts));
+}
+
+std::optional<bool> evaluate(const Condition& c, const FactTable& facts) {
   switch (c.kind) {
     case Condition::Kind::compare:
       return compare(c, facts);
@@ -165,7 +192,10 @@ std::optional<bool> evaluate(const Condition& c, const Facts& facts) {
 }
 
 RuleOutcome apply_rules(const RuleSet& rules, const Facts& facts, bool render) {
-  check_facts(facts);
+  return apply_rules(rules, to_table(facts), render);  // to_table checks the facts
+}
+
+RuleOutcome apply_rules(const RuleSet& rules, const FactTable& facts, bool render) {
   RuleOutcome out;
   for (const Rule& r : rules.rules)
     if (!r.disabled && evaluate(r.when, facts) == true) fire(r, facts, out, render);
@@ -173,3 +203,17 @@ RuleOutcome apply_rules(const RuleSet& rules, const Facts& facts, bool render) {
 }
 
 }  // namespace gpusel
+
+namespace gpusel::rules_detail {
+
+Judgement judge_rules(const RuleSet& rules, const FactTable& facts) {
+  Judgement out;
+  for (const Rule& r : rules.rules) {
+    if (r.disabled || evaluate(r.when, facts) != true) continue;
+    out.delta += r.effects.score;  // as fire() adds them
+    if (r.effects.exclude && !out.excluded_by) out.excluded_by = &r;
+  }
+  return out;
+}
+
+}  // namespace gpusel::rules_detail

@@ -116,7 +116,11 @@ std::string format_percent(const FactValue& v) {
 }  // namespace
 
 const std::vector<FactInfo>& fact_vocabulary() {
-  static const std::vector<FactInfo> vocab = make_vocabulary();
+  static const std::vector<FactInfo> vocab = [] {
+    auto v = make_vocabulary();
+    if (v.size() != kFactCount) throw std::logic_error("rules: FactId and the vocabulary differ");
+    return v;
+  }();
   return vocab;
 }
 
@@ -129,6 +133,48 @@ const FactInfo* find_fact(std::string_view name) {
   }();
   auto it = index.find(name);
   return it == index.end() ? nullptr : it->second;
+}
+
+std::size_t fact_index(const FactInfo& info) {
+  return static_cast<std::size_t>(&info - fact_vocabulary().data());
+}
+
+namespace {
+
+FactValue value_of(const FactTable::Slot& s) {
+  switch (s.type) {
+    case T::number:
+      return s.number;
+    case T::boolean:
+      return s.flag;
+    case T::text:
+      break;
+  }
+  return std::string(s.text);
+}
+
+}  // namespace
+
+Facts to_facts(const FactTable& t) {
+  Facts f;
+  for (std::size_t i = 0; i < kFactCount; ++i)
+    if (t[i].known) f.emplace(fact_vocabulary()[i].name, value_of(t[i]));
+  return f;
+}
+
+FactTable to_table(const Facts& facts) {
+  check_facts(facts);
+  FactTable t;
+  for (const auto& [name, value] : facts) {
+    const auto id = static_cast<FactId>(fact_index(*find_fact(name)));
+    if (const double* d = std::get_if<double>(&value))
+      t.number(id, *d);
+    else if (const bool* b = std::get_if<bool>(&value))
+      t.flag(id, *b);
+    else
+      t.text(id, std::get<std::string>(value));  // views the map's string
+  }
+  return t;
 }
 
 std::string to_string(FactType t) {
@@ -164,6 +210,15 @@ std::string render_text(std::string_view text, const Facts& facts) {
     auto it = facts.find(name);
     if (it == facts.end()) return std::string("?");
     return pct ? format_percent(it->second) : format_fact(it->second);
+  });
+}
+
+std::string render_text(std::string_view text, const FactTable& facts) {
+  return rules_detail::expand_placeholders(text, [&](std::string_view name, bool pct) {
+    const FactInfo* info = find_fact(name);
+    if (!info || !facts[fact_index(*info)].known) return std::string("?");
+    const FactValue v = value_of(facts[fact_index(*info)]);
+    return pct ? format_percent(v) : format_fact(v);
   });
 }
 

@@ -5,6 +5,8 @@
 #include <string>
 #include <string_view>
 
+#include "gpusel/rank/rules.hpp"
+
 namespace gpusel::rules_detail {
 
 // Calls `value(name, pct)` for each {name} / {name:pct} of `text` and splices in what it
@@ -12,5 +14,13 @@ namespace gpusel::rules_detail {
 // malformed placeholder (unclosed, empty, unknown format suffix, stray '}').
 std::string expand_placeholders(std::string_view text,
                                 const std::function<std::string(std::string_view, bool)>& value);
+
+// What apply_rules decides for the ranker's configurations that are counted, not shown: the
+// same rules fire on the same facts, without their ids, messages or texts.
+struct Judgement {
+  ScoreDelta delta;
+  const Rule* excluded_by = nullptr;  // the first exclusion, in rule order
+};
+Judgement judge_rules(const RuleSet& rules, const FactTable& facts);
 
 }  // namespace gpusel::rules_detail

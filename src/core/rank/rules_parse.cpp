@@ -117,6 +117,7 @@ Condition parse_compare(const json& j, const std::string& at) {
   c.kind = Condition::Kind::compare;
   const FactInfo& info = parse_fact_name(j[0], at + "[0]");
   c.fact = info.name;
+  c.fact_index = static_cast<int>(fact_index(info));
   c.op = parse_op(j[1], at + "[1]");
   check_op_fits(c.op, info, at + "[1]");
   const std::string vat = at + "[2]";

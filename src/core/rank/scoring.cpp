@@ -42,16 +42,34 @@ double log_score(double v, double best) {
   return clamp100(100.0 + 100.0 / constants().compute_decades * std::log10(v / best));
 }
 
-double best_of(const std::vector<Result>& rs, double (*f)(const Result&)) {
+// A Result and the ranker's Candidate are scored by the same code (the candidates that are
+// shown carry their scores into their Result).
+const ScoreDelta& delta_of(const Result& r) { return r.rules.delta; }
+const ScoreDelta& delta_of(const detail::Candidate& c) { return c.delta; }
+const Gpu& gpu_of(const Result& r) { return *r.config.gpu; }
+const Gpu& gpu_of(const detail::Candidate& c) { return *c.gpu; }
+
+template <class T>
+double value_of(const T& r) {
+  return r.price > 0 ? r.tokens_per_s / r.price : 0;
+}
+
+template <class T>
+double best_value_of(const std::vector<T>& rs) {
   double best = 0;
-  for (const auto& r : rs) best = std::max(best, f(r));
+  for (const auto& r : rs) best = std::max(best, value_of(r));
   return best;
 }
 
-double value_of(const Result& r) { return r.price > 0 ? r.tokens_per_s / r.price : 0; }
-double speed_of(const Result& r) { return r.tokens_per_s; }
+template <class T>
+double best_speed_of(const std::vector<T>& rs) {
+  double best = 0;
+  for (const auto& r : rs) best = std::max(best, r.tokens_per_s);
+  return best;
+}
 
-double budget_score(const Result& r, double best_value, const RankRequest& req) {
+template <class T>
+double budget_score(const T& r, double best_value, const RankRequest& req) {
   if (r.price <= 0) return 0;  // unpriced: nothing to say about value
   const double value = log_score(value_of(r), best_value);
   if (!req.budget) return value;
@@ -98,12 +116,15 @@ Weights parse_weights(const std::string& text) {
 
 namespace detail {
 
-void score(std::vector<Result>& results, const RankRequest& req) {
-  const double best_speed = best_of(results, speed_of);
-  const double best_value = best_of(results, value_of);
+namespace {
+
+template <class T>
+void score_all(std::vector<T>& results, const RankRequest& req) {
+  const double best_speed = best_speed_of(results);
+  const double best_value = best_value_of(results);
   for (auto& r : results) {
-    const ScoreDelta& d = r.rules.delta;
-    auto base = constants().ecosystem_base.find(r.config.gpu->ecosystem);
+    const ScoreDelta& d = delta_of(r);
+    auto base = constants().ecosystem_base.find(gpu_of(r).ecosystem);
     const double eco = base == constants().ecosystem_base.end() ? 0 : base->second;
     r.scores.best_speed = best_speed;
     r.scores.best_value = best_value;
@@ -116,60 +137,76 @@ void score(std::vector<Result>& results, const RankRequest& req) {
   }
 }
 
-Facts facts_for(const Result& r, const Workload& w, const RankRequest& req) {
+}  // namespace
+
+void score(std::vector<Result>& results, const RankRequest& req) { score_all(results, req); }
+void score(std::vector<Candidate>& results, const RankRequest& req) { score_all(results, req); }
+
+// Set in place by position: a map of string keys cost more than the rules that read it, for
+// every configuration ranked. Texts view the card, the platform data and `out`'s own strings.
+void facts_for(const Result& r, const Workload& w, const RankRequest& req, ConfigFacts& out) {
   const Gpu& g = *r.config.gpu;
-  // Built in place (key from the literal, value moved): an initializer list would copy every
-  // key and text once more, for every configuration ranked.
-  Facts f;
-  const auto put = [&f](const char* name, FactValue v) { f.emplace(name, std::move(v)); };
-  put("gpu.id", g.id);
-  put("gpu.name", g.name);
-  put("gpu.vendor", g.vendor);
-  put("gpu.segment", g.segment);
-  put("gpu.form_factor", g.form_factor);
-  put("gpu.vram_gb", g.vram_gb);
-  put("gpu.memory_type", g.memory_type);
-  put("gpu.ecc", g.ecc);
-  put("gpu.unified_memory", g.unified_memory);
-  put("gpu.tdp_w", g.tdp_w);
-  put("gpu.ecosystem", g.ecosystem);
-  put("gpu.platform_target", g.platform_target);
-  put("gpu.launch_year", double(g.launch_year));
-  put("gpu.bf16_tflops", g.tensor16_tflops());
-  put("gpu.fp8", g.fp8_tflops_dense.has_value());
-  put("gpu.bf16", g.bf16_tflops_dense.has_value());
-  put("gpu.interconnect", g.interconnect.kind);
-  put("gpu.interconnect_gbs", g.interconnect.bandwidth_gbs);
-  put("gpu.interconnect_max_gpus", double(g.interconnect.max_gpus));
-  put("gpu.used_price", r.unit_price && r.unit_price->used);
-  put("config.count", double(r.config.count));
-  put("config.linked", r.config.linked);
-  put("config.price", r.price);
-  put("config.headroom", r.headroom);
-  put("config.total_tdp_w", g.tdp_w * r.config.count);
-  put("config.one_card_fits", r.one_card_fits);
-  put("config.rented", r.config.rented);
-  put("config.platform",
-      r.platform_quote.platform ? r.platform_quote.platform->id : std::string("none"));
-  put("config.platform_priced", r.platform_price > 0);
-  put("workload.mode", to_string(w.mode));
-  put("workload.training", is_training(w.mode));
-  put("workload.params_b", w.model.params / 1e9);
-  put("workload.precision", to_string(w.precision));
-  put("workload.optimizer", to_string(w.optimizer));
-  put("workload.needs_bitsandbytes", w.mode == Mode::qlora ||
-                                         w.optimizer == Optimizer::adamw_8bit ||
-                                         w.optimizer == Optimizer::paged_adamw_8bit);
-  put("workload.flash_attn", w.flash_attn);
-  put("workload.timed", req.tokens.has_value());
-  put("workload.domestic", req.domestic);
-  put("workload.seq_len", double(w.seq_len));
-  put("workload.batch", double(w.batch));
-  if (r.hours)
-    f["workload.long_run"] = *r.hours > 24;
+  using F = FactId;
+  FactTable& f = out.table;
+  f.text(F::gpu_id, g.id);
+  f.text(F::gpu_name, g.name);
+  f.text(F::gpu_vendor, g.vendor);
+  f.text(F::gpu_segment, g.segment);
+  f.text(F::gpu_form_factor, g.form_factor);
+  f.number(F::gpu_vram_gb, g.vram_gb);
+  f.text(F::gpu_memory_type, g.memory_type);
+  f.flag(F::gpu_ecc, g.ecc);
+  f.flag(F::gpu_unified_memory, g.unified_memory);
+  f.number(F::gpu_tdp_w, g.tdp_w);
+  f.text(F::gpu_ecosystem, g.ecosystem);
+  f.text(F::gpu_platform_target, g.platform_target);
+  f.number(F::gpu_launch_year, double(g.launch_year));
+  f.number(F::gpu_bf16_tflops, g.tensor16_tflops());
+  f.flag(F::gpu_fp8, g.fp8_tflops_dense.has_value());
+  f.flag(F::gpu_bf16, g.bf16_tflops_dense.has_value());
+  f.text(F::gpu_interconnect, g.interconnect.kind);
+  f.number(F::gpu_interconnect_gbs, g.interconnect.bandwidth_gbs);
+  f.number(F::gpu_interconnect_max_gpus, double(g.interconnect.max_gpus));
+  f.flag(F::gpu_used_price, r.unit_price && r.unit_price->used);
+  f.number(F::config_count, double(r.config.count));
+  f.flag(F::config_linked, r.config.linked);
+  f.number(F::config_price, r.price);
+  f.number(F::config_headroom, r.headroom);
+  f.number(F::config_total_tdp_w, g.tdp_w * r.config.count);
+  f.flag(F::config_one_card_fits, r.one_card_fits);
+  f.flag(F::config_rented, r.config.rented);
+  f.text(F::config_platform, r.platform_quote.platform
+                                 ? std::string_view(r.platform_quote.platform->id)
+                                 : std::string_view("none"));
+  f.flag(F::config_platform_priced, r.platform_price > 0);
+  workload_facts(w, req, r.hours, out);
+}
+
+// The workload's facts (the same for every card of a count, but cheap next to a map).
+void workload_facts(const Workload& w, const RankRequest& req, std::optional<double> hours,
+                    ConfigFacts& out) {
+  using F = FactId;
+  FactTable& f = out.table;
+  out.mode = to_string(w.mode);
+  out.precision = to_string(w.precision);
+  out.optimizer = to_string(w.optimizer);
+  f.text(F::workload_mode, out.mode);
+  f.flag(F::workload_training, is_training(w.mode));
+  f.number(F::workload_params_b, w.model.params / 1e9);
+  f.text(F::workload_precision, out.precision);
+  f.text(F::workload_optimizer, out.optimizer);
+  f.flag(F::workload_needs_bitsandbytes, w.mode == Mode::qlora ||
+                                             w.optimizer == Optimizer::adamw_8bit ||
+                                             w.optimizer == Optimizer::paged_adamw_8bit);
+  f.flag(F::workload_flash_attn, w.flash_attn);
+  f.flag(F::workload_timed, req.tokens.has_value());
+  f.flag(F::workload_domestic, req.domestic);
+  f.number(F::workload_seq_len, double(w.seq_len));
+  f.number(F::workload_batch, double(w.batch));
+  if (hours)
+    f.flag(F::workload_long_run, *hours > 24);
   else if (req.run_hours)
-    f["workload.long_run"] = *req.run_hours > 24;
-  return f;
+    f.flag(F::workload_long_run, *req.run_hours > 24);
 }
 
 }  // namespace detail

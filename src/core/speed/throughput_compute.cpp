@@ -53,13 +53,25 @@ const MatmulEntry* matmul_entry(const Gpu& g, const K& k) {
   return nullptr;
 }
 
+thread_local int texts_off = 0;  // ThroughputTextsOff guards alive on this thread
+
 }  // namespace
 
 std::string num(double v) {
+  if (texts_off > 0) return {};
   char buf[32];
   std::snprintf(buf, sizeof buf, std::fabs(v) >= 1000 ? "%.0f" : "%.3g", v);
   return buf;
 }
+
+}  // namespace gpusel::tput
+
+namespace gpusel {
+ThroughputTextsOff::ThroughputTextsOff() { ++tput::texts_off; }
+ThroughputTextsOff::~ThroughputTextsOff() { --tput::texts_off; }
+}  // namespace gpusel
+
+namespace gpusel::tput {
 
 Shape shape_of(const Workload& w) {
   const ModelArch& m = w.model;

@@ -1,8 +1,11 @@
-// rank() skips work for what it does not show: rule texts are written only for the kept
-// configurations and a card's one-card need is estimated once for all its counts. These
-// tests hold it to the plain path: every kept result equals evaluate() on its configuration,
-// which computes everything afresh and renders every text.
+// rank() skips work for what it does not show: each GPU count is sized once for all cards,
+// a configuration refused by a filter or its memory gets no price, speed or rules, the rest
+// are kept as a few numbers (no texts) and only the results returned are evaluated again in
+// full. These tests hold it to the plain path: every kept result equals evaluate() on its
+// configuration, which computes everything afresh and renders every text.
 #include <catch2/catch.hpp>
+
+#include <map>
 
 #include "ranker_fixtures.hpp"
 
@@ -96,5 +99,72 @@ TEST_CASE("rejection counts equal the plain evaluation of every configuration") 
     CHECK(got.rejected.over_budget == want.over_budget);
     CHECK(got.fitting == fitting);
     CHECK(want.too_small > 0);  // the shortcut was taken
+  }
+}
+
+// rank() sizes each GPU count once for all cards: the per-GPU workload (workload_for) and its
+// need must not depend on which card the configuration uses.
+TEST_CASE("the per-GPU workload and need of a count are the same on every card") {
+  for (const auto& [name, w] : property_workloads()) {
+    CAPTURE(name);
+    const RankRequest req = request(w);
+    std::map<int, std::pair<double, std::string>> by_count;  // count -> (need, split)
+    for (const auto& gpu : catalog().gpus)
+      for (const auto& config : configurations(gpu, req.max_gpus, req.workload)) {
+        const Workload placed = workload_for(config, req);
+        const std::pair<double, std::string> got{
+            estimate(placed, EstimateDetail::numbers).total_bytes, parallel_label(placed)};
+        CAPTURE(gpu.id, config.count);
+        const auto [it, fresh] = by_count.try_emplace(config.count, got);
+        CHECK(it->second == got);
+        CHECK(config.split == got.second);
+      }
+    CHECK(by_count.size() > 1);
+  }
+}
+
+// recommend builds only what it shows: a ranking cut to its first results must hold the
+// same results, scores and texts as the whole one, and count the whole.
+TEST_CASE("a ranking cut to the shown results keeps them whole and counts the rest") {
+  for (const auto& [name, w] : property_workloads()) {
+    for (const bool timed : {false, true}) {
+      CAPTURE(name, timed);
+      RankRequest req = request(w, 8000.0);
+      if (timed) req.tokens = 1e9;
+      const Ranking whole = run(req);
+      req.shown = 3;
+      const Ranking cut = run(req);
+      CHECK(cut.ranked == whole.ranked);
+      CHECK(whole.ranked == static_cast<int>(whole.results.size()));
+      CHECK(cut.results.size() == std::min<std::size_t>(3, whole.results.size()));
+      CHECK(cut.over_budget.size() == std::min<std::size_t>(3, whole.over_budget.size()));
+      CHECK(cut.fitting == whole.fitting);
+      CHECK(cut.rejected.by_rule == whole.rejected.by_rule);
+      for (const auto* lists : {&cut.results, &cut.over_budget}) {
+        const auto& full = lists == &cut.results ? whole.results : whole.over_budget;
+        for (std::size_t i = 0; i < lists->size(); ++i) {
+          const Result& a = (*lists)[i];
+          CHECK(a.config.gpu == full[i].config.gpu);
+          CHECK(a.config.count == full[i].config.count);
+          CHECK(a.scores.total == full[i].scores.total);
+          CHECK(a.throughput.assumptions == full[i].throughput.assumptions);
+          CHECK(a.rules.fired == full[i].rules.fired);
+          same_as_plain(a, req);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("the plot's passed results equal the plain evaluation, scored") {
+  RankRequest req = request(bare_7b_lora());
+  req.keep_passed = true;
+  const Ranking r = run(req);
+  REQUIRE(static_cast<int>(r.passed.size()) == r.fitting);
+  for (const auto& res : r.passed) {
+    const Result want = evaluate(res.config, rules(), rates(), req);
+    CHECK(res.tokens_per_s == want.tokens_per_s);
+    CHECK(res.throughput.assumptions == want.throughput.assumptions);
+    CHECK(res.scores.best_speed > 0);  // scored with the others
   }
 }

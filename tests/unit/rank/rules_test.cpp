@@ -262,3 +262,31 @@ TEST_CASE("load_rules merges user files and names the file at fault", "[rules]")
   std::remove(path.c_str());
   CHECK_THROWS_AS(load_rules("", {path}), Error);
 }
+
+TEST_CASE("FactId follows the vocabulary's order, and a table and a map say the same", "[rules]") {
+  // The ranker fills a FactTable by FactId: an enumerator out of step with the vocabulary
+  // would put a fact under another fact's name.
+  const std::vector<std::pair<FactId, std::string>> some{
+      {FactId::gpu_id, "gpu.id"},
+      {FactId::gpu_vram_gb, "gpu.vram_gb"},
+      {FactId::gpu_used_price, "gpu.used_price"},
+      {FactId::config_count, "config.count"},
+      {FactId::config_platform_priced, "config.platform_priced"},
+      {FactId::workload_timed, "workload.timed"},
+      {FactId::workload_mode, "workload.mode"},
+      {FactId::workload_long_run, "workload.long_run"},
+      {FactId::workload_batch, "workload.batch"}};
+  for (const auto& [id, name] : some) CHECK(fact_vocabulary()[std::size_t(id)].name == name);
+  REQUIRE(fact_vocabulary().size() == kFactCount);
+  CHECK(std::size_t(FactId::workload_batch) + 1 == kFactCount);
+  for (std::size_t i = 0; i < kFactCount; ++i) CHECK(fact_index(fact_vocabulary()[i]) == i);
+
+  const FactTable t = to_table(kFacts);
+  CHECK(to_facts(t) == kFacts);
+  for (const json& when : {json{"gpu.vram_gb", ">=", 24}, json{"gpu.segment", "==", "consumer"},
+                           json{"gpu.ecc", "==", true}, json{"workload.long_run", "==", true}})
+    CHECK(evaluate(parse_rules(doc_with(when), "t").rules.at(0).when, t) == eval(when, kFacts));
+  CHECK(render_text("{gpu.vram_gb} GB, {config.headroom:pct}, {workload.long_run}", t) ==
+        render_text("{gpu.vram_gb} GB, {config.headroom:pct}, {workload.long_run}", kFacts));
+  CHECK_THROWS_AS(to_table({{"gpu.ecc", 1.0}}), std::invalid_argument);
+}
