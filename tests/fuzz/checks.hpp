@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include <nlohmann/json.hpp>
+
 namespace gpusel::fuzz {
 
 struct Finding : std::logic_error {
@@ -30,6 +32,10 @@ void check_rules(std::string_view input);
 void check_cli(std::string_view input);
 
 // The check a target name stands for ("param_count", "text", "json", "data", "rules", "cli").
+// Equal value for value and type for type: nlohmann's == calls 1 and 1.0 (or -0.0 and 0.0)
+// equal, and gpusel builds its own trees (json_build) that must match nlohmann's exactly.
+bool same_tree(const nlohmann::json& a, const nlohmann::json& b);
+
 using Check = void (*)(std::string_view);
 Check check_named(std::string_view target);
 

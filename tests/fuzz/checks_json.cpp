@@ -25,26 +25,6 @@ void pointers(const nlohmann::json& v, const std::string& at, std::vector<std::s
       pointers(v[i], at + "/" + std::to_string(i), out, max);
 }
 
-// Equal value for value and type for type: parse_located builds its own tree, and nlohmann's
-// == calls 1 and 1.0 (or -0.0 and 0.0) equal.
-bool same_tree(const nlohmann::json& a, const nlohmann::json& b) {
-  if (a.type() != b.type() || a.size() != b.size()) return false;
-  if (a.is_object()) {
-    for (auto i = a.begin(), j = b.begin(); i != a.end(); ++i, ++j)
-      if (i.key() != j.key() || !same_tree(*i, *j)) return false;
-    return true;
-  }
-  if (a.is_array()) {
-    for (std::size_t i = 0; i < a.size(); ++i)
-      if (!same_tree(a[i], b[i])) return false;
-    return true;
-  }
-  if (a.is_number_float())
-    return std::bit_cast<std::uint64_t>(a.get<double>()) ==
-           std::bit_cast<std::uint64_t>(b.get<double>());
-  return a == b;
-}
-
 // The first character a value of this type starts with.
 bool starts_like(const nlohmann::json& v, char c) {
   switch (v.type()) {
@@ -91,6 +71,24 @@ void check_positions(const LocatedJson& src) {
 }
 
 }  // namespace
+
+bool same_tree(const nlohmann::json& a, const nlohmann::json& b) {
+  if (a.type() != b.type() || a.size() != b.size()) return false;
+  if (a.is_object()) {
+    for (auto i = a.begin(), j = b.begin(); i != a.end(); ++i, ++j)
+      if (i.key() != j.key() || !same_tree(*i, *j)) return false;
+    return true;
+  }
+  if (a.is_array()) {
+    for (std::size_t i = 0; i < a.size(); ++i)
+      if (!same_tree(a[i], b[i])) return false;
+    return true;
+  }
+  if (a.is_number_float())
+    return std::bit_cast<std::uint64_t>(a.get<double>()) ==
+           std::bit_cast<std::uint64_t>(b.get<double>());
+  return a == b;
+}
 
 void check_json_source(std::string_view input) {
   const bool theirs = nlohmann::json::accept(input.begin(), input.end());

@@ -211,20 +211,6 @@ class Builder {
     return cp;
   }
 
-  static void append_utf8(std::string& out, std::uint32_t cp) {
-    auto byte = [&out](std::uint32_t b) { out.push_back(static_cast<char>(b)); };
-    if (cp < 0x80) {
-      byte(cp);
-    } else if (cp < 0x800) {
-      byte(0xC0 | (cp >> 6)), byte(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-      byte(0xE0 | (cp >> 12)), byte(0x80 | ((cp >> 6) & 0x3F)), byte(0x80 | (cp & 0x3F));
-    } else {
-      byte(0xF0 | (cp >> 18)), byte(0x80 | ((cp >> 12) & 0x3F));
-      byte(0x80 | ((cp >> 6) & 0x3F)), byte(0x80 | (cp & 0x3F));
-    }
-  }
-
   // nlohmann's types: an integer token is unsigned, or signed when it starts with '-', as long
   // as it fits 64 bits; anything else (a fraction, an exponent, a wider integer) is a double.
   json number() {

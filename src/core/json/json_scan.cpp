@@ -23,20 +23,6 @@ bool is_word_char(char c) {
 }
 bool is_lead_byte(char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }
 
-void append_utf8(std::string& out, std::uint32_t cp) {
-  auto byte = [&out](std::uint32_t b) { out.push_back(static_cast<char>(b)); };
-  if (cp < 0x80) {
-    byte(cp);
-  } else if (cp < 0x800) {
-    byte(0xC0 | (cp >> 6)), byte(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    byte(0xE0 | (cp >> 12)), byte(0x80 | ((cp >> 6) & 0x3F)), byte(0x80 | (cp & 0x3F));
-  } else {
-    byte(0xF0 | (cp >> 18)), byte(0x80 | ((cp >> 12) & 0x3F));
-    byte(0x80 | ((cp >> 6) & 0x3F)), byte(0x80 | (cp & 0x3F));
-  }
-}
-
 // Line and column of offsets asked for in increasing order, in total time linear in the text.
 class Cursor {
  public:
@@ -364,6 +350,20 @@ class Scanner {
 };
 
 }  // namespace
+
+void append_utf8(std::string& out, std::uint32_t cp) {
+  auto byte = [&out](std::uint32_t b) { out.push_back(static_cast<char>(b)); };
+  if (cp < 0x80) {
+    byte(cp);
+  } else if (cp < 0x800) {
+    byte(0xC0 | (cp >> 6)), byte(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    byte(0xE0 | (cp >> 12)), byte(0x80 | ((cp >> 6) & 0x3F)), byte(0x80 | (cp & 0x3F));
+  } else {
+    byte(0xF0 | (cp >> 18)), byte(0x80 | ((cp >> 12) & 0x3F));
+    byte(0x80 | ((cp >> 6) & 0x3F)), byte(0x80 | (cp & 0x3F));
+  }
+}
 
 bool scan(std::string_view text, PositionQuery* query, ScanError& error, Outline* outline) {
   try {

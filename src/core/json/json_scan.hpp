@@ -3,6 +3,7 @@
 // linear in the text: it checks RFC 8259 syntax with human messages and, when asked, records
 // where the values at a set of JSON pointers start, counting lines and columns as it goes.
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -52,5 +53,8 @@ bool scan(std::string_view text, PositionQuery* query, ScanError& error,
 
 // Line and column of byte `offset`: columns count UTF-8 code points, as editors do.
 SourcePos position_of(std::string_view text, std::size_t offset);
+
+// Appends code point `cp` to `out` as UTF-8 (the scanner and the tree builder decode \u escapes).
+void append_utf8(std::string& out, std::uint32_t cp);
 
 }  // namespace gpusel::json_detail

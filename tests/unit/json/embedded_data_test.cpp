@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "checks.hpp"
 #include "gpusel/json/embedded.hpp"
 #include "gpusel/json/json_schema.hpp"
 #include "gpusel/json/json_source.hpp"
@@ -14,25 +15,6 @@
 using nlohmann::json;
 
 namespace {
-
-// Equal value for value and type for type (nlohmann's == calls 1 and 1.0 equal).
-bool same_tree(const json& a, const json& b) {
-  if (a.type() != b.type() || a.size() != b.size()) return false;
-  if (a.is_object()) {
-    for (auto i = a.begin(), j = b.begin(); i != a.end(); ++i, ++j)
-      if (i.key() != j.key() || !same_tree(*i, *j)) return false;
-    return true;
-  }
-  if (a.is_array()) {
-    for (std::size_t i = 0; i < a.size(); ++i)
-      if (!same_tree(a[i], b[i])) return false;
-    return true;
-  }
-  if (a.is_number_float())
-    return std::bit_cast<std::uint64_t>(a.get<double>()) ==
-           std::bit_cast<std::uint64_t>(b.get<double>());
-  return a == b;
-}
 
 // "data/gpus.json" -> "data/schema/gpus.schema.json"
 std::string schema_of(std::string_view path) {
@@ -74,7 +56,7 @@ TEST_CASE("embedded_json builds the tree nlohmann builds, type for type, for eve
   for (const auto& f : gpusel::embedded_files()) {
     INFO(std::string(f.path));
     const json& ours = gpusel::embedded_json(f.path);
-    CHECK(same_tree(ours, json::parse(f.text)));
+    CHECK(gpusel::fuzz::same_tree(ours, json::parse(f.text)));
     CHECK(&ours == &gpusel::embedded_json(f.path));  // built once
   }
   CHECK_THROWS_AS(gpusel::embedded_json("data/none.json"), gpusel::Error);
@@ -102,6 +84,6 @@ TEST_CASE("parse_located's tree matches nlohmann's on numbers, escapes and nesti
       " \t\r\n[ 1 , 2 ]\n"};
   for (const char* text : cases) {
     INFO(text);
-    CHECK(same_tree(gpusel::parse_located(text, "t.json").doc, json::parse(text)));
+    CHECK(gpusel::fuzz::same_tree(gpusel::parse_located(text, "t.json").doc, json::parse(text)));
   }
 }
