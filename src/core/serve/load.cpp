@@ -87,17 +87,23 @@ struct Waits {
   double mean() const { return p1 * m1 + p2 * m2; }
 };
 
+// The standard normal quantiles of the prompt-length strata: the same for every load point,
+// so computed once.
+const std::array<double, kSamples>& strata() {
+  static const std::array<double, kSamples> z = [] {
+    std::array<double, kSamples> out{};
+    for (int i = 0; i < kSamples; ++i) out[i] = normal_quantile((i + 0.5) / kSamples);
+    return out;
+  }();
+  return z;
+}
+
 // TTFT = half an iteration (a request joins at the next one) + its own prefill + the waits.
-Percentiles ttft_percentiles(const Replica& r, const LoadPoint& lp, const Waits& w) {
-  std::array<double, kSamples> base{};
-  const Lengths& pl = r.traffic.prompt;
+struct Ttft {
+  std::array<double, kSamples> base{};  // per prompt stratum, before the waits
   double mean = 0;
-  for (int i = 0; i < kSamples; ++i) {
-    const double prompt = std::max(1.0, pl.mean + pl.sd * normal_quantile((i + 0.5) / kSamples));
-    base[i] = lp.iteration_s / 2 + own_prefill(r, lp.running, prompt);
-    mean += base[i] / kSamples;
-  }
-  const auto quantile = [&](double q) {
+  Waits w;
+  double quantile(double q) const {
     double lo = 0, hi = *std::max_element(base.begin(), base.end()) + 50 * (w.m1 + w.m2) + 1;
     for (int i = 0; i < 60; ++i) {
       const double t = (lo + hi) / 2;
@@ -106,8 +112,23 @@ Percentiles ttft_percentiles(const Replica& r, const LoadPoint& lp, const Waits&
       (f < q ? lo : hi) = t;
     }
     return hi;
-  };
-  return {mean + w.mean(), quantile(0.5), quantile(0.9), quantile(0.99)};
+  }
+};
+
+Ttft ttft_of(const Replica& r, const LoadPoint& lp, const Waits& w) {
+  Ttft t;
+  t.w = w;
+  const Lengths& pl = r.traffic.prompt;
+  for (int i = 0; i < kSamples; ++i) {
+    const double prompt = std::max(1.0, pl.mean + pl.sd * strata()[i]);
+    t.base[i] = lp.iteration_s / 2 + own_prefill(r, lp.running, prompt);
+    t.mean += t.base[i] / kSamples;
+  }
+  return t;
+}
+
+Percentiles ttft_percentiles(const Ttft& t) {
+  return {t.mean + t.w.mean(), t.quantile(0.5), t.quantile(0.9), t.quantile(0.99)};
 }
 
 // TPOT: tau, spread by the running batch (Poisson, as in M/G/infinity) and by the prompt
@@ -140,7 +161,12 @@ double Percentiles::at(double percentile) const {
   return percentile < 0.95 ? p90 : p99;
 }
 
-LoadPoint at_rate(const Replica& r, double rate) {
+namespace {
+
+// A load point's rates, utilisations and queue waits, and whether the replica keeps up at all:
+// everything but the latency distributions, which cost most and which the searches for the
+// saturation rate and for a target need only in part.
+LoadPoint base_point(const Replica& r, double rate, Waits& w) {
   if (!r.fits()) return unstable(rate);
   rate = std::max(rate, 1e-9);
   const double tau = iteration_time(r, rate);
@@ -160,16 +186,40 @@ LoadPoint at_rate(const Replica& r, double rate) {
   const double hold = own_prefill(r, p.running, pl.mean) + mean_output(r) * tau;
   p.slot_utilisation = rate * hold / r.max_seqs;
   if (p.prefill_utilisation >= 1 || p.slot_utilisation >= 1) return unstable(rate);
-  Waits w;
   const double second = (pl.mean * pl.mean + pl.sd * pl.sd) / (tok_rate * tok_rate);
   w.p1 = p.prefill_utilisation;
   w.m1 = rate * second / (2 * (1 - p.prefill_utilisation)) / std::max(w.p1, 1e-12);
   w.p2 = erlang_c(r.max_seqs, rate * hold);
   w.m2 = hold / (r.max_seqs - rate * hold);
-  p.ttft = ttft_percentiles(r, p, w);
-  p.tpot = tpot_percentiles(r, p);
-  p.users = rate * (p.ttft.mean + mean_output(r) * tau);
   p.stable = true;
+  return p;
+}
+
+double users_of(const Replica& r, const LoadPoint& p, double ttft_mean) {
+  return p.rate * (ttft_mean + mean_output(r) * p.iteration_s);
+}
+
+// meets(at_rate(r, rate), t), computing only the percentiles the targets name.
+bool meets_at(const Replica& r, double rate, const Targets& t) {
+  Waits w;
+  const LoadPoint p = base_point(r, rate, w);
+  if (!p.stable) return false;
+  if (t.tpot_s && tpot_percentiles(r, p).at(t.percentile) > *t.tpot_s) return false;
+  if (!t.ttft_s) return true;
+  const double q = t.percentile < 0.7 ? 0.5 : t.percentile < 0.95 ? 0.9 : 0.99;  // as at()
+  return !(ttft_of(r, p, w).quantile(q) > *t.ttft_s);
+}
+
+}  // namespace
+
+LoadPoint at_rate(const Replica& r, double rate) {
+  Waits w;
+  LoadPoint p = base_point(r, rate, w);
+  if (!p.stable) return p;
+  const Ttft t = ttft_of(r, p, w);
+  p.ttft = ttft_percentiles(t);
+  p.tpot = tpot_percentiles(r, p);
+  p.users = users_of(r, p, p.ttft.mean);
   return p;
 }
 
@@ -180,7 +230,8 @@ double saturation_rate(const Replica& r) {
   double lo = 0, hi = r.max_seqs / (mean_output(r) * step_seconds(r, 0, 0));
   for (int i = 0; i < 60 && hi - lo > 1e-7 * hi; ++i) {
     const double mid = (lo + hi) / 2;
-    (at_rate(r, mid).stable ? lo : hi) = mid;
+    Waits w;
+    (base_point(r, mid, w).stable ? lo : hi) = mid;
   }
   return lo;
 }
@@ -195,12 +246,12 @@ std::optional<LoadPoint> within_targets(const Replica& r, const Targets& t) {
   const double sat = saturation_rate(r);
   if (!(sat > 0)) return std::nullopt;
   if (!t.ttft_s && !t.tpot_s) return at_rate(r, sat);
-  if (!meets(idle_point(r), t)) return std::nullopt;
+  if (!meets_at(r, 1e-9, t)) return std::nullopt;  // the idle point
   double lo = 1e-9, hi = sat;
-  if (meets(at_rate(r, hi), t)) return at_rate(r, hi);
+  if (meets_at(r, hi, t)) return at_rate(r, hi);
   for (int i = 0; i < 50 && hi - lo > 1e-5 * hi; ++i) {
     const double mid = (lo + hi) / 2;
-    (meets(at_rate(r, mid), t) ? lo : hi) = mid;
+    (meets_at(r, mid, t) ? lo : hi) = mid;
   }
   return at_rate(r, lo);
 }
@@ -211,8 +262,9 @@ LoadPoint at_users(const Replica& r, double users) {
   double lo = 0, hi = sat;
   for (int i = 0; i < 60 && hi - lo > 1e-7 * hi; ++i) {
     const double mid = (lo + hi) / 2;
-    const LoadPoint p = at_rate(r, mid);
-    (p.stable && p.users < users ? lo : hi) = mid;
+    Waits w;  // users need the mean TTFT only, not its percentiles
+    const LoadPoint p = base_point(r, mid, w);
+    (p.stable && users_of(r, p, ttft_of(r, p, w).mean + w.mean()) < users ? lo : hi) = mid;
   }
   LoadPoint p = at_rate(r, std::max(lo, 1e-9));
   // More users than the replica holds at its highest rate: the rate stays there and the rest
