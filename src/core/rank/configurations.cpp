@@ -59,9 +59,9 @@ Config make_config(const Gpu& gpu, int count, const Workload& w) {
 
 std::vector<Config> configurations(const Gpu& gpu, int max_gpus, const Workload& w) {
   std::vector<Config> out;
-  const int limit = std::min(detail::platform_limit(gpu), max_gpus);
-  for (int count = 1; count <= limit; count *= 2)  // 1, 2, 4, 8, then nodes of 8: 16, 32...
+  detail::for_each_count(gpu, max_gpus, [&](int count) {
     if (tensor_parallel_splits(w, count)) out.push_back(make_config(gpu, count, w));
+  });
   return out;
 }
 

@@ -230,23 +230,22 @@ struct Pass {
 void rank_card(const Gpu& gpu, const RuleSet& rules, const Rates& rates, const RankRequest& req,
                CountMemo& memo, Pass& pass) {
   Rejections& rej = pass.out.rejected;
-  const int limit = std::min(detail::platform_limit(gpu), req.max_gpus);
   const bool passes = passes_filters(gpu, req.filters);
   std::optional<double> usable;
-  for (int count = 1; count <= limit; count *= 2) {  // configurations(): 1, 2, 4, 8, 16...
+  detail::for_each_count(gpu, req.max_gpus, [&](int count) {  // the counts configurations() has
     CountMemo::Plan& plan = memo.at(count);
-    if (!plan.splits) continue;
+    if (!plan.splits) return;
     ++pass.out.candidates;
     const bool linked = detail::linked_at(gpu, count);
     if (!passes || (req.filters.require_interconnect && count > 1 && !linked)) {
       ++rej.filtered;
-      continue;
+      return;
     }
     if (!usable) usable = usable_bytes(gpu, req.reserve);
     const double need = CountMemo::need(plan);
     if (need > *usable) {
       ++rej.too_small;
-      continue;
+      return;
     }
     Result r;
     r.config.gpu = &gpu, r.config.count = count, r.config.linked = linked;
@@ -256,10 +255,10 @@ void rank_card(const Gpu& gpu, const RuleSet& rules, const Rates& rates, const R
     evaluate_numbers(r, plan.w, rules, rates, req);
     const Verdict v = judge(r, need, req);
     count_rejection(rej, v, r);
-    if (v != Verdict::fits && v != Verdict::over_budget) continue;
+    if (v != Verdict::fits && v != Verdict::over_budget) return;
     auto& list = v == Verdict::fits ? pass.fits : pass.over;
     list.push_back({&gpu, count, r.tokens_per_s, r.price, r.headroom, r.rules.delta, {}});
-  }
+  });
 }
 
 // The candidate in full, as evaluate() builds it, with the scores it was ranked by.

@@ -1,5 +1,7 @@
 #pragma once
 // Pieces of the ranker shared between its source files.
+#include <algorithm>
+
 #include "gpusel/rank/ranker.hpp"
 
 namespace gpusel::detail {
@@ -35,5 +37,13 @@ void score(std::vector<Candidate>& results, const RankRequest& req);
 // configurations(): how many cards a platform takes, and whether `count` of them are linked.
 int platform_limit(const Gpu& g);
 bool linked_at(const Gpu& g, int count);
+
+// The GPU counts configurations() considers for a card, in order: 1, 2, 4, 8, then nodes of 8
+// (16, 32...) up to what its platform takes and --max-gpus. The ranker walks the same counts.
+template <class F>
+void for_each_count(const Gpu& g, int max_gpus, F f) {
+  const int limit = std::min(platform_limit(g), max_gpus);
+  for (int count = 1; count <= limit; count *= 2) f(count);
+}
 
 }  // namespace gpusel::detail

@@ -54,17 +54,11 @@ double value_of(const T& r) {
   return r.price > 0 ? r.tokens_per_s / r.price : 0;
 }
 
-template <class T>
-double best_value_of(const std::vector<T>& rs) {
+// The largest f(r) over `rs` (0 when empty).
+template <class T, class F>
+double best_of(const std::vector<T>& rs, F f) {
   double best = 0;
-  for (const auto& r : rs) best = std::max(best, value_of(r));
-  return best;
-}
-
-template <class T>
-double best_speed_of(const std::vector<T>& rs) {
-  double best = 0;
-  for (const auto& r : rs) best = std::max(best, r.tokens_per_s);
+  for (const auto& r : rs) best = std::max(best, f(r));
   return best;
 }
 
@@ -120,8 +114,8 @@ namespace {
 
 template <class T>
 void score_all(std::vector<T>& results, const RankRequest& req) {
-  const double best_speed = best_speed_of(results);
-  const double best_value = best_value_of(results);
+  const double best_speed = best_of(results, [](const T& r) { return r.tokens_per_s; });
+  const double best_value = best_of(results, [](const T& r) { return value_of(r); });
   for (auto& r : results) {
     const ScoreDelta& d = delta_of(r);
     auto base = constants().ecosystem_base.find(gpu_of(r).ecosystem);
