@@ -110,10 +110,14 @@ void optional_flag(CLI::App* cmd, const std::string& names, std::optional<T>& ou
 
 void tri_state(CLI::App* cmd, const std::string& name, std::optional<bool>& out,
                const std::string& help) {
+  // Plain flags: a value (`--compile=maybe`, `--compile=0`) is a usage error, never parsed
+  // (CLI11 2.1 would hand "maybe" to std::stoll and escape as an internal error).
   cmd->add_flag_function(
-      "--" + name, [&out](std::int64_t) { out = true; }, help);
+         "--" + name, [&out](std::int64_t) { out = true; }, help)
+      ->disable_flag_override();
   cmd->add_flag_function(
-      "--no-" + name, [&out](std::int64_t) { out = false; }, "(the opposite of --" + name + ")");
+         "--no-" + name, [&out](std::int64_t) { out = false; }, "(the opposite of --" + name + ")")
+      ->disable_flag_override();
 }
 
 void add_framework_options(CLI::App* cmd, WorkloadArgs& a) {
