@@ -20,6 +20,7 @@ constexpr double kHoursPerMonth = 730.0;
 struct Figure {
   double value = 0, low = 0, high = 0;
   std::string unit, source, as_of;
+  bool operator==(const Figure&) const = default;
 };
 
 // Error(data) naming `at` when the value lies outside its own range.
@@ -36,6 +37,7 @@ struct CloudDefaults {
   Figure commit_3y_discount;
   Figure storage_per_gb_month;  // USD
   Figure egress_per_gb;         // USD
+  bool operator==(const CloudDefaults&) const = default;
 };
 
 // Every price is for the whole instance, in `currency`. Some providers list a GPU only as
@@ -48,6 +50,7 @@ struct Offer {
   std::optional<double> spot_per_hour, monthly, commit_1y_per_hour, commit_3y_per_hour;
   bool marketplace = false;
   bool spot_only() const { return !on_demand_per_hour; }
+  bool operator==(const Offer&) const = default;
 };
 
 struct Cloud {
@@ -62,6 +65,10 @@ struct Cloud {
   const Offer* find(std::string_view id) const;
   std::vector<const Offer*> for_gpu(std::string_view gpu_id) const;
   void reindex() const;
+  bool operator==(const Cloud& o) const {
+    return origin == o.origin && reviewed == o.reviewed && defaults == o.defaults &&
+           has_defaults == o.has_defaults && offers == o.offers;
+  }
 
  private:
   mutable std::unordered_map<std::string, std::size_t> index_;
