@@ -2,9 +2,10 @@
 // The shipped catalog, cloud offers and model presets as typed records, made at build time:
 // a small tool (src/snapshot/make_snapshot.cpp) reads the embedded data/gpus.json, cloud.json
 // and models.json through the loaders, with every check a user's file gets, and writes their
-// records in a compact form the binary embeds. At run time the loaders read the shipped data
-// from it, building no JSON tree; a user's file (--catalog, --cloud, --models) and every
-// overlay is still read as JSON, and `catalog validate` still checks the JSON text itself.
+// records in a compact form the binary embeds (rank/ adds the rules: rules_snapshot.hpp). At
+// run time the loaders read the shipped data from it, building no JSON tree; a user's file
+// (--catalog, --cloud, --models, --rules) and every overlay is still read as JSON, and
+// `catalog validate` still checks the JSON text itself.
 #include <optional>
 #include <string>
 #include <string_view>
@@ -13,6 +14,7 @@
 #include "gpusel/data/catalog.hpp"
 #include "gpusel/data/cloud.hpp"
 #include "gpusel/data/models.hpp"
+#include "gpusel/data/shipped_snapshot.hpp"
 
 namespace gpusel {
 
@@ -30,9 +32,6 @@ ShippedData shipped_from_json();
 // The snapshot's bytes for `data`; each record's raw text stays in the embedded JSON, kept
 // as its place there.
 std::string encode_snapshot(const ShippedData& data);
-
-// The snapshot compiled into this build; empty in the tool that makes it.
-std::string_view shipped_snapshot();
 
 // The records of one shipped file from a snapshot (origins as the loaders name the embedded
 // files); nullopt for an empty snapshot or one made from other data than this build embeds

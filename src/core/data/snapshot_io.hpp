@@ -9,9 +9,11 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <variant>
 #include <vector>
 
 #include "gpusel/base/error.hpp"
+#include "gpusel/json/embedded.hpp"
 
 namespace gpusel::snapshot {
 
@@ -58,6 +60,11 @@ class Writer {
   void put(const std::vector<T>& v) {
     put(std::uint64_t{v.size()});
     for (const auto& x : v) put(x);
+  }
+  template <typename... T>
+  void put(const std::variant<T...>& v) {
+    put(static_cast<std::uint8_t>(v.index()));
+    std::visit([this](const auto& x) { put(x); }, v);
   }
   template <typename T>
   requires listed<const T, Writer>
@@ -123,6 +130,20 @@ class Reader {
     v.resize(n);
     for (auto& x : v) get(x);
   }
+  template <typename... T>
+  void get(std::variant<T...>& v) {
+    std::uint8_t index = 0;
+    get(index);
+    if (index >= sizeof...(T)) corrupt();
+    get_alternative<0>(v, index);
+  }
+  template <std::size_t I, typename... T>
+  void get_alternative(std::variant<T...>& v, std::size_t index) {
+    if constexpr (I < sizeof...(T)) {
+      if (index == I) return get(v.template emplace<I>());
+      get_alternative<I + 1>(v, index);
+    }
+  }
   template <typename T>
   requires listed<T, Reader>
   void get(T& v) { fields(*this, v); }
@@ -130,5 +151,37 @@ class Reader {
   std::string_view in_, document_;
   std::size_t pos_ = 0;
 };
+
+// A snapshot: this line, then one section per shipped file, each the file's name, the size
+// of the JSON text it was made from (a GPU's raw record is a place in that text), the size of
+// its records' bytes, and those bytes. Stages add their own files' sections (rank/: rules).
+inline constexpr std::string_view kMagic = "gpusel snapshot 2\n";
+
+// Appends the section of the embedded `file`, holding `records`, to a snapshot.
+template <typename T>
+void add_section(std::string& out, const std::string& file, const T& records) {
+  Writer body;
+  body(records);
+  std::string bytes = body.take();
+  Writer head;
+  head(file, std::uint64_t{embedded_text(file).size()}, std::uint64_t{bytes.size()});
+  out += head.take();
+  out += bytes;
+}
+
+// A Reader over the records of `file`'s section; nullopt when the snapshot is empty, has no
+// such section, or was made from a text of another size than this build embeds. Error(data)
+// for a malformed snapshot.
+std::optional<Reader> find_section(std::string_view snapshot, std::string_view file);
+
+// The records of `file`'s section read into `records`; false where find_section finds none.
+template <typename T>
+bool read_section(std::string_view snapshot, std::string_view file, T& records) {
+  std::optional<Reader> in = find_section(snapshot, file);
+  if (!in) return false;
+  (*in)(records);
+  if (!in->done()) throw data_error("the embedded data snapshot is malformed; rebuild gpusel");
+  return true;
+}
 
 }  // namespace gpusel::snapshot
