@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -145,6 +146,9 @@ int main(int argc, char** argv) {
         // The same verdict `gpusel fit --gpu ID` gives: the total against the card's usable
         // memory (its ECC reserve included); a card not in the catalog by its size alone.
         const gpusel::Gpu* card = c.gpu_id.empty() ? nullptr : catalog.find(c.gpu_id);
+        if (!c.gpu_id.empty() && !card)  // a stale id would silently judge on the size alone
+          throw std::runtime_error("row " + c.id + ": card '" + c.gpu_id +
+                                   "' is not in data/gpus.json");
         gpusel::Gpu sized;
         sized.vram_gb = c.capacity_bytes / 1e9;
         const double usable = gpusel::usable_bytes(card ? *card : sized);
