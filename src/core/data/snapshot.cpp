@@ -3,14 +3,19 @@
 #include "gpusel/base/text.hpp"
 #include "gpusel/data/data_source.hpp"
 #include "gpusel/json/embedded.hpp"
+#include "gpusel/json/json_schema.hpp"
 #include "snapshot_fields.hpp"
 
 namespace gpusel {
 namespace {
 
-constexpr const char* kFiles[] = {"data/gpus.json", "data/cloud.json", "data/models.json"};
+// The shipped files in the snapshot (rank/ adds data/rules.json), and their origins as the
+// loaders name them.
+constexpr const char* kFiles[] = {"data/gpus.json", "data/cloud.json", "data/models.json",
+                                  "data/platforms.json", "data/quantizations.json"};
 constexpr const char* kOrigins[] = {"embedded data/gpus.json", "embedded data/cloud.json",
-                                    "data/models.json"};
+                                    "data/models.json", "data/platforms.json",
+                                    "data/quantizations.json"};
 
 [[noreturn]] void malformed() {
   throw data_error("the embedded data snapshot is malformed; rebuild gpusel");
@@ -23,6 +28,12 @@ ShippedData shipped_from_json() {
   d.catalog = catalog_from_text(std::string(embedded_text(kFiles[0])), kOrigins[0]);
   d.cloud = cloud_from_text(embedded_text(kFiles[1]), kOrigins[1], false, &d.catalog);
   d.models = models_from_text(embedded_text(kFiles[2]), kOrigins[2]);
+  d.platforms = platforms_from_text(embedded_text(kFiles[3]), kOrigins[3]);
+  const nlohmann::json quantizations =
+      parse_json_text(std::string(embedded_text(kFiles[4])), kOrigins[4]);
+  require_schema(embedded_json("data/schema/quantizations.schema.json"), quantizations,
+                 kOrigins[4]);
+  d.quantizations = parse_quantizations(quantizations, kOrigins[4]);
   return d;
 }
 
@@ -31,6 +42,8 @@ std::string encode_snapshot(const ShippedData& data) {
   snapshot::add_section(out, kFiles[0], data.catalog);
   snapshot::add_section(out, kFiles[1], data.cloud);
   snapshot::add_section(out, kFiles[2], data.models);
+  snapshot::add_section(out, kFiles[3], data.platforms);
+  snapshot::add_section(out, kFiles[4], data.quantizations);
   return out;
 }
 
@@ -72,6 +85,18 @@ std::optional<std::vector<ModelArch>> snapshot_models(std::string_view snapshot)
   std::vector<ModelArch> models;
   if (!snapshot::read_section(snapshot, kFiles[2], models)) return std::nullopt;
   return models;
+}
+
+std::optional<Platforms> snapshot_platforms(std::string_view snapshot) {
+  Platforms p;
+  if (!snapshot::read_section(snapshot, kFiles[3], p)) return std::nullopt;
+  return p;
+}
+
+std::optional<Quantizations> snapshot_quantizations(std::string_view snapshot) {
+  Quantizations q;
+  if (!snapshot::read_section(snapshot, kFiles[4], q)) return std::nullopt;
+  return q;
 }
 
 }  // namespace gpusel

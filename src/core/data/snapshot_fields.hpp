@@ -7,6 +7,8 @@
 #include "gpusel/data/catalog.hpp"
 #include "gpusel/data/cloud.hpp"
 #include "gpusel/data/models.hpp"
+#include "gpusel/data/platforms.hpp"
+#include "gpusel/data/quantization.hpp"
 #include "snapshot_io.hpp"
 
 namespace gpusel::snapshot {
@@ -106,6 +108,46 @@ void fields(A& a, T& m) {
   a(m.tied_embeddings, m.mlp, m.norm, m.qkv_bias, m.max_context, m.sliding_window);
   a(m.layer_pattern, m.moe, m.mla, m.linear_attention, m.vision_params, m.image_tokens);
   a(m.image_size, m.cnn, m.remainder_linear, m.source, m.as_of, m.notes);
+}
+
+template <typename A, either<PlatformMatch> T>
+void fields(A& a, T& m) {
+  a(m.gpu_ids, m.segments, m.form_factors, m.unified_memory, m.used, m.max_count);
+}
+
+template <typename A, either<Platform> T>
+void fields(A& a, T& p) {
+  a(p.id, p.name, p.network, p.name_zh, p.match, p.gpus_per_host, p.psu, p.cost);
+}
+
+template <typename A, either<Network> T>
+void fields(A& a, T& n) {
+  a(n.id, n.name, n.name_zh, n.cost_per_gpu);
+}
+
+template <typename A, either<PsuStep> T>
+void fields(A& a, T& s) {
+  a(s.watts, s.price);
+}
+
+template <typename A, either<Platforms> T>
+void fields(A& a, T& p) {
+  a(p.origin, p.reviewed, p.psu_rest_w, p.psu_headroom, p.psu_steps, p.platforms, p.networks);
+}
+
+template <typename A, either<GgufType> T>
+void fields(A& a, T& g) {
+  a(g.name, g.bits_per_weight, g.klass, g.basis, g.source, g.as_of);
+}
+
+template <typename A, either<KvCacheType> T>
+void fields(A& a, T& k) {
+  a(k.name, k.bytes_per_value, k.basis, k.source, k.as_of);
+}
+
+template <typename A, either<Quantizations> T>
+void fields(A& a, T& q) {
+  a(q.reviewed, q.gguf, q.kv_cache);
 }
 
 }  // namespace gpusel::snapshot

@@ -5,6 +5,8 @@
 #include "gpusel/base/error.hpp"
 #include "gpusel/data/cloud.hpp"
 #include "gpusel/data/data_source.hpp"
+#include "gpusel/data/platforms.hpp"
+#include "gpusel/data/quantization.hpp"
 #include "gpusel/json/embedded.hpp"
 
 using namespace gpusel;
@@ -25,15 +27,21 @@ TEST_CASE("the build's snapshot holds exactly the records the loaders build from
   const auto catalog = snapshot_catalog(snap);
   const auto cloud = snapshot_cloud(snap);
   const auto models = snapshot_models(snap);
+  const auto platforms = snapshot_platforms(snap);
+  const auto quantizations = snapshot_quantizations(snap);
   REQUIRE(catalog);
   REQUIRE(cloud);
   REQUIRE(models);
+  REQUIRE(platforms);
+  REQUIRE(quantizations);
   // Every field (operator== of each record), each GPU's raw record text included: a field the
   // field lists miss reads back as its default and differs here.
   CHECK(catalog->gpus.size() == from_json().catalog.gpus.size());
   CHECK(*catalog == from_json().catalog);
   CHECK(*cloud == from_json().cloud);
   CHECK(*models == from_json().models);
+  CHECK(*platforms == from_json().platforms);
+  CHECK(*quantizations == from_json().quantizations);
   // A snapshot made from other data (a stale one) differs byte for byte (rank/'s rules
   // section follows: tests/unit/rank/rules_snapshot_test.cpp).
   CHECK(snap.starts_with(encode_snapshot(from_json())));
@@ -45,6 +53,10 @@ TEST_CASE("the loaders read the shipped data from the snapshot, and overlays sti
   CHECK(c.find("rtx-4090") != nullptr);
   CHECK(load_cloud({}) == from_json().cloud);
   CHECK(load_models("") == from_json().models);
+  CHECK(default_platforms() == from_json().platforms);
+  CHECK(default_quantizations() == from_json().quantizations);
+  CHECK_FALSE(from_json().platforms.platforms.empty());
+  CHECK_FALSE(from_json().quantizations.gguf.empty());
   // `catalog show` reads the record as written in data/gpus.json.
   const nlohmann::json doc = nlohmann::json::parse(embedded_text("data/gpus.json"));
   for (std::size_t i = 0; i < c.gpus.size(); ++i) CHECK(c.gpus[i].raw() == doc["gpus"][i]);
@@ -69,8 +81,9 @@ TEST_CASE("a snapshot that is empty, from other data or malformed") {
   CHECK_FALSE(snapshot_catalog(other));
   CHECK(snapshot_cloud(other));
   CHECK_THROWS_AS(snapshot_catalog("not a snapshot"), Error);
-  // The models' section, the last of data/'s, cut short by a byte.
+  // The storage formats' section, the last of data/'s, cut short by a byte.
   const std::size_t data_end = encode_snapshot(from_json()).size();
-  CHECK_THROWS_AS(snapshot_models(snap.substr(0, data_end - 1)), Error);
+  CHECK_THROWS_AS(snapshot_quantizations(snap.substr(0, data_end - 1)), Error);
+  CHECK(snapshot_models(snap.substr(0, data_end - 1)));  // the sections before it are whole
   CHECK_THROWS_AS(snapshot_cloud(snap.substr(0, 200)), Error);
 }
