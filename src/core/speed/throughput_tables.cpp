@@ -171,7 +171,7 @@ void parse_tables(const json& doc, const std::string& origin, ThroughputConstant
   parse_networks(doc, origin, k);
   k.memory_types = fractions(doc, "memory_types", origin);
   k.links = fractions(doc, "links", origin);
-  for (const char* needed : {"pcie-p2p", "pcie-host"})
+  for (const char* needed : {"pcie-p2p", "pcie-host", "nic-tcp", "nic-rdma"})
     if (!k.links.count(needed)) throw data_error(origin + ": links." + needed + ": missing");
   if (!doc.contains("engines") || !doc["engines"].is_object() || doc["engines"].empty())
     throw data_error(origin + ": 'engines' must be a non-empty object");
