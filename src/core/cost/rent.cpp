@@ -83,12 +83,12 @@ CostKey key_of(const RentalOption& o) {
 
 bool cheaper(const RentalOption& a, const RentalOption& b) { return cheaper(key_of(a), key_of(b)); }
 
-// The GPUs of an instance that can work on the job together: all of them, or for tensor
-// parallelism the largest power-of-two share that divides the attention heads (an 8-GPU
-// instance serves a 28-head model on 4); the instance is paid for in full either way.
 // "25", "0.1", "3200": a network's rate as providers write it.
 std::string gbps_text(double gbps) { return fmt::format("{:g}", gbps); }
 
+// The GPUs of an instance that can work on the job together: all of them, or for tensor
+// parallelism the largest power-of-two share that divides the attention heads (an 8-GPU
+// instance serves a 28-head model on 4); the instance is paid for in full either way.
 int working_gpus(const Workload& w, int gpus) {
   while (gpus > 1 && !tensor_parallel_splits(w, gpus)) gpus /= 2;
   return gpus;
