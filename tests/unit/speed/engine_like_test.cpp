@@ -4,6 +4,7 @@
 
 #include "gpusel/base/error.hpp"
 #include "gpusel/json/embedded.hpp"
+#include "gpusel/json/json_schema.hpp"
 #include "gpusel/speed/throughput.hpp"
 
 using namespace gpusel;
@@ -61,4 +62,15 @@ TEST_CASE("a 'like' naming no engine, or one that is itself a 'like', is a data 
                     Catch::Contains("must be an engine of its own"));
   CHECK_THROWS_WITH(parse_throughput_constants(unlabelled, "t"),
                     Catch::Contains("engines.vllm-0.5.label: missing"));
+}
+
+TEST_CASE("the schema takes a full engine entry or a 'like' with a label, and the loader agrees") {
+  const auto schema = nlohmann::json::parse(embedded_text("data/schema/throughput.schema.json"));
+  auto like = shipped(), bare = shipped();
+  like["engines"]["vllm-0.4"] = {{"like", "vllm"}, {"label", "vLLM 0.4"}};
+  bare["engines"]["vllm-0.4"] = {{"label", "vLLM 0.4"}};  // neither its figures nor a like
+  CHECK(check_schema(schema, like).empty());
+  CHECK_NOTHROW(parse_throughput_constants(like, "t"));
+  CHECK_FALSE(check_schema(schema, bare).empty());
+  CHECK_THROWS_AS(parse_throughput_constants(bare, "t"), Error);
 }
