@@ -61,14 +61,19 @@ void fields(A& a, T& f) {
 template <typename A, either<CloudDefaults> T>
 void fields(A& a, T& d) {
   a(d.spot_ratio, d.spot_availability, d.commit_1y_discount, d.commit_3y_discount);
-  a(d.storage_per_gb_month, d.egress_per_gb);
+  a(d.storage_per_gb_month, d.egress_per_gb, d.instance_network);
+}
+
+template <typename A, either<InstanceNetwork> T>
+void fields(A& a, T& n) {
+  a(n.gbps, n.rdma, n.source, n.as_of, n.notes, n.published, n.nvlink_domain);
 }
 
 template <typename A, either<Offer> T>
 void fields(A& a, T& o) {
   a(o.id, o.provider, o.offer, o.gpu, o.region, o.currency, o.billing, o.as_of, o.source);
   a(o.notes, o.gpus_per_instance, o.on_demand_per_hour, o.spot_per_hour, o.monthly);
-  a(o.commit_1y_per_hour, o.commit_3y_per_hour, o.marketplace);
+  a(o.commit_1y_per_hour, o.commit_3y_per_hour, o.marketplace, o.network);
 }
 
 template <typename A, either<Cloud> T>
