@@ -148,7 +148,7 @@ std::string render_table(const Table& t) {
     for (std::size_t c = 0; c < t.columns.size(); ++c)
       cells.back().push_back(c < row.size() ? safe_cell(row[c]) : "");
   }
-  Table head = t;
+  Table head{t.columns, {}, t.tones};  // the rows are in `cells`: not copied a second time
   // Headers are msgids (marked N_ where they are written): translated here, for people only.
   for (auto& col : head.columns) col.header = safe_cell(tr(col.header));
   const Layout l = fit(head, cells, display().width);
