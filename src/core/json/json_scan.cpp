@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 #include "gpusel/base/text.hpp"
@@ -23,17 +24,23 @@ bool is_word_char(char c) {
 }
 bool is_lead_byte(char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }
 
-// Line and column of offsets asked for in increasing order, in total time linear in the text.
+// Line and column of offsets asked for in increasing order, in total time linear in the text:
+// memchr finds the line breaks, and only the part of the last line before the offset has its
+// code points counted.
 class Cursor {
  public:
   explicit Cursor(std::string_view text) : text_(text) {}
   SourcePos at(std::size_t offset) {
-    for (; done_ < offset && done_ < text_.size(); ++done_) {
-      if (text_[done_] == '\n') {
+    const std::size_t to = std::min(offset, text_.size());
+    if (to > done_) {
+      std::size_t from = done_;
+      for (const char* nl;
+           (nl = static_cast<const char*>(std::memchr(text_.data() + from, '\n', to - from)));) {
         ++line_, column_ = 1;
-      } else if (is_lead_byte(text_[done_])) {
-        ++column_;
+        from = static_cast<std::size_t>(nl - text_.data()) + 1;
       }
+      for (; from < to; ++from) column_ += is_lead_byte(text_[from]);
+      done_ = to;
     }
     return {line_, column_, offset};
   }
@@ -377,6 +384,15 @@ bool scan(std::string_view text, PositionQuery* query, ScanError& error, Outline
 
 SourcePos position_of(std::string_view text, std::size_t offset) {
   return Cursor(text).at(std::min(offset, text.size()));
+}
+
+std::vector<SourcePos> positions_of(std::string_view text,
+                                    const std::vector<std::size_t>& offsets) {
+  Cursor cursor(text);
+  std::vector<SourcePos> out;
+  out.reserve(offsets.size());
+  for (std::size_t offset : offsets) out.push_back(cursor.at(std::min(offset, text.size())));
+  return out;
 }
 
 }  // namespace gpusel::json_detail
