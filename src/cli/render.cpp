@@ -207,7 +207,7 @@ std::string render(const Output& o, Format f, bool to_terminal) {
     text = no_workflow_commands(safe_text(o.before) +
                                 (o.table.columns.empty() ? "" : render_table(o.table)) +
                                 safe_text(o.after));
-    if (to_terminal) text = highlighted(text, o.highlights);
+    if (to_terminal) text = highlighted(std::move(text), o.highlights);
   }
   return text;
 }

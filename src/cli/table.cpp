@@ -106,37 +106,53 @@ Tone tone_at(const Table& t, std::size_t r, std::size_t c) {
   return r < t.tones.size() && c < t.tones[r].size() ? t.tones[r][c] : Tone::plain;
 }
 
-// One table row, as many lines as its tallest wrapped cell.
-std::string row_lines(const Table& t, const Layout& l, const std::vector<std::string>& row,
-                      std::size_t r) {
-  std::vector<std::vector<std::string>> parts(row.size());
+// One cell of a line: padded to `width`, the text (not the padding) coloured, so alignment
+// does not depend on the terminal.
+void append_cell(std::string& s, const std::string& text, std::size_t width, bool right,
+                 Tone tone) {
+  const std::size_t have = display_width(text);
+  const std::size_t fill = width > have ? width - have : 0;
+  if (!display().colour || tone == Tone::plain || text.empty()) {  // paint() leaves it as is
+    if (right) s.append(fill, ' ');
+    s += text;
+    if (!right) s.append(fill, ' ');
+    return;
+  }
+  const std::string cell = pad(text, width, right);
+  const std::size_t at = cell.find(text);
+  s += cell.substr(0, at) + paint(text, tone) + cell.substr(at + text.size());
+}
+
+// One table row, as many lines as its tallest wrapped cell, appended to `out`. Cells are
+// written in place: a 100,000-row table made a few strings per cell before.
+void row_lines(const Table& t, const Layout& l, const std::vector<std::string>& row, std::size_t r,
+               std::string& out) {
+  std::vector<std::vector<std::string>> parts(row.size());  // the wrapped cells' lines
   std::size_t height = 1;
   for (std::size_t c = 0; c < row.size(); ++c) {
-    if (!l.width[c]) continue;
-    parts[c] = t.columns[c].wrap && display_width(row[c]) > l.width[c]
-                   ? wrap_text(row[c], l.width[c])
-                   : std::vector<std::string>{row[c]};
+    if (!l.width[c] || !t.columns[c].wrap || display_width(row[c]) <= l.width[c]) continue;
+    parts[c] = wrap_text(row[c], l.width[c]);
     height = std::max(height, parts[c].size());
   }
-  std::string out;
+  static const std::string none;
+  std::string s;
   for (std::size_t k = 0; k < height; ++k) {
-    std::string s;
+    s.clear();
     bool first = true;
     for (std::size_t c = 0; c < row.size(); ++c) {
       if (!l.width[c]) continue;
-      const std::string text = k < parts[c].size() ? parts[c][k] : "";
-      const std::string cell = pad(text, l.width[c], t.columns[c].right);
-      // Colour the text, not the padding, so alignment does not depend on the terminal.
-      const std::size_t at = cell.find(text);
-      s += (first ? "" : std::string(gap, ' ')) + cell.substr(0, at) +
-           paint(text, r == SIZE_MAX ? Tone::plain : tone_at(t, r, c)) +
-           cell.substr(at + text.size());
+      const std::string& text = !parts[c].empty() ? (k < parts[c].size() ? parts[c][k] : none)
+                                : k == 0          ? row[c]
+                                                  : none;
+      if (!first) s.append(gap, ' ');
+      append_cell(s, text, l.width[c], t.columns[c].right,
+                  r == SIZE_MAX ? Tone::plain : tone_at(t, r, c));
       first = false;
     }
     while (!s.empty() && s.back() == ' ') s.pop_back();
-    out += s + "\n";
+    out += s;
+    out += '\n';
   }
-  return out;
 }
 
 }  // namespace
@@ -157,8 +173,10 @@ std::string render_table(const Table& t) {
     header.push_back(head.columns[c].header);
     rule.push_back(std::string(std::max<std::size_t>(l.width[c], 1), '-'));
   }
-  std::string out = row_lines(head, l, header, SIZE_MAX) + row_lines(head, l, rule, SIZE_MAX);
-  for (std::size_t r = 0; r < cells.size(); ++r) out += row_lines(head, l, cells[r], r);
+  std::string out;
+  row_lines(head, l, header, SIZE_MAX, out);
+  row_lines(head, l, rule, SIZE_MAX, out);
+  for (std::size_t r = 0; r < cells.size(); ++r) row_lines(head, l, cells[r], r, out);
   if (!l.dropped.empty()) {
     std::string names;
     for (const auto& d : l.dropped) names += (names.empty() ? "" : tr(", ")) + d;

@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <forward_list>
+#include <functional>
 #include <vector>
 
 #include "gpusel/base/text.hpp"
@@ -51,23 +53,26 @@ class Cursor {
   int line_ = 1, column_ = 1;
 };
 
-// The keys of one object, for the duplicate check: records have a few dozen keys, where a
-// linear search beats hashing; a huge object switches to a hash set so it stays linear.
+// The keys of one object, for the duplicate check: views of the text, compared by hash
+// first. Records have a few dozen keys, where a linear search beats a hash set; a huge
+// object switches to one so it stays linear.
 class KeySet {
  public:
   bool empty() const { return small_.empty() && large_.empty(); }
-  bool insert(const std::string& key) {
+  bool insert(std::string_view key) {
+    const std::size_t h = std::hash<std::string_view>{}(key);
     if (large_.empty()) {
-      if (std::find(small_.begin(), small_.end(), key) != small_.end()) return false;
-      if (small_.size() < 32) return small_.push_back(key), true;
-      large_.insert(small_.begin(), small_.end());
+      for (const auto& [kh, k] : small_)
+        if (kh == h && k == key) return false;
+      if (small_.size() < 32) return small_.emplace_back(h, key), true;
+      for (const auto& entry : small_) large_.insert(entry.second);
     }
     return large_.insert(key).second;
   }
 
  private:
-  std::vector<std::string> small_;
-  std::unordered_set<std::string> large_;
+  std::vector<std::pair<std::size_t, std::string_view>> small_;
+  std::unordered_set<std::string_view> large_;
 };
 
 class Scanner {
@@ -91,6 +96,7 @@ class Scanner {
   Cursor cursor_;
   std::string ptr_;  // the JSON pointer of the value being scanned, kept only while tracking
   std::size_t pos_ = 0;
+  std::size_t key_at_ = 0;  // where the last object key read starts
 
   bool at_end() const { return pos_ >= text_.size(); }
   char peek() const { return at_end() ? '\0' : text_[pos_]; }
@@ -174,16 +180,14 @@ class Scanner {
     check_depth(depth);
     ++pos_;
     KeySet keys;
+    std::forward_list<std::string> decoded;  // the keys written with escapes, decoded
     std::size_t comma = std::string_view::npos;
-    std::string key;
     do {
       if (closes('}', comma)) return;
       if (peek() != '"')
         fail_expected(keys.empty() ? "expected a string key or '}'" : "expected a string key");
-      std::size_t key_at = pos_;
-      key.clear();
-      string_token(&key);
-      if (!keys.insert(key)) fail(key_at, "duplicate key '" + quote_input(key) + "'");
+      const std::string_view key = key_token(decoded);
+      if (!keys.insert(key)) fail(key_at_, "duplicate key '" + quote_input(key) + "'");
       skip_ws();
       if (peek() != ':') fail_expected("expected ':' after object key");
       ++pos_;
@@ -195,16 +199,28 @@ class Scanner {
     } while (!next_or_close('}', comma, "object member"));
   }
 
+  // An object key, as a view of the text: no copy unless it has an escape, which is decoded
+  // into `decoded` (whose strings outlive the object's scan). Sets key_at_.
+  std::string_view key_token(std::forward_list<std::string>& decoded) {
+    key_at_ = pos_;
+    string_token(nullptr);
+    const std::string_view raw = text_.substr(key_at_ + 1, pos_ - key_at_ - 2);
+    if (raw.find('\\') == std::string_view::npos) return raw;
+    pos_ = key_at_;
+    string_token(&decoded.emplace_front());
+    return decoded.front();
+  }
+
   // A member of the root object: noted in the outline, its elements spanned if it is a list
   // of interest.
-  void top_member(const std::string& key, int depth, bool track) {
+  void top_member(std::string_view key, int depth, bool track) {
     outline_->root_is_object = true;
-    outline_->keys.push_back(key);
+    outline_->keys.emplace_back(key);
     const auto& c = outline_->candidates;
     skip_ws();
     if (peek() != '[' || std::find(c.begin(), c.end(), key) == c.end())
       return member(key, depth, track);
-    outline_->lists.push_back({key, pos_, 0, {}});
+    outline_->lists.push_back({std::string(key), pos_, 0, {}});
     collecting_ = &outline_->lists.back();
     member(key, depth, track);
     outline_->lists.back().end = pos_;
