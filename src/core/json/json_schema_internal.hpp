@@ -45,6 +45,18 @@ enum TypeBit : unsigned {
 };
 unsigned type_bit(const std::string& name);
 
+// Values as messages show them ("'abc'", "an object", "string '24'"), with "a"/"an".
+std::string brief(const json& v);
+std::string what_is(const json& v);
+std::string with_article(const std::string& type);
+std::string plain(const json& v);  // a string as is, anything else dumped
+// The type bits `v` satisfies: a number with no fraction is also an integer.
+unsigned types_of(const json& v);
+bool is_date(const std::string& s);  // format "date": a real calendar date YYYY-MM-DD
+bool is_uri(const std::string& s);   // format "uri": scheme://rest, no spaces
+bool in_enum(const json& options, const json& v);
+std::size_t code_points(const std::string& s);  // UTF-8 code points
+
 using KeywordIndex = std::unordered_map<const json*, Keywords>;
 
 // A list checked element by element (Schema::check_outline): its pointer and real length.
