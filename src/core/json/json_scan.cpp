@@ -1,6 +1,7 @@
 #include "json/json_scan.hpp"
 
 #include <algorithm>
+#include <array>
 #include <clocale>
 #include <cmath>
 #include <cstdint>
@@ -25,6 +26,13 @@ bool is_word_char(char c) {
   return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
 }
 bool is_lead_byte(char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }
+
+// Bytes a string token copies as they are: not a quote, backslash, control or non-ASCII byte.
+constexpr std::array<bool, 256> kPlain = [] {
+  std::array<bool, 256> t{};
+  for (int c = 0x20; c < 0x80; ++c) t[static_cast<std::size_t>(c)] = c != '"' && c != '\\';
+  return t;
+}();
 
 // Line and column of offsets asked for in increasing order, in total time linear in the text:
 // memchr finds the line breaks, and only the part of the last line before the offset has its
@@ -58,20 +66,22 @@ class Cursor {
 // object switches to one so it stays linear.
 class KeySet {
  public:
-  bool empty() const { return small_.empty() && large_.empty(); }
+  bool empty() const { return size_ == 0 && large_.empty(); }
   bool insert(std::string_view key) {
     const std::size_t h = std::hash<std::string_view>{}(key);
     if (large_.empty()) {
-      for (const auto& [kh, k] : small_)
-        if (kh == h && k == key) return false;
-      if (small_.size() < 32) return small_.emplace_back(h, key), true;
+      for (std::size_t i = 0; i < size_; ++i)
+        if (small_[i].first == h && small_[i].second == key) return false;
+      if (size_ < small_.size()) return small_[size_++] = {h, key}, true;
       for (const auto& entry : small_) large_.insert(entry.second);
     }
     return large_.insert(key).second;
   }
 
  private:
-  std::vector<std::pair<std::size_t, std::string_view>> small_;
+  // In place: no allocation for an ordinary record's object.
+  std::array<std::pair<std::size_t, std::string_view>, 32> small_;
+  std::size_t size_ = 0;
   std::unordered_set<std::string_view> large_;
 };
 
@@ -101,8 +111,10 @@ class Scanner {
   bool at_end() const { return pos_ >= text_.size(); }
   char peek() const { return at_end() ? '\0' : text_[pos_]; }
   void skip_ws() {
-    while (!at_end() && (peek() == ' ' || peek() == '\t' || peek() == '\n' || peek() == '\r'))
-      ++pos_;
+    const char* p = text_.data() + pos_;
+    const char* end = text_.data() + text_.size();
+    while (p != end && (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r')) ++p;
+    pos_ = static_cast<std::size_t>(p - text_.data());
   }
 
   [[noreturn]] static void fail(std::size_t offset, const std::string& reason) {
@@ -258,11 +270,7 @@ class Scanner {
     while (true) {
       // The plain run up to the next quote, backslash, control or non-ASCII byte.
       std::size_t run = pos_;
-      while (run < text_.size()) {
-        auto c = static_cast<unsigned char>(text_[run]);
-        if (c == '"' || c == '\\' || c < 0x20 || c >= 0x80) break;
-        ++run;
-      }
+      while (run < text_.size() && kPlain[static_cast<unsigned char>(text_[run])]) ++run;
       if (out) out->append(text_.substr(pos_, run - pos_));
       pos_ = run;
       if (at_end()) fail(start, "unterminated string");
