@@ -153,7 +153,7 @@ class Checker {
     check_enum_const(kw, v, ptr);
     if (v.is_number()) check_number(kw, v, ptr);
     if (v.is_string()) check_string(kw, v, ptr);
-    if (v.is_object() && kw.required) check_required(*kw.required, v, ptr);
+    if (v.is_object() && kw.required && !all_required(kw, v)) check_required(*kw.required, v, ptr);
     if (v.is_array()) check_counts(kw, elided(ptr) ? elided_->count : v.size(), ptr);
     if (v.is_array() && kw.unique_items && !elided(ptr)) check_unique(v, ptr);
   }
@@ -169,6 +169,16 @@ class Checker {
     std::string list;
     for (auto& option : *e) list += (list.empty() ? "" : ", ") + plain(option);
     issue(ptr, "must be one of " + list + " (got " + brief(v) + ")");
+  }
+
+  // One hash lookup per member instead of a map search per required name; a list with
+  // repeated or non-string names is left to check_required.
+  static bool all_required(const Keywords& kw, const json& v) {
+    if (kw.required_names.size() != kw.required->size()) return false;
+    std::size_t found = 0;
+    for (const auto& member : v.get_ref<const json::object_t&>())
+      found += kw.required_names.count(member.first);
+    return found == kw.required_names.size();
   }
 
   void check_required(const json& required, const json& v, const Path& ptr) {

@@ -4,7 +4,9 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "gpusel/json/json_schema.hpp"
@@ -28,6 +30,7 @@ struct Keywords {
   const json *all_of = nullptr, *any_of = nullptr, *one_of = nullptr;
   unsigned type_mask = 0;                                 // bits of TypeBit for the names in "type"
   std::unordered_map<std::string, const json*> property;  // "properties", hashed
+  std::unordered_set<std::string_view> required_names;    // "required", hashed (views of it)
   std::string pattern_source;
   std::shared_ptr<const json_detail::Pattern> pattern;
   std::string ref_name;  // "#/$defs/x", for messages
