@@ -76,7 +76,12 @@ json offers_json(const CloudListAnswer& a) {
                            {"as_of", o.as_of},
                            {"age_days", r.age_days},
                            {"past_limit", r.past_limit},
-                           {"source", o.source}});
+                           {"source", o.source},
+                           {"network",
+                            {{"gbps", r.network.gbps},
+                             {"rdma", r.network.rdma},
+                             {"published", r.network.published},
+                             {"nvlink_domain", r.network.nvlink_domain}}}});
   }
   return j;
 }

@@ -81,7 +81,7 @@ std::string money_exact(double amount, const std::string& currency) {
 std::string config_label(const Config& c) {
   std::string s = fmt::format("{}x {}", c.count, c.gpu->id);
   if (c.count == 1) return s;
-  const int nodes = (c.count + node_size(*c.gpu) - 1) / node_size(*c.gpu);
+  const int nodes = machines_of(c);
   // Under --tp/--pp the split is part of the configuration ("tp 4 x pp 2 x dp 2 zero1").
   const bool model_parallel = c.split.find(" x ") != std::string::npos;
   return s + " (" + (c.linked ? c.gpu->interconnect.kind : std::string("PCIe")) +

@@ -48,7 +48,11 @@ void apply_source_versions(const Row& r, gpusel::Workload& w) {
     if (has(r.at("location"), "resource-tables"))
       set_by_source(f.fsdp_frozen_grads, true, "lit-gpt 2023: FSDP1 Block units");
   }
-  // The 2023 bitsandbytes blog ran bitsandbytes 0.39.
+  // The 2023 bitsandbytes blog ran bitsandbytes 0.39. Its SFTTrainer (huggingface/trl
+  // @6916e0d2, 2023-05-15) prepared only 8-bit models, with PEFT's
+  // prepare_model_for_int8_training (fp32 casts, checkpointing on: huggingface/peft@3714aa2f
+  // src/peft/utils/other.py); whether its benchmark script (a gist, not in stored material)
+  // prepared the 4-bit models is unknown, so they keep the hf profile's k-bit preparation.
   if (has(src, "huggingface/blog"))
     set_by_source(f.four_bit_keeps_input, true, "bitsandbytes 0.39 (2023-05 blog)");
   if (has(src, "QwenLM")) {

@@ -137,6 +137,21 @@ void set_precision(const Row& r, Workload& w) {
   w.double_quant = has(p, "-dq") || has(p, "double quant") || has(p, "gptq");
 }
 
+// The cards the data names -> ids of data/gpus.json, so that a bound row is judged on the
+// card as `gpusel fit --gpu ID` sees it (a T4's ECC keeps 1/16 of its GDDR6: 15360 MiB).
+// The V100s and A100s are HBM cards: either form factor has the same usable memory.
+std::string catalog_gpu_id(const std::string& gpu) {
+  static const std::map<std::string, std::string> ids{{"T4 16GB", "t4"},
+                                                      {"V100 16GB", "v100-pcie-16gb"},
+                                                      {"V100 32GB", "v100-sxm2-32gb"},
+                                                      {"A100 40GB", "a100-40gb-sxm"},
+                                                      {"A100 80GB", "a100-80gb-sxm"},
+                                                      {"RTX A6000 48GB", "rtx-a6000"},
+                                                      {"RTX 4090 24GB", "rtx-4090"}};
+  const auto it = ids.find(gpu);
+  return it == ids.end() ? "" : it->second;
+}
+
 // "padded to longest in batch": the peak comes from the longest sample, which the
 // location lists per tokenizer ("longest sample: Llama2 1304 tok, phi1.5 1044, ...").
 int longest_sample(const Row& r) {
@@ -244,6 +259,7 @@ std::string set_measurement(const Row& r, Case& c) {
     const std::string gpu = r.at("gpu");
     if (!std::regex_search(gpu, m, std::regex(R"((\d+)\s*GB)"))) return "GPU size unknown";
     c.capacity_bytes = std::stod(m[1]) * 1e9;
+    c.gpu_id = catalog_gpu_id(gpu);
     return "";
   }
   if (r.at("mem_GB_1e9").empty()) return "no measured value";

@@ -26,6 +26,7 @@ struct Case {
   Metric metric = Metric::total;
   double measured_bytes = 0;  // per GPU
   double capacity_bytes = 0;  // the card's marketed VRAM (oom/fits rows)
+  std::string gpu_id;         // the card's id in data/gpus.json, when the row names one
   double context_bytes = -1;  // the row's own measured CUDA context, when it states one
   bool suspect = false;       // the data flags the row as suspect: reported, not scored
   bool held_out = false;      // not looked at while developing the model

@@ -11,11 +11,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "calibration_rows.hpp"
 #include "gpusel/base/error.hpp"
+#include "gpusel/data/card_memory.hpp"
+#include "gpusel/data/data_source.hpp"
 #include "gpusel/json/embedded.hpp"
 #include "gpusel/json/json_source.hpp"
 #include "gpusel/memory/estimator.hpp"
@@ -119,6 +122,7 @@ int main(int argc, char** argv) {
         gpusel::parse_located(gpusel::embedded_text("data/models.json"), "data/models.json").doc;
     const auto presets = gpusel::parse_models(doc, "data/models.json");
     const auto rows = calibration::read_csv(path);
+    const gpusel::Catalog catalog = gpusel::load_catalog({});
     std::vector<Case> cases;
     std::map<std::string, int> skipped;
     for (const auto& row : rows) {
@@ -139,19 +143,25 @@ int main(int argc, char** argv) {
       const double pred = predicted_in_metric(c, e);
       if (c.kind != Kind::point) {
         ++bounds;
-        // The same verdict `gpusel fit` gives: the total against the usable memory.
-        gpusel::Gpu gpu;
-        gpu.vram_gb = c.capacity_bytes / 1e9;
-        const bool fits = e.total_bytes <= gpusel::usable_bytes(gpu);
+        // The same verdict `gpusel fit --gpu ID` gives: the total against the card's usable
+        // memory (its ECC reserve included); a card not in the catalog by its size alone.
+        const gpusel::Gpu* card = c.gpu_id.empty() ? nullptr : catalog.find(c.gpu_id);
+        if (!c.gpu_id.empty() && !card)  // a stale id would silently judge on the size alone
+          throw std::runtime_error("row " + c.id + ": card '" + c.gpu_id +
+                                   "' is not in data/gpus.json");
+        gpusel::Gpu sized;
+        sized.vram_gb = c.capacity_bytes / 1e9;
+        const double usable = gpusel::usable_bytes(card ? *card : sized);
+        const bool fits = e.total_bytes <= usable;
         const bool right = (c.kind == Kind::oom) != fits;
         if (!right) (c.kind == Kind::oom ? oom_wrong : fits_wrong)++;
         (right ? bounds_by_framework[c.framework].first
                : bounds_by_framework[c.framework].second)++;
-        std::printf("%-4s %-24.24s %-34.34s %-13s %-12s %8s %8.2fG %8s\n", c.id.c_str(),
-                    c.model.c_str(), describe(c.workload).c_str(), c.framework.c_str(),
-                    c.kind == Kind::oom ? "OOM" : "fit-bound",
+        std::printf("%-4s %-24.24s %-34.34s %-13s %-12s %8s %8.2fG %8s (usable %.2fG)\n",
+                    c.id.c_str(), c.model.c_str(), describe(c.workload).c_str(),
+                    c.framework.c_str(), c.kind == Kind::oom ? "OOM" : "fit-bound",
                     (std::to_string(int(c.capacity_bytes / 1e9)) + "G").c_str(),
-                    e.total_bytes / 1e9, right ? "right" : "WRONG");
+                    e.total_bytes / 1e9, right ? "right" : "WRONG", usable / 1e9);
         continue;
       }
       const double err = (pred - c.measured_bytes) / c.measured_bytes;

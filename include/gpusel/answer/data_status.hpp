@@ -30,6 +30,7 @@ struct CloudOfferRow {
   std::optional<double> per_gpu_hour;  // on-demand / GPUs per instance; none: spot only
   long age_days = 0;                   // from the offer's as_of to the query's
   bool past_limit = false;             // older than kOfferMaxAgeDays
+  InstanceNetwork network;             // between its instances (published, else the default)
 };
 
 struct CloudListAnswer {

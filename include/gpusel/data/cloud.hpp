@@ -36,6 +36,20 @@ struct CloudDefaults {
   Figure commit_3y_discount;
   Figure storage_per_gb_month;  // USD
   Figure egress_per_gb;         // USD
+  // Gbit/s per instance over TCP between separate instances of an offer that publishes no
+  // network; absent in a file without it (instance_network() then uses the embedded one's).
+  std::optional<Figure> instance_network;
+};
+
+// The network between separate instances of one offer: what a job spanning them talks over.
+struct InstanceNetwork {
+  double gbps = 0;    // line rate per instance, each direction
+  bool rdma = false;  // GPUDirect RDMA (EFA, InfiniBand); false: NCCL over TCP sockets
+  std::string source, as_of, notes;
+  bool published = false;  // the offer's own figure, not defaults.instance_network
+  // GPUs of one NVLink domain the instances share (a GB200 NVL72 rack sold as 4-GPU
+  // instances); 0: none. Instances within it talk over NVLink, not the network.
+  int nvlink_domain = 0;
 };
 
 // Every price is for the whole instance, in `currency`. Some providers list a GPU only as
@@ -47,6 +61,7 @@ struct Offer {
   std::optional<double> on_demand_per_hour;  // nullopt: a spot-only offer
   std::optional<double> spot_per_hour, monthly, commit_1y_per_hour, commit_3y_per_hour;
   bool marketplace = false;
+  std::optional<InstanceNetwork> network;  // as the provider publishes it
   bool spot_only() const { return !on_demand_per_hour; }
 };
 
@@ -66,6 +81,11 @@ struct Cloud {
  private:
   mutable std::unordered_map<std::string, std::size_t> index_;
 };
+
+// The offer's own network, else the file's defaults.instance_network, else the embedded
+// data/cloud.json's (a user's file may predate the field).
+// An offer that gives only its NVLink domain takes the default's rate beyond it.
+InstanceNetwork instance_network(const Offer& o, const CloudDefaults& d);
 
 // Parses a cloud document. Throws Error(data) naming origin and offer on a missing or
 // mistyped field, a negative or zero on-demand price, an offer with neither an on-demand nor

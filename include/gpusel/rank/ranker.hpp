@@ -71,6 +71,9 @@ struct Config {
   Shard shard = Shard::none;
   bool rented = false;  // a cloud instance: no platform to buy, no purchase caveats
   std::string split;    // parallel_label: "fsdp", or "tp 4 x pp 4 x dp 4 zero1" under --tp/--pp
+  // Separate machines of this many GPUs over their own network (several rented instances);
+  // nullopt: the card's own nodes (node_size, its cluster network).
+  std::optional<NodeNetwork> nodes;
 };
 
 struct Result {
@@ -120,6 +123,8 @@ std::vector<Config> configurations(const Gpu& gpu, int max_gpus, const Workload&
 
 // `count` cards of `gpu`, linked where its interconnect reaches, sharded as the ranker would.
 Config make_config(const Gpu& gpu, int count, const Workload& w);
+// The machines a configuration spans: its rented instances, else nodes of node_size(gpu).
+int machines_of(const Config& c);
 
 Ranking rank(const Catalog& catalog, const RuleSet& rules, const Rates& rates,
              const RankRequest& request);

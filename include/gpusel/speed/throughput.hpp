@@ -127,12 +127,23 @@ int node_size(const Gpu& g);
 const ClusterNetwork* cluster_network(const Gpu& g, const ThroughputConstants& k);
 const ClusterNetwork* cluster_network(const Gpu& g);
 
+// Machines that are not the card's own nodes: separate rented instances of `gpus_per_node`
+// GPUs each, joined by the provider's network rather than a cluster fabric.
+struct NodeNetwork {
+  int gpus_per_node = 1;
+  double gbps = 0;    // line rate per machine, Gbit/s each direction
+  bool rdma = false;  // GPUDirect RDMA (links.nic-rdma), else NCCL over TCP (links.nic-tcp)
+  std::string label;  // what the network is, for the assumption texts
+};
+
 // `linked`: the cards of a node share a fast GPU-to-GPU link (NVLink etc.), else PCIe.
-// Beyond node_size(gpu) cards, nodes are joined by the card's cluster network.
+// Beyond node_size(gpu) cards, nodes are joined by the card's cluster network; with `nodes`,
+// nodes of nodes->gpus_per_node cards are joined by that network instead.
 // Error(usage) when count < 1, or when the card cannot run that many (no cluster network).
-Throughput estimate_throughput(const Workload& w, const Gpu& gpu, int count, bool linked);
 Throughput estimate_throughput(const Workload& w, const Gpu& gpu, int count, bool linked,
-                               const ThroughputConstants& k);
+                               const NodeNetwork* nodes = nullptr);
+Throughput estimate_throughput(const Workload& w, const Gpu& gpu, int count, bool linked,
+                               const ThroughputConstants& k, const NodeNetwork* nodes = nullptr);
 
 // While one is alive on its thread, estimate_throughput leaves the numbers out of its
 // assumption texts (the same figures, unreadable notes): for the ranker's configurations that

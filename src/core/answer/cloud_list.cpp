@@ -40,7 +40,8 @@ CloudListAnswer list_cloud(const Cloud& cloud, const Catalog& catalog, const Clo
   if (!provider.empty()) check_provider(cloud, provider);
   for (const auto& o : cloud.offers) {
     if ((!gpu.empty() && o.gpu != gpu) || (!provider.empty() && o.provider != provider)) continue;
-    CloudOfferRow r{&o, std::nullopt, days_between(o.as_of, a.as_of), false};
+    CloudOfferRow r{&o, std::nullopt, days_between(o.as_of, a.as_of), false,
+                    instance_network(o, cloud.defaults)};
     if (o.on_demand_per_hour)
       r.per_gpu_hour = *o.on_demand_per_hour / std::max(1, o.gpus_per_instance);
     r.past_limit = r.age_days > kOfferMaxAgeDays;

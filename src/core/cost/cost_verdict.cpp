@@ -187,11 +187,30 @@ std::string derived_note(const Cloud& cloud) {
       d.commit_3y_discount.value * 100, cloud.origin);
 }
 
-void offer_notes(const RentQuote& q, const std::string& today, std::vector<std::string>& n) {
-  if (q.instances > 1)
-    n.push_back(trf(
-        "{} has {} GPU(s) per instance: {} instances, linked by the network rather than NVLink.",
-        q.offer->id, q.offer->gpus_per_instance, q.instances));
+// Several instances: the network a job split across them waits on (data/cloud.json network,
+// else defaults.instance_network), the same one recommend's speed model uses.
+std::string instances_note(const RentQuote& q, const CloudDefaults& d) {
+  const InstanceNetwork net = instance_network(*q.offer, d);
+  if (q.instances * q.offer->gpus_per_instance <= net.nvlink_domain)
+    return trf(
+        "{} has {} GPU(s) per instance: {} instances within one NVLink domain of {} GPUs, "
+        "which the provider places together.",
+        q.offer->id, q.offer->gpus_per_instance, q.instances, net.nvlink_domain);
+  if (!net.published)
+    return trf(
+        "{} has {} GPU(s) per instance: {} instances, joined by a network the provider does not "
+        "publish (assumed {:g} Gbit/s TCP) rather than NVLink; a job split across them waits on "
+        "it.",
+        q.offer->id, q.offer->gpus_per_instance, q.instances, net.gbps);
+  return trf(
+      "{} has {} GPU(s) per instance: {} instances, joined by the provider's {:g} Gbit/s {} "
+      "network rather than NVLink; a job split across them waits on it.",
+      q.offer->id, q.offer->gpus_per_instance, q.instances, net.gbps, net.rdma ? "RDMA" : "TCP");
+}
+
+void offer_notes(const RentQuote& q, const Cloud& cloud, const std::string& today,
+                 std::vector<std::string>& n) {
+  if (q.instances > 1) n.push_back(instances_note(q, cloud.defaults));
   if (q.offer->marketplace)
     n.push_back(trf("{} is a marketplace listing: its price floats.", q.offer->id));
   if (!today.empty() && is_date(q.offer->as_of) && is_date(today) &&
@@ -214,7 +233,7 @@ std::vector<std::string> rental_notes(const std::vector<RentQuote>& quotes, cons
           tr("Spot instances can be reclaimed at any time: checkpoint often and expect "
              "restarts (K28)."));
     if (seen.insert(q.offer->id + "/" + std::to_string(q.instances)).second)
-      offer_notes(q, today, n);
+      offer_notes(q, cloud, today, n);
   }
   if (derived) n.push_back(derived_note(cloud));
   return n;

@@ -1,6 +1,8 @@
 // `recommend --rent` and `--compare-rent`: cloud instances evaluated like purchases.
 #include "gpusel/cost/rent.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -81,6 +83,9 @@ CostKey key_of(const RentalOption& o) {
 
 bool cheaper(const RentalOption& a, const RentalOption& b) { return cheaper(key_of(a), key_of(b)); }
 
+// "25", "0.1", "3200": a network's rate as providers write it.
+std::string gbps_text(double gbps) { return fmt::format("{:g}", gbps); }
+
 // The GPUs of an instance that can work on the job together: all of them, or for tensor
 // parallelism the largest power-of-two share that divides the attention heads (an 8-GPU
 // instance serves a 28-head model on 4); the instance is paid for in full either way.
@@ -89,12 +94,22 @@ int working_gpus(const Workload& w, int gpus) {
   return gpus;
 }
 
-// Several smaller instances talk over the network: no NVLink, no PCIe peer-to-peer.
-Config across_instances(const Gpu& gpu, int gpus, const Workload& w) {
+// Several instances are separate machines: each keeps its own GPUs' link (an 8-GPU instance
+// its NVLink), and between them a job talks over the provider's network (TCP Ethernet unless
+// the provider documents GPUDirect RDMA), never as one chassis.
+Config across_instances(const Gpu& gpu, int gpus, const Workload& w, const Offer& o,
+                        const InstanceNetwork& net) {
+  const int per = std::min(gpus, o.gpus_per_instance);
+  const int instances = (gpus + per - 1) / per;
   Config c = make_config(gpu, gpus, w);
   c.rented = true;
-  c.linked = false;
-  c.interconnect = "network (separate instances)";
+  c.linked = make_config(gpu, per, w).linked;  // inside one instance
+  const std::string kind = net.rdma ? "RDMA" : "TCP";
+  c.nodes = NodeNetwork{per, net.gbps, net.rdma,
+                        net.published ? o.id + " " + kind + " network"
+                                      : "an assumed TCP network [defaults.instance_network]"};
+  c.interconnect = fmt::format("{} instances x {}, {} Gbit/s {} network{}", instances, per,
+                               gbps_text(net.gbps), kind, net.published ? "" : " (assumed)");
   return c;
 }
 
@@ -176,8 +191,11 @@ std::optional<RentalOption> rent_same_work(const Result& bought, const Cloud& cl
     if (o->spot_only()) continue;  // the same work, uninterrupted: needs an on-demand price
     const int instances = (count + o->gpus_per_instance - 1) / o->gpus_per_instance;
     const int gpus = working_gpus(req.workload, instances * o->gpus_per_instance);
-    Config c = instances == 1 ? make_config(gpu, gpus, req.workload)
-                              : across_instances(gpu, gpus, req.workload);
+    // Instances of one NVLink domain (an NVL72 rack) are one machine to the job.
+    const InstanceNetwork net = instance_network(*o, cloud.defaults);
+    Config c = instances == 1 || gpus <= net.nvlink_domain
+                   ? make_config(gpu, gpus, req.workload)
+                   : across_instances(gpu, gpus, req.workload, *o, net);
     c.rented = true;
     Result eval = evaluate(c, rules, rates, req);
     if (!fits(eval)) continue;

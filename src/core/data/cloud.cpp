@@ -22,6 +22,8 @@ using nlohmann::json;
 
 // The largest instances carry 8 GPUs (16 on a few); a rack of 72 is sold as 18 of 4.
 constexpr int kMaxGpusPerInstance = 1024;
+// 100 Tbit/s: beyond any instance's network (the largest publish 6.4 Tbit/s).
+constexpr double kMaxNetworkGbps = 1e5;
 
 template <typename T>
 T field(const json& rec, const char* key, const std::string& at) {
@@ -50,16 +52,48 @@ Figure parse_default(const json& defs, const char* key, const std::string& origi
   return parse_figure(field<json>(defs, key, origin + ": defaults"), at);
 }
 
+std::optional<Figure> optional_default(const json& defs, const char* key,
+                                       const std::string& origin) {
+  if (!defs.is_object() || !defs.contains(key)) return std::nullopt;
+  return parse_default(defs, key, origin);
+}
+
 CloudDefaults parse_defaults(const json& defs, const std::string& origin) {
-  std::optional<Figure> availability;
-  if (defs.is_object() && defs.contains("spot_availability"))
-    availability = parse_default(defs, "spot_availability", origin);
-  return {parse_default(defs, "spot_ratio", origin),
-          availability,
-          parse_default(defs, "commit_1y_discount", origin),
-          parse_default(defs, "commit_3y_discount", origin),
-          parse_default(defs, "storage_per_gb_month", origin),
-          parse_default(defs, "egress_per_gb", origin)};
+  CloudDefaults d{parse_default(defs, "spot_ratio", origin),
+                  optional_default(defs, "spot_availability", origin),
+                  parse_default(defs, "commit_1y_discount", origin),
+                  parse_default(defs, "commit_3y_discount", origin),
+                  parse_default(defs, "storage_per_gb_month", origin),
+                  parse_default(defs, "egress_per_gb", origin),
+                  optional_default(defs, "instance_network", origin)};
+  if (d.instance_network && !(d.instance_network->value > 0))
+    throw data_error(origin + ": defaults.instance_network: value must be > 0 Gbit/s");
+  return d;
+}
+
+// An offer's optional network: {gbps, rdma | nvlink_domain, source, as_of[, notes]}, as the
+// schema has it: a rate comes with its transport unless the entry gives an NVLink domain.
+std::optional<InstanceNetwork> parse_network(const json& rec, const std::string& at) {
+  const auto j = detail::present<json>(rec, "network", at);
+  if (!j) return std::nullopt;
+  const std::string in = at + ": network";
+  if (!j->is_object()) throw data_error(in + ": must be an object with gbps, rdma and source");
+  InstanceNetwork n;
+  n.nvlink_domain = detail::present<int>(*j, "nvlink_domain", in).value_or(0);
+  if (j->contains("nvlink_domain") && (n.nvlink_domain < 2 || n.nvlink_domain > 1024))
+    throw data_error(in + ": 'nvlink_domain' must be from 2 to 1024 GPUs");
+  n.source = field<std::string>(*j, "source", in);
+  n.as_of = date_field(*j, "as_of", in);
+  n.notes = detail::present<std::string>(*j, "notes", in).value_or("");
+  if (n.nvlink_domain && !j->contains("gbps")) return n;  // the rate beyond it: the default
+  n.gbps = field<double>(*j, "gbps", in);
+  if (!(n.gbps > 0) || !(n.gbps <= kMaxNetworkGbps))  // as the schema bounds it
+    throw data_error(in + ": 'gbps' must be > 0 and at most " + fmt::format("{}", kMaxNetworkGbps) +
+                     " (got " + fmt::format("{}", n.gbps) + ")");
+  n.rdma = n.nvlink_domain ? detail::present<bool>(*j, "rdma", in).value_or(false)
+                           : field<bool>(*j, "rdma", in);
+  n.published = true;
+  return n;
 }
 
 // On-demand may be null only for a spot-only offer, which then needs its spot price.
@@ -122,6 +156,7 @@ Offer detail::parse_offer_record(const json& rec, const std::string& at) {
   o.as_of = date_field(rec, "as_of", at);
   o.source = field<std::string>(rec, "source", at);
   o.notes = detail::present<std::string>(rec, "notes", at).value_or("");
+  o.network = parse_network(rec, at);
   return o;
 }
 
@@ -258,6 +293,19 @@ std::size_t drop_offers_without_gpu(Cloud& cloud, const Catalog& catalog) {
       std::erase_if(cloud.offers, [&](const Offer& o) { return !catalog.find(o.gpu); });
   cloud.reindex();
   return n;
+}
+
+InstanceNetwork instance_network(const Offer& o, const CloudDefaults& d) {
+  if (o.network && o.network->published) return *o.network;
+  static const Figure embedded = *load_cloud_file("", false).defaults.instance_network;
+  const Figure& f = d.instance_network ? *d.instance_network : embedded;
+  return {f.value,
+          false,
+          f.source,
+          f.as_of,
+          "defaults.instance_network",
+          false,
+          o.network ? o.network->nvlink_domain : 0};
 }
 
 std::optional<EffectivePrice> effective_price(const Offer& o, RentKind kind,

@@ -54,7 +54,13 @@ Config make_config(const Gpu& gpu, int count, const Workload& w) {
           link_label(gpu, count, linked),
           placed.shard,
           false,
-          parallel_label(placed)};
+          parallel_label(placed),
+          std::nullopt};
+}
+
+int machines_of(const Config& c) {
+  const int per = c.nodes ? std::max(1, c.nodes->gpus_per_node) : node_size(*c.gpu);
+  return (c.count + per - 1) / per;
 }
 
 std::vector<Config> configurations(const Gpu& gpu, int max_gpus, const Workload& w) {

@@ -117,7 +117,8 @@ double one_card_need(const Gpu& gpu, const RankRequest& req) {
 void measure(Result& r, const Workload& w, const Rates& rates, const RankRequest& req) {
   const Config& config = r.config;
   price_configuration(r, req, rates);
-  r.throughput = estimate_throughput(w, *config.gpu, config.count, config.linked);
+  r.throughput = estimate_throughput(w, *config.gpu, config.count, config.linked,
+                                     config.nodes ? &*config.nodes : nullptr);
   r.tokens_per_s = primary_tokens_per_s(w, r.throughput);
   if (req.tokens && r.tokens_per_s > 0) r.hours = hours_for_tokens(*req.tokens, r.tokens_per_s);
 }

@@ -53,7 +53,7 @@ double round125(double v, bool up) {
 std::string label_of(const Config& c) {
   std::string s = fmt::format("{}x {}", c.count, c.gpu->id);
   if (c.count == 1) return s;
-  const int nodes = (c.count + node_size(*c.gpu) - 1) / node_size(*c.gpu);
+  const int nodes = machines_of(c);
   return s + " (" + (c.linked ? c.gpu->interconnect.kind : std::string("PCIe")) +
          (nodes > 1 ? fmt::format(", {} nodes", nodes) : "") + ")";
 }

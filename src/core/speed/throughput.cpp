@@ -136,8 +136,8 @@ double memory_bound_s(const Workload& w, const Shape& s, double bw, bool fp8, in
 }
 
 void estimate_training(const Workload& w, const Gpu& g, int count, bool linked, const K& k,
-                       const Shape& s, Throughput& t) {
-  const tput::Fabric fabric = tput::fabric_of(g, count, linked, k);
+                       const Shape& s, Throughput& t, const NodeNetwork* nodes) {
+  const tput::Fabric fabric = tput::fabric_of(g, count, linked, k, nodes);
   const Peaks p = training_peaks(w, g, k, t);
   if (p.linear <= 0 || p.attention <= 0) return no_compute_figure(g, t);
   std::string id;
@@ -211,20 +211,21 @@ const ClusterNetwork* cluster_network(const Gpu& g) {
 }
 
 Throughput estimate_throughput(const Workload& w, const Gpu& gpu, int count, bool linked,
-                               const ThroughputConstants& k) {
+                               const ThroughputConstants& k, const NodeNetwork* nodes) {
   if (count < 1)
     throw usage_error("GPU count must be at least 1 (got " + std::to_string(count) + ")");
   const Shape s = tput::shape_of(w);
   Throughput t;
   if (is_training(w.mode))
-    estimate_training(w, gpu, count, linked, k, s, t);
+    estimate_training(w, gpu, count, linked, k, s, t, nodes);
   else
-    tput::estimate_inference(w, gpu, count, linked, k, s, t);
+    tput::estimate_inference(w, gpu, count, linked, k, s, t, nodes);
   return t;
 }
 
-Throughput estimate_throughput(const Workload& w, const Gpu& gpu, int count, bool linked) {
-  return estimate_throughput(w, gpu, count, linked, default_throughput_constants());
+Throughput estimate_throughput(const Workload& w, const Gpu& gpu, int count, bool linked,
+                               const NodeNetwork* nodes) {
+  return estimate_throughput(w, gpu, count, linked, default_throughput_constants(), nodes);
 }
 
 double primary_tokens_per_s(const Workload& w, const Throughput& t) {

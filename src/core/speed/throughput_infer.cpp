@@ -301,9 +301,9 @@ namespace {
 
 // The context both estimates start from: engine, fabric, bandwidth, GEMM rates, layout.
 Ctx make_ctx(const Workload& w, const Gpu& g, int count, bool linked, const K& k, const Shape& s,
-             Throughput& t) {
+             Throughput& t, const NodeNetwork* nodes = nullptr) {
   const Engine& e = engine_for(w, k);
-  Ctx c{w, g, s, k, e, fabric_of(g, count, linked, k)};
+  Ctx c{w, g, s, k, e, fabric_of(g, count, linked, k, nodes)};
   t.engine = e.name;
   t.assumptions.push_back(
       "engine " + e.label +
@@ -320,8 +320,8 @@ Ctx make_ctx(const Workload& w, const Gpu& g, int count, bool linked, const K& k
 }  // namespace
 
 void estimate_inference(const Workload& w, const Gpu& g, int count, bool linked, const K& k,
-                        const Shape& s, Throughput& t) {
-  const Ctx c = make_ctx(w, g, count, linked, k, s, t);
+                        const Shape& s, Throughput& t, const NodeNetwork* nodes) {
+  const Ctx c = make_ctx(w, g, count, linked, k, s, t, nodes);
   const int replicas = c.tp * c.stages == 1 ? count : 1;
   const Rate d = decode_rate(c, c.tp, c.stages);
   t.decode_tokens_per_s = replicas * d.per_s;

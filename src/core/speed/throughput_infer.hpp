@@ -5,6 +5,6 @@
 namespace gpusel::tput {
 
 void estimate_inference(const Workload& w, const Gpu& g, int count, bool linked, const K& k,
-                        const Shape& s, Throughput& t);
+                        const Shape& s, Throughput& t, const NodeNetwork* nodes = nullptr);
 
 }  // namespace gpusel::tput

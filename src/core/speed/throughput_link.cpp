@@ -136,11 +136,24 @@ Parts offload_traffic(const Workload& w, const Shape& s, const Gpu& g, const Fab
   return p;
 }
 
+// Separate machines (rented instances) over their own network: every GPU of a machine shares
+// its NIC, at the fraction of the line rate NCCL reaches over RDMA or over TCP sockets.
+void join_by_network(Fabric& f, const NodeNetwork& n, const K& k) {
+  const char* link = n.rdma ? "nic-rdma" : "nic-tcp";
+  const double frac = k.links.at(link);
+  f.inter = n.gbps * 1e9 / 8 * frac / std::min(f.count, f.per_node);
+  const std::string over = std::to_string(f.nodes) + " machines of " + std::to_string(f.per_node) +
+                           " over " + n.label + " " + num(n.gbps) + " Gbit/s x " + num(frac) +
+                           " [links." + link + "]";
+  f.what = f.per_node == 1 ? over : f.what + ", " + over;  // one GPU each: no link inside
+}
+
 }  // namespace
 
-Fabric fabric_of(const Gpu& g, int count, bool linked, const K& k) {
+Fabric fabric_of(const Gpu& g, int count, bool linked, const K& k, const NodeNetwork* nodes) {
   Fabric f;
-  f.count = count, f.linked = linked, f.per_node = node_size(g);
+  f.count = count, f.linked = linked;
+  f.per_node = nodes ? std::max(1, nodes->gpus_per_node) : node_size(g);
   f.nodes = (count + f.per_node - 1) / f.per_node;
   const bool p2p = peer_to_peer(g);
   const double pcie =
@@ -164,7 +177,9 @@ Fabric fabric_of(const Gpu& g, int count, bool linked, const K& k) {
       f.what += ", beyond " + std::to_string(f.socket) +
                 " per CPU socket through host memory [pcie_gpus_per_socket, links.pcie-host]";
   }
-  if (f.nodes > 1) {
+  if (f.nodes > 1 && nodes) {
+    join_by_network(f, *nodes, k);
+  } else if (f.nodes > 1) {
     const ClusterNetwork* net = cluster_network(g, k);
     if (!net)
       throw usage_error(g.id + " does not cluster: at most " + std::to_string(f.per_node) +

@@ -72,7 +72,9 @@ struct Fabric {
   double cross = 0;
   std::string what;  // "nvlink 900 GB/s x 0.8 [links.nvlink]" ...
 };
-Fabric fabric_of(const Gpu& g, int count, bool linked, const K& k);
+// `nodes`: separate machines over their own network (rented instances), else the card's nodes.
+Fabric fabric_of(const Gpu& g, int count, bool linked, const K& k,
+                 const NodeNetwork* nodes = nullptr);
 double allreduce_s(const Fabric& f, double bytes);         // ring all-reduce over all f.count GPUs
 double gather_s(const Fabric& f, double bytes);            // all-gather or reduce-scatter
 double latency_s(const Fabric& f, int group, const K& k);  // one small all-reduce

@@ -152,6 +152,25 @@ Engine parse_engine(const std::string& name, const json& e, const std::string& a
   return g;
 }
 
+// An engine entry may name another ("like": "vllm") and give only what differs: the other's
+// figures apply where it gives none, so one engine's measurements live in one place. Its
+// label is its own; the other's notes and aliases are not inherited. One level only.
+json resolved_engine(const json& engines, const json& e, const std::string& at) {
+  if (!e.is_object() || !e.contains("like")) return e;
+  if (!e["like"].is_string()) throw data_error(at + ".like: must be the name of an engine");
+  const std::string base = e["like"].get<std::string>();
+  if (!engines.contains(base)) throw data_error(at + ".like: no engine '" + base + "'");
+  const json& parent = engines[base];
+  if (!parent.is_object() || parent.contains("like"))
+    throw data_error(at + ".like: '" + base + "' must be an engine of its own (no 'like')");
+  if (!e.contains("label")) throw data_error(at + ".label: missing (not inherited)");
+  json out = parent;
+  out.erase("aliases"), out.erase("notes");
+  for (const auto& [key, value] : e.items())
+    if (key != "like") out[key] = value;
+  return out;
+}
+
 // A map of sourced fractions: memory types, links.
 std::map<std::string, double> fractions(const json& doc, const char* key,
                                         const std::string& origin) {
@@ -171,12 +190,15 @@ void parse_tables(const json& doc, const std::string& origin, ThroughputConstant
   parse_networks(doc, origin, k);
   k.memory_types = fractions(doc, "memory_types", origin);
   k.links = fractions(doc, "links", origin);
-  for (const char* needed : {"pcie-p2p", "pcie-host"})
+  for (const char* needed : {"pcie-p2p", "pcie-host", "nic-tcp", "nic-rdma"})
     if (!k.links.count(needed)) throw data_error(origin + ": links." + needed + ": missing");
   if (!doc.contains("engines") || !doc["engines"].is_object() || doc["engines"].empty())
     throw data_error(origin + ": 'engines' must be a non-empty object");
-  for (const auto& [name, e] : doc["engines"].items())
-    k.engines[to_lower(name)] = parse_engine(to_lower(name), e, origin + ": engines." + name);
+  for (const auto& [name, e] : doc["engines"].items()) {
+    const std::string at = origin + ": engines." + name;
+    k.engines[to_lower(name)] =
+        parse_engine(to_lower(name), resolved_engine(doc["engines"], e, at), at);
+  }
 }
 
 }  // namespace tput

@@ -1,5 +1,6 @@
 #include "gpusel/cost/cost.hpp"
 
+#include <fmt/format.h>
 #include <catch2/catch.hpp>
 
 #include "gpusel/base/error.hpp"
@@ -368,4 +369,24 @@ TEST_CASE("the property's limits are real: dear power or a flat commitment beats
   CHECK(full.own->total ==
         Approx((3800 + two_4090_host()) * (1 - 0.25 * 0.25 * 0.25) + 0.9 * 24 * 1095 * 0.2));
   CHECK(full.verdict.choice == "commit-3y");
+}
+
+TEST_CASE("several instances: the note names the network a job split across them waits on") {
+  Fixture f;
+  CostQuery q = two_4090s_vs_a100();
+  q.rent_count = 2;  // two 1-GPU instances of tc-a100-1x
+  auto notes_of = [&] {
+    std::string all;
+    for (const auto& n : compare_costs(q, f.data()).notes) all += n + "\n";
+    return all;
+  };
+  // No network in the fixture: the embedded default, said to be assumed.
+  const double assumed = instance_network(*f.cloud.find("tc-a100-1x"), f.cloud.defaults).gbps;
+  CHECK(notes_of().find(fmt::format("2 instances, joined by a network the provider does not "
+                                    "publish (assumed {:g} Gbit/s TCP)",
+                                    assumed)) != std::string::npos);
+  for (Offer& o : f.cloud.offers)
+    if (o.id == "tc-a100-1x") o.network = InstanceNetwork{400, true, "t", "2026-12-01", "", true};
+  CHECK(notes_of().find("2 instances, joined by the provider's 400 Gbit/s RDMA network") !=
+        std::string::npos);
 }

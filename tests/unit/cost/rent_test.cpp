@@ -211,3 +211,66 @@ TEST_CASE("spot-only offers are never ranked for a job nor rent its work") {
   const Result bought = evaluate(make_config(h100, 1, f.req.workload), f.rules, f.rates, f.req);
   CHECK(rent_same_work(bought, f.cloud, f.rules, f.rates, f.req, {})->offer->id == "tc-h100-1x");
 }
+
+namespace {
+
+// The fixture's H100 rented as 1-GPU instances over a network of `gbps` (TCP).
+RentalOption eight_instances(Fixture& f, const Result& bought, std::optional<double> gbps) {
+  for (Offer& o : f.cloud.offers)
+    if (o.id == "tc-h100-1x")
+      o.network = gbps ? std::optional<InstanceNetwork>(
+                             InstanceNetwork{*gbps, false, "test", "2026-12-01", "", true})
+                       : std::nullopt;
+  auto r = rent_same_work(bought, f.cloud, f.rules, f.rates, f.req, {});
+  REQUIRE(r);
+  return *r;
+}
+
+}  // namespace
+
+TEST_CASE("8 one-GPU instances train over their network, not as one 8-GPU machine") {
+  Fixture f;
+  f.req.workload = test_models::on(test_models::llama2_7b(), Mode::lora);
+  const Gpu& h100 = *f.catalog.find("h100-sxm");
+  const Result nvlink = evaluate(make_config(h100, 8, f.req.workload), f.rules, f.rates, f.req);
+  REQUIRE(nvlink.config.linked);
+  Config pcie = make_config(h100, 8, f.req.workload);
+  pcie.linked = false;
+  const Result box = evaluate(pcie, f.rules, f.rates, f.req);
+  double slower = nvlink.tokens_per_s;
+  for (double gbps : {25.0, 10.0}) {
+    INFO(gbps);
+    const RentalOption r = eight_instances(f, nvlink, gbps);
+    CHECK(r.instances == 8);
+    REQUIRE(r.eval.config.nodes);
+    CHECK(r.eval.config.nodes->gpus_per_node == 1);
+    CHECK(r.eval.config.nodes->gbps == gbps);
+    CHECK_FALSE(r.eval.config.nodes->rdma);
+    CHECK(r.eval.config.interconnect.find("8 instances x 1") != std::string::npos);
+    // Far below one NVLink machine, below 8 PCIe cards in one box, slower on a slower network.
+    CHECK(r.eval.tokens_per_s < 0.5 * nvlink.tokens_per_s);
+    CHECK(r.eval.tokens_per_s < box.tokens_per_s);
+    CHECK(r.eval.tokens_per_s < slower);
+    slower = r.eval.tokens_per_s;
+    // The same work takes longer, so the job costs the hours this speed needs.
+    CHECK(*r.hours == Approx(1e9 / r.eval.tokens_per_s / 3600));
+  }
+  // An offer without a network of its own runs on the default, said to be assumed.
+  const RentalOption assumed = eight_instances(f, nvlink, std::nullopt);
+  REQUIRE(assumed.eval.config.nodes);
+  CHECK(assumed.eval.config.nodes->gbps == instance_network(*assumed.offer, f.cloud.defaults).gbps);
+  CHECK(assumed.eval.config.interconnect.find("(assumed)") != std::string::npos);
+}
+
+TEST_CASE("work that fits one instance is evaluated as before: one machine, no network") {
+  Fixture f;
+  f.req.workload = test_models::on(test_models::llama2_7b(), Mode::lora);
+  const Gpu& a100 = *f.catalog.find("a100-80gb-sxm");
+  const Result bought = evaluate(make_config(a100, 8, f.req.workload), f.rules, f.rates, f.req);
+  std::erase_if(f.cloud.offers, [](const Offer& o) { return o.id == "tc-a100-1x"; });
+  auto r = rent_same_work(bought, f.cloud, f.rules, f.rates, f.req, {});
+  REQUIRE(r);
+  CHECK(r->instances == 1);
+  CHECK_FALSE(r->eval.config.nodes);
+  CHECK(r->eval.tokens_per_s == Approx(bought.tokens_per_s));
+}

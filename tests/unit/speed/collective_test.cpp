@@ -64,3 +64,44 @@ TEST_CASE("the shipped data splits PCIe servers 4 + 4 and the host path is the s
   CHECK(joined(estimate_throughput(w, l40s, 8, false)).find("through host memory") !=
         std::string::npos);
 }
+
+// Separate machines (rented instances) over their own network: NCCL over TCP reaches
+// links.nic-tcp of the line rate, and every GPU of a machine shares its NIC.
+TEST_CASE("instances joined by a TCP network: the all-reduce runs at the network's rate") {
+  auto k = tput_fixtures::plain();
+  k.links["nic-tcp"] = 0.5, k.links["nic-rdma"] = 1.0;
+  k.comm_overlap_fraction = 0;  // nothing hides: the step is compute + the whole all-reduce
+  Workload w = tput_fixtures::training(Mode::full, 1e9);
+  w.shard = Shard::ddp;
+  const Gpu g = tput_fixtures::card();
+  const double one = estimate_throughput(w, g, 1, false, k).train_tokens_per_s;
+  const NodeNetwork ten{1, 10, false, "test"};
+  const Throughput eight = estimate_throughput(w, g, 8, true, k, &ten);
+  // Ring all-reduce of 2 GB of bf16 gradients over 10 Gbit/s x 0.5: 2 x 7/8 x 2e9 / 0.625e9.
+  const double allreduce_s = 2.0 * 7 / 8 * 2e9 / (10e9 / 8 * 0.5);
+  const double tokens = w.batch * w.seq_len;
+  CHECK(eight.train_tokens_per_s == Approx(8 * tokens / (tokens / one + allreduce_s)));
+  CHECK(joined(eight).find("8 machines of 1 over test 10 Gbit/s x 0.5 [links.nic-tcp]") !=
+        std::string::npos);
+  // A faster network, and RDMA's higher fraction, only help; one machine is unchanged.
+  const NodeNetwork hundred{1, 100, false, "test"}, rdma{1, 10, true, "test"};
+  CHECK(estimate_throughput(w, g, 8, true, k, &hundred).train_tokens_per_s >
+        eight.train_tokens_per_s);
+  CHECK(estimate_throughput(w, g, 8, true, k, &rdma).train_tokens_per_s > eight.train_tokens_per_s);
+  const NodeNetwork box{8, 10, false, "test"};
+  CHECK(estimate_throughput(w, g, 8, true, k, &box).train_tokens_per_s ==
+        Approx(estimate_throughput(w, g, 8, true, k).train_tokens_per_s));
+}
+
+TEST_CASE("two 8-GPU instances over RDMA at the cluster network's rate match that cluster") {
+  auto k = tput_fixtures::plain();
+  k.links["nic-tcp"] = 0.5, k.links["nic-rdma"] = 1.0;
+  k.comm_overlap_fraction = 0;
+  Workload w = tput_fixtures::training(Mode::full, 1e9);
+  w.shard = Shard::ddp;
+  const Gpu g = tput_fixtures::card();
+  // The fixture's cluster network gives each GPU 50 GB/s: 8 x 50 GB/s = 3200 Gbit/s a machine.
+  const NodeNetwork efa{8, 3200, true, "test"};
+  CHECK(estimate_throughput(w, g, 16, true, k, &efa).train_tokens_per_s ==
+        Approx(estimate_throughput(w, g, 16, true, k).train_tokens_per_s));
+}
