@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "gpusel/base/text.hpp"
+#include "json/json_scan_parts.hpp"
 
 // nlohmann's parser reports no position per value, so this scanner walks the text first: it
 // validates the syntax with human messages and, only where positions are asked for, records
@@ -25,7 +26,6 @@ bool is_digit(char c) { return c >= '0' && c <= '9'; }
 bool is_word_char(char c) {
   return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
 }
-bool is_lead_byte(char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }
 
 // Bytes a string token copies as they are: not a quote, backslash, control or non-ASCII byte.
 constexpr std::array<bool, 256> kPlain = [] {
@@ -33,57 +33,6 @@ constexpr std::array<bool, 256> kPlain = [] {
   for (int c = 0x20; c < 0x80; ++c) t[static_cast<std::size_t>(c)] = c != '"' && c != '\\';
   return t;
 }();
-
-// Line and column of offsets asked for in increasing order, in total time linear in the text:
-// memchr finds the line breaks, and only the part of the last line before the offset has its
-// code points counted.
-class Cursor {
- public:
-  explicit Cursor(std::string_view text) : text_(text) {}
-  SourcePos at(std::size_t offset) {
-    const std::size_t to = std::min(offset, text_.size());
-    if (to > done_) {
-      std::size_t from = done_;
-      for (const char* nl;
-           (nl = static_cast<const char*>(std::memchr(text_.data() + from, '\n', to - from)));) {
-        ++line_, column_ = 1;
-        from = static_cast<std::size_t>(nl - text_.data()) + 1;
-      }
-      for (; from < to; ++from) column_ += is_lead_byte(text_[from]);
-      done_ = to;
-    }
-    return {line_, column_, offset};
-  }
-
- private:
-  std::string_view text_;
-  std::size_t done_ = 0;
-  int line_ = 1, column_ = 1;
-};
-
-// The keys of one object, for the duplicate check: views of the text, compared by hash
-// first. Records have a few dozen keys, where a linear search beats a hash set; a huge
-// object switches to one so it stays linear.
-class KeySet {
- public:
-  bool empty() const { return size_ == 0 && large_.empty(); }
-  bool insert(std::string_view key) {
-    const std::size_t h = std::hash<std::string_view>{}(key);
-    if (large_.empty()) {
-      for (std::size_t i = 0; i < size_; ++i)
-        if (small_[i].first == h && small_[i].second == key) return false;
-      if (size_ < small_.size()) return small_[size_++] = {h, key}, true;
-      for (const auto& entry : small_) large_.insert(entry.second);
-    }
-    return large_.insert(key).second;
-  }
-
- private:
-  // In place: no allocation for an ordinary record's object.
-  std::array<std::pair<std::size_t, std::string_view>, 32> small_;
-  std::size_t size_ = 0;
-  std::unordered_set<std::string_view> large_;
-};
 
 class Scanner {
  public:
