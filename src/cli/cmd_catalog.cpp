@@ -79,8 +79,9 @@ int run_list(Context& ctx, const ListArgs& a) {
   const CatalogListAnswer ans = list_gpus(ctx.catalog(), {a.vendor, a.segment, a.min_vram});
   const auto& picked = ans.gpus;
   Output o;
-  o.table = gpu_table(picked);
-  o.csv = gpu_csv(picked);
+  // Only the table the format writes: at 100,000 cards each is tens of megabytes.
+  if (f == Format::table) o.table = gpu_table(picked);
+  if (f == Format::csv) o.csv = gpu_csv(picked);
   o.after = std::to_string(picked.size()) + " of " + std::to_string(ans.total) + " GPUs (" +
             ctx.catalog().origin + "); tensor TFLOPS are dense, FP32 accumulate\n";
   o.json = {{"schema_version", 1}, {"count", picked.size()}, {"gpus", nlohmann::json::array()}};

@@ -204,16 +204,37 @@ std::string render(const Output& o, Format f, bool to_terminal) {
   } else if (f == Format::html) {
     text = o.html;  // report/html escaped every text from data or the user
   } else {
-    text = no_workflow_commands(safe_text(o.before) +
-                                (o.table.columns.empty() ? "" : render_table(o.table)) +
-                                safe_text(o.after));
-    if (to_terminal) text = highlighted(text, o.highlights);
+    text = safe_text(o.before);  // the table appended in place: it may be tens of megabytes
+    if (!o.table.columns.empty()) render_table_to(text, o.table);
+    text += safe_text(o.after);
+    text = no_workflow_commands(std::move(text));
+    if (to_terminal) text = highlighted(std::move(text), o.highlights);
   }
   return text;
 }
 
+namespace {
+
+// A table without highlights is written as it is rendered, a thousand rows at a time: the
+// same text render() makes (no_workflow_commands works line by line and every part starts a
+// line), without a 100,000-row table held whole in memory.
+bool emit_streamed(std::ostream& out, const Output& o) {
+  if (o.table.columns.empty() || (display().colour && !o.highlights.empty())) return false;
+  std::string text = safe_text(o.before);
+  if (!text.empty() && text.back() != '\n') return false;
+  render_table_to(text, o.table, [&out](std::string& part) {
+    out << no_workflow_commands(std::move(part));
+    part.clear();
+  });
+  text += safe_text(o.after);
+  out << no_workflow_commands(std::move(text));
+  return true;
+}
+
+}  // namespace
+
 void emit(std::ostream& out, const Output& o, Format f) {
-  out << render(o, f, true);
+  if (f != Format::table || !emit_streamed(out, o)) out << render(o, f, true);
   out.flush();
 }
 

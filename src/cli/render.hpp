@@ -2,6 +2,7 @@
 // The one formatting path: every command builds an Output (a table for people, JSON for
 // programs, a raw table for spreadsheets) and `emit` writes it in the asked format, in one
 // piece, with data from files made safe for the terminal (terminal.hpp).
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
@@ -58,6 +59,10 @@ struct Output {
 // Aligned columns fitted to the display width (terminal.hpp): low-priority columns dropped
 // first, then wrap columns wrapped; a line under the table names what was dropped.
 std::string render_table(const Table& t);
+// The same, appended to `out`; with `flush`, handed `out` every thousand rows or so (it writes
+// and clears it), so a long table is never held whole.
+void render_table_to(std::string& out, const Table& t,
+                     const std::function<void(std::string&)>& flush = {});
 // RFC 4180; cells that a spreadsheet would run as a formula start with ' (OWASP).
 std::string render_csv(const Table& t);
 // The output in format `f`, as written; Error(usage) for html when the command has no page.

@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <deque>
+#include <functional>
 #include <utility>
 
 #include "cli/render.hpp"
@@ -14,6 +16,7 @@ namespace {
 
 constexpr std::size_t gap = 2;        // spaces between columns
 constexpr std::size_t min_wrap = 16;  // a wrapped column keeps at least this much
+constexpr std::size_t kRowsPerFlush = 1024;
 
 std::string pad(const std::string& s, std::size_t w, bool right) {
   const std::size_t have = display_width(s);
@@ -74,12 +77,16 @@ std::size_t total(const std::vector<std::size_t>& w) {
   return cols ? n + gap * (cols - 1) : 0;
 }
 
-Layout fit(const Table& t, const std::vector<std::vector<std::string>>& cells, std::size_t limit) {
+// A row's cells, by reference: to the table's own text where it is safe to show as is, else to
+// its escaped copy, so a 100,000-row table is not copied whole to be shown.
+using Cells = std::vector<const std::string*>;
+
+Layout fit(const Table& t, const std::vector<Cells>& cells, std::size_t limit) {
   Layout l;
   l.width.assign(t.columns.size(), 0);
   for (std::size_t c = 0; c < t.columns.size(); ++c) {
     l.width[c] = std::max<std::size_t>(1, display_width(t.columns[c].header));
-    for (const auto& row : cells) l.width[c] = std::max(l.width[c], display_width(row.at(c)));
+    for (const auto& row : cells) l.width[c] = std::max(l.width[c], display_width(*row.at(c)));
   }
   if (limit == 0) return l;
   while (total(l.width) > limit) {
@@ -106,59 +113,95 @@ Tone tone_at(const Table& t, std::size_t r, std::size_t c) {
   return r < t.tones.size() && c < t.tones[r].size() ? t.tones[r][c] : Tone::plain;
 }
 
-// One table row, as many lines as its tallest wrapped cell.
-std::string row_lines(const Table& t, const Layout& l, const std::vector<std::string>& row,
-                      std::size_t r) {
-  std::vector<std::vector<std::string>> parts(row.size());
+// One cell of a line: padded to `width`, the text (not the padding) coloured, so alignment
+// does not depend on the terminal.
+void append_cell(std::string& s, const std::string& text, std::size_t width, bool right,
+                 Tone tone) {
+  const std::size_t have = display_width(text);
+  const std::size_t fill = width > have ? width - have : 0;
+  if (!display().colour || tone == Tone::plain || text.empty()) {  // paint() leaves it as is
+    if (right) s.append(fill, ' ');
+    s += text;
+    if (!right) s.append(fill, ' ');
+    return;
+  }
+  const std::string cell = pad(text, width, right);
+  const std::size_t at = cell.find(text);
+  s += cell.substr(0, at) + paint(text, tone) + cell.substr(at + text.size());
+}
+
+// One table row, as many lines as its tallest wrapped cell, appended to `out`. Cells are
+// written in place: a 100,000-row table made a few strings per cell before.
+void row_lines(const Table& t, const Layout& l, const Cells& row, std::size_t r, std::string& out) {
+  std::vector<std::vector<std::string>> parts(row.size());  // the wrapped cells' lines
   std::size_t height = 1;
   for (std::size_t c = 0; c < row.size(); ++c) {
-    if (!l.width[c]) continue;
-    parts[c] = t.columns[c].wrap && display_width(row[c]) > l.width[c]
-                   ? wrap_text(row[c], l.width[c])
-                   : std::vector<std::string>{row[c]};
+    if (!l.width[c] || !t.columns[c].wrap || display_width(*row[c]) <= l.width[c]) continue;
+    parts[c] = wrap_text(*row[c], l.width[c]);
     height = std::max(height, parts[c].size());
   }
-  std::string out;
+  static const std::string none;
+  std::string s;
   for (std::size_t k = 0; k < height; ++k) {
-    std::string s;
+    s.clear();
     bool first = true;
     for (std::size_t c = 0; c < row.size(); ++c) {
       if (!l.width[c]) continue;
-      const std::string text = k < parts[c].size() ? parts[c][k] : "";
-      const std::string cell = pad(text, l.width[c], t.columns[c].right);
-      // Colour the text, not the padding, so alignment does not depend on the terminal.
-      const std::size_t at = cell.find(text);
-      s += (first ? "" : std::string(gap, ' ')) + cell.substr(0, at) +
-           paint(text, r == SIZE_MAX ? Tone::plain : tone_at(t, r, c)) +
-           cell.substr(at + text.size());
+      const std::string& text = !parts[c].empty() ? (k < parts[c].size() ? parts[c][k] : none)
+                                : k == 0          ? *row[c]
+                                                  : none;
+      if (!first) s.append(gap, ' ');
+      append_cell(s, text, l.width[c], t.columns[c].right,
+                  r == SIZE_MAX ? Tone::plain : tone_at(t, r, c));
       first = false;
     }
     while (!s.empty() && s.back() == ' ') s.pop_back();
-    out += s + "\n";
+    out += s;
+    out += '\n';
   }
-  return out;
 }
 
 }  // namespace
 
 std::string render_table(const Table& t) {
-  std::vector<std::vector<std::string>> cells;
+  std::string out;
+  render_table_to(out, t);
+  return out;
+}
+
+void render_table_to(std::string& out, const Table& t,
+                     const std::function<void(std::string&)>& flush) {
+  static const std::string none;
+  std::deque<std::string> escaped;  // the cells safe_cell changes (a deque keeps them in place)
+  std::vector<Cells> cells;
+  cells.reserve(t.rows.size());
   for (const auto& row : t.rows) {
     cells.emplace_back();
-    for (std::size_t c = 0; c < t.columns.size(); ++c)
-      cells.back().push_back(c < row.size() ? safe_cell(row[c]) : "");
+    for (std::size_t c = 0; c < t.columns.size(); ++c) {
+      const std::string* cell = c < row.size() ? &row[c] : &none;
+      std::string safe = safe_cell(*cell);
+      if (safe != *cell) cell = &escaped.emplace_back(std::move(safe));
+      cells.back().push_back(cell);
+    }
   }
-  Table head = t;
+  Table head{t.columns, {}, t.tones};  // the rows are in `cells`: not copied a second time
   // Headers are msgids (marked N_ where they are written): translated here, for people only.
   for (auto& col : head.columns) col.header = safe_cell(tr(col.header));
   const Layout l = fit(head, cells, display().width);
-  std::vector<std::string> header, rule;
-  for (std::size_t c = 0; c < head.columns.size(); ++c) {
-    header.push_back(head.columns[c].header);
+  std::vector<std::string> rule;
+  for (std::size_t c = 0; c < head.columns.size(); ++c)
     rule.push_back(std::string(std::max<std::size_t>(l.width[c], 1), '-'));
+  Cells header_cells, rule_cells;
+  for (std::size_t c = 0; c < head.columns.size(); ++c) {
+    header_cells.push_back(&head.columns[c].header);
+    rule_cells.push_back(&rule[c]);
   }
-  std::string out = row_lines(head, l, header, SIZE_MAX) + row_lines(head, l, rule, SIZE_MAX);
-  for (std::size_t r = 0; r < cells.size(); ++r) out += row_lines(head, l, cells[r], r);
+  row_lines(head, l, header_cells, SIZE_MAX, out);
+  row_lines(head, l, rule_cells, SIZE_MAX, out);
+  for (std::size_t r = 0; r < cells.size(); ++r) {
+    row_lines(head, l, cells[r], r, out);
+    if (flush && r % kRowsPerFlush == kRowsPerFlush - 1) flush(out);
+  }
   if (!l.dropped.empty()) {
     std::string names;
     for (const auto& d : l.dropped) names += (names.empty() ? "" : tr(", ")) + d;
@@ -166,7 +209,6 @@ std::string render_table(const Table& t) {
         trf("({} hidden to fit {} columns; --wide shows all)", names, display().width);
     for (const auto& line : wrap_text(note, display().width)) out += line + "\n";
   }
-  return out;
 }
 
 }  // namespace gpusel::cli

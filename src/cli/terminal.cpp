@@ -4,6 +4,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "gpusel/base/error.hpp"
@@ -73,6 +74,9 @@ std::string escape_ascii(char c) {
 }
 
 std::string make_safe(std::string_view s, bool keep_layout) {
+  // Most text is printable ASCII, which stays as it is: one check, one copy.
+  if (std::all_of(s.begin(), s.end(), [](char c) { return c >= 0x20 && c < 0x7F; }))
+    return std::string(s);
   std::string out;
   out.reserve(s.size());
   for (std::size_t i = 0; i < s.size();) {
@@ -80,7 +84,10 @@ std::string make_safe(std::string_view s, bool keep_layout) {
     if (b < 0x80) {
       const bool control = b < 0x20 || b == 0x7F;
       const bool layout = b == '\n' || b == '\t';
-      out += control && !(keep_layout && layout) ? escape_ascii(s[i]) : std::string(1, s[i]);
+      if (control && !(keep_layout && layout))
+        out += escape_ascii(s[i]);
+      else
+        out.push_back(s[i]);
       ++i;
       continue;
     }
@@ -173,6 +180,10 @@ std::size_t code_point_width(char32_t cp) {
 std::size_t display_width(std::string_view s) {
   std::size_t w = 0;
   for (std::size_t i = 0; i < s.size(); ++i) {
+    if (static_cast<unsigned char>(s[i]) < 0x80 && s[i] != '\x1b') {
+      ++w;  // ASCII: one column, as decode and code_point_width would say
+      continue;
+    }
     if (s[i] == '\x1b' && i + 1 < s.size() && s[i + 1] == '[') {
       i += 2;  // skip a colour sequence: ESC [ digits ; ... m
       while (i < s.size() && s[i] != 'm') ++i;

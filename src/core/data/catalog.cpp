@@ -41,9 +41,10 @@ Interconnect parse_interconnect(const json& rec, const std::string& at) {
   Interconnect ic;
   if (!rec.contains("interconnect") || rec["interconnect"].is_null()) return ic;
   const json& j = rec["interconnect"];
-  ic.kind = optional_field<std::string>(j, "kind", "none", at + ".interconnect");
-  ic.bandwidth_gbs = optional_field<double>(j, "bandwidth_gbs", 0.0, at + ".interconnect");
-  ic.max_gpus = optional_field<int>(j, "max_gpus", 1, at + ".interconnect");
+  const std::string where = at + ".interconnect";  // once, not per field of every card
+  ic.kind = optional_field<std::string>(j, "kind", "none", where);
+  ic.bandwidth_gbs = optional_field<double>(j, "bandwidth_gbs", 0.0, where);
+  ic.max_gpus = optional_field<int>(j, "max_gpus", 1, where);
   return ic;
 }
 
@@ -108,8 +109,9 @@ Gpu detail::parse_gpu_record(const json& rec, const std::string& at) {
   }
   g.interconnect = parse_interconnect(rec, at);
   if (const json* pcie = detail::present_ref(rec, "pcie"); pcie && pcie->is_object()) {
-    g.pcie_gen = optional_field<int>(*pcie, "gen", 0, at + ".pcie");
-    g.pcie_lanes = optional_field<int>(*pcie, "lanes", 0, at + ".pcie");
+    const std::string where = at + ".pcie";
+    g.pcie_gen = optional_field<int>(*pcie, "gen", 0, where);
+    g.pcie_lanes = optional_field<int>(*pcie, "lanes", 0, where);
   }
   if (const json* prices = detail::present_ref(rec, "prices")) {
     if (!prices->is_array()) detail::wrong_type(at, "prices", "a list");

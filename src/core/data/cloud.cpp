@@ -75,7 +75,7 @@ CloudDefaults parse_defaults(const json& defs, const std::string& origin) {
 // An offer's optional network: {gbps, rdma | nvlink_domain, source, as_of[, notes]}, as the
 // schema has it: a rate comes with its transport unless the entry gives an NVLink domain.
 std::optional<InstanceNetwork> parse_network(const json& rec, const std::string& at) {
-  const auto j = detail::present<json>(rec, "network", at);
+  const json* j = detail::present_ref(rec, "network");  // the record's own, not a copy
   if (!j) return std::nullopt;
   const std::string in = at + ": network";
   if (!j->is_object()) throw data_error(in + ": must be an object with gbps, rdma and source");

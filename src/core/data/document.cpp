@@ -53,9 +53,10 @@ class Pass {
        const DocumentSink* sink, Findings& f)
       : text_(text), bom_(bom), opt_(o), pass_(p), sink_(sink), f_(f) {}
 
-  void run(const json_detail::Outline& outline) {
+  // Returns the list read record by record (null when there is none).
+  const json_detail::Outline::List* run(const json_detail::Outline& outline) {
     const auto* list = pick_list(outline);
-    if (!list) return;
+    if (!list) return nullptr;
     std::string skeleton(text_.substr(0, list->begin));
     skeleton += "[]";
     skeleton += text_.substr(list->end);
@@ -72,19 +73,22 @@ class Pass {
     } catch (const json::exception& e) {  // a check's nlohmann lookup: a finding, not "internal"
       f_.error("", "syntax", e.what());
     }
+    return list;
   }
 
   // Trusted text (the embedded data): one tree of the whole document, built with its
   // outline, no scan; its records are read from that tree.
-  void run_trusted(const json& doc, const json_detail::Outline& outline) {
+  const json_detail::Outline::List* run_trusted(const json& doc,
+                                                const json_detail::Outline& outline) {
     const auto* list = pick_list(outline);
-    if (!list) return;
+    if (!list) return nullptr;
     const json& records = doc.at(list->key);
     top_level(doc, list->items.size());
     for (std::size_t i = 0; i < list->items.size(); ++i) {
       const auto [b, e] = list->items[i];
       record(i, records.at(i), Span{b + bom_, e + bom_});
     }
+    return list;
   }
 
  private:
@@ -182,16 +186,74 @@ class Pass {
   }
 };
 
-void locate(std::string_view text, ValidationReport& report) {
+// The record a finding's pointer lies in ("/gpus/14/prices" -> 14), if it lies in one.
+bool record_of(const std::string& pointer, const std::string& prefix, std::size_t records,
+               std::size_t& index) {
+  if (prefix.empty() || pointer.compare(0, prefix.size(), prefix) != 0) return false;
+  std::size_t i = prefix.size(), n = 0;
+  for (; i < pointer.size() && pointer[i] != '/'; ++i) {
+    if (pointer[i] < '0' || pointer[i] > '9' || n > records) return false;
+    n = n * 10 + static_cast<std::size_t>(pointer[i] - '0');
+  }
+  if (i == prefix.size() || n >= records) return false;
+  index = n;
+  return true;
+}
+
+// Positions of findings inside records are looked up in those records' text alone, placed by
+// where each record starts: scanning the whole document with every finding's pointer cost
+// more than checking it when thousands of records had a note.
+void locate_in_records(std::string_view text, const json_detail::Outline::List& list,
+                       std::size_t prefix_size,
+                       std::map<std::size_t, std::vector<std::size_t>>& by_record,
+                       ValidationReport& report) {
+  std::vector<std::size_t> starts;
+  for (const auto& [index, _] : by_record) starts.push_back(list.items[index].first);
+  const auto bases = json_detail::positions_of(text, starts);
+  const std::size_t skip = prefix_size;  // "/gpus/"
+  std::size_t k = 0;
+  for (const auto& [index, found] : by_record) {
+    const auto [b, e] = list.items[index];
+    const SourcePos base = bases[k++];
+    std::vector<std::string> pointers;
+    for (std::size_t i : found) {
+      const std::string& p = report.diagnostics[i].pointer;
+      const std::size_t slash = p.find('/', skip);
+      pointers.push_back(slash == std::string::npos ? "" : p.substr(slash));
+    }
+    LocatedJson src;
+    src.text = text.substr(b, e - b);
+    const auto positions = src.at_all(pointers);
+    for (std::size_t j = 0; j < found.size(); ++j) {
+      const SourcePos& r = positions[j];
+      report.diagnostics[found[j]].pos = {base.line + r.line - 1,
+                                          r.line == 1 ? base.column + r.column - 1 : r.column,
+                                          b + r.offset};
+    }
+  }
+}
+
+void locate(std::string_view text, ValidationReport& report,
+            const json_detail::Outline::List* list) {
   if (report.diagnostics.empty()) return;
+  const std::string prefix = list ? "/" + pointer_escape(list->key) + "/" : "";
+  std::map<std::size_t, std::vector<std::size_t>> by_record;
+  std::vector<std::size_t> rest;
+  for (std::size_t i = 0; i < report.diagnostics.size(); ++i) {
+    std::size_t index = 0;
+    if (list && record_of(report.diagnostics[i].pointer, prefix, list->items.size(), index))
+      by_record[index].push_back(i);
+    else
+      rest.push_back(i);
+  }
+  if (list) locate_in_records(text, *list, prefix.size(), by_record, report);
   std::vector<std::string> pointers;
-  for (const auto& d : report.diagnostics) pointers.push_back(d.pointer);
+  for (std::size_t i : rest) pointers.push_back(report.diagnostics[i].pointer);
   LocatedJson src;
   src.text = text;
-  const auto positions = src.at_all(pointers);
-  for (std::size_t i = 0; i < positions.size(); ++i) {
-    auto& d = report.diagnostics[i];
-    d.pos = positions[i];
+  const auto positions = rest.empty() ? std::vector<SourcePos>{} : src.at_all(pointers);
+  for (std::size_t j = 0; j < rest.size(); ++j) report.diagnostics[rest[j]].pos = positions[j];
+  for (auto& d : report.diagnostics) {
     // Keys come from the file: cut long ones and show control characters as \xNN, so that
     // no report line can be flooded or carry a terminal or CI escape sequence.
     d.pointer = quote_input(d.pointer, kMaxPointerShown);
@@ -224,15 +286,16 @@ ValidationReport check_document(std::string_view text, const std::string& file,
     if (!pass.expected || pass.expected == k) outline.candidates.push_back(k->list);
   if (pass.trusted) {
     Findings f(file, report, pass.errors_only);
+    const json_detail::Outline::List* list = nullptr;
     try {
       const json doc = json_detail::build(text, file, &outline);
-      Pass(text, bom, o, pass, sink, f).run_trusted(doc, outline);
+      list = Pass(text, bom, o, pass, sink, f).run_trusted(doc, outline);
     } catch (const Error& e) {  // shipped data the tests would have refused
       f.error("", "syntax", e.what());
     } catch (const json::exception& e) {
       f.error("", "syntax", e.what());
     }
-    locate(text, report);
+    locate(text, report, list);
     return report;
   }
   json_detail::ScanError error;
@@ -242,8 +305,8 @@ ValidationReport check_document(std::string_view text, const std::string& file,
     return report;
   }
   Findings f(file, report, pass.errors_only);
-  Pass(text, bom, o, pass, sink, f).run(outline);
-  locate(text, report);
+  const auto* list = Pass(text, bom, o, pass, sink, f).run(outline);
+  locate(text, report, list);
   return report;
 }
 

@@ -13,8 +13,10 @@ using nlohmann::json;
 constexpr long kCloudPriceMaxAgeDays = 183;
 constexpr std::size_t kMaxSuggestions = 20;
 
+// One lookup per field, not contains() and then operator[] (two or three map searches).
 double num(const json& rec, const char* key) {
-  return rec.contains(key) && rec[key].is_number() ? rec[key].get<double>() : NAN;
+  const auto it = rec.find(key);
+  return it != rec.end() && it->is_number() ? it->get<double>() : NAN;
 }
 
 double item(const json& list, std::size_t i) {
@@ -22,8 +24,10 @@ double item(const json& list, std::size_t i) {
 }
 
 void check_gpu_ref(const json& o, const std::string& p, const Catalog* gpus, Findings& f) {
-  if (!gpus || !o.contains("gpu") || !o["gpu"].is_string()) return;
-  const auto id = o["gpu"].get<std::string>();
+  if (!gpus) return;
+  const auto it = o.find("gpu");
+  if (it == o.end() || !it->is_string()) return;
+  const std::string& id = it->get_ref<const std::string&>();
   if (gpus->find(id)) return;
   std::string msg = "unknown GPU id '" + quote_input(id) + "'";
   // Suggestions cost a pass over the catalog each: only for the first few unknown ids.
@@ -37,7 +41,10 @@ void check_gpu_ref(const json& o, const std::string& p, const Catalog* gpus, Fin
 void check_price_order(const json& o, const std::string& p, Findings& f) {
   const double od = num(o, "on_demand_per_hour");
   // A spot-only offer (on-demand null) stands on its spot price; an offer needs one of them.
-  auto null = [&](const char* k) { return !o.contains(k) || o[k].is_null(); };
+  auto null = [&](const char* k) {
+    const auto it = o.find(k);
+    return it == o.end() || it->is_null();
+  };
   if (null("on_demand_per_hour") && null("spot_per_hour"))
     f.error(p + "/on_demand_per_hour", "price-missing",
             "neither an on-demand nor a spot price: a spot-only offer needs spot_per_hour");
@@ -53,8 +60,9 @@ void check_price_order(const json& o, const std::string& p, Findings& f) {
 }
 
 void check_age(const json& o, const std::string& p, const std::string& as_of, Findings& f) {
-  if (!o.contains("as_of") || !o["as_of"].is_string()) return;
-  const auto date = o["as_of"].get<std::string>();
+  const auto it = o.find("as_of");
+  if (it == o.end() || !it->is_string()) return;
+  const std::string& date = it->get_ref<const std::string&>();
   if (!is_date(date)) return;  // the schema reports it
   const long age = days_between(date, as_of);
   if (age < 0) f.warning(p + "/as_of", "price-date", "dated after the as-of date " + as_of);

@@ -1,6 +1,7 @@
 // Semantic checks of a GPU catalog: what a schema cannot say about physics and dates.
 #include <cmath>
 #include <map>
+#include <string_view>
 
 #include "gpusel/base/text.hpp"
 #include "validate_internal.hpp"
@@ -51,12 +52,17 @@ const std::map<std::string, std::vector<std::string>>& vendor_ecosystems() {
   return m;
 }
 
-double num(const json& rec, const char* key) {
-  return rec.contains(key) && rec[key].is_number() ? rec[key].get<double>() : NAN;
+// One lookup per field (contains() then operator[] searched the record's map twice or three
+// times, for every check of every card).
+double num(const json& rec, std::string_view key) {
+  const auto it = rec.find(key);
+  return it != rec.end() && it->is_number() ? it->get<double>() : NAN;
 }
 
-std::string str(const json& rec, const char* key) {
-  return rec.contains(key) && rec[key].is_string() ? rec[key].get<std::string>() : "";
+const std::string& str(const json& rec, std::string_view key) {
+  static const std::string none;
+  const auto it = rec.find(key);
+  return it != rec.end() && it->is_string() ? it->get_ref<const std::string&>() : none;
 }
 
 std::string fmt_num(double v) {
@@ -90,7 +96,7 @@ void check_power(const json& g, const std::string& p, Findings& f) {
             fmt_num(w) + " W is outside " + fmt_num(r.lo) + ".." + fmt_num(r.hi) + " W for a " +
                 str(g, "segment") + " card");
   for (const auto& [key, limit] : max_per_watt()) {
-    const double t = num(g, key.c_str());
+    const double t = num(g, key);
     if (!std::isnan(t) && w > 0 && t / w > limit)
       f.error(p + "/" + key, "dense-plausible",
               key + " " + fmt_num(t) + " is " + fmt_num(std::round(t / w * 100) / 100) +
@@ -139,8 +145,9 @@ void check_ecosystem(const json& g, const std::string& p, Findings& f) {
 }
 
 void check_interconnect(const json& g, const std::string& p, Findings& f) {
-  if (!g.contains("interconnect") || !g["interconnect"].is_object()) return;
-  const json& ic = g["interconnect"];
+  const auto it = g.find("interconnect");
+  if (it == g.end() || !it->is_object()) return;
+  const json& ic = *it;
   const bool none = str(ic, "kind") == "none";
   const double bw = num(ic, "bandwidth_gbs"), n = num(ic, "max_gpus");
   if (none && (bw > 0 || n > 1))
@@ -153,13 +160,14 @@ void check_interconnect(const json& g, const std::string& p, Findings& f) {
 }
 
 void check_prices(const json& g, const std::string& p, const std::string& as_of, Findings& f) {
-  if (!g.contains("prices") || !g["prices"].is_array() || g["prices"].empty()) {
+  const auto prices = g.find("prices");
+  if (prices == g.end() || !prices->is_array() || prices->empty()) {
     // Datacenter parts often have no public price: a fact about the market, not a defect.
     f.note(p + "/prices", "price-present", "no price: the card cannot pass a budget filter");
     return;
   }
-  for (std::size_t i = 0; i < g["prices"].size(); ++i) {
-    const json& pr = g["prices"][i];
+  for (std::size_t i = 0; i < prices->size(); ++i) {
+    const json& pr = (*prices)[i];
     const std::string at = p + "/prices/" + std::to_string(i);
     const std::string date = str(pr, "as_of"), kind = str(pr, "kind");
     if (!is_date(date)) continue;  // the schema reports it

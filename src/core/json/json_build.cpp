@@ -93,11 +93,13 @@ class Builder {
     while (true) {
       skip_ws();
       if (peek() != '"') malformed();
-      key.clear();
       string_token(key);
       expect(':');
       if (outline_ && depth == 1) outline_member(key);
-      members.insert_or_assign(key, value(depth));  // the last of duplicates, as nlohmann
+      json v = value(depth);
+      members.insert_or_assign(std::move(key),
+                               std::move(v));  // the last of duplicates, as nlohmann
+      key.clear();                             // moved from: empty again for the next key
       collecting_ = nullptr;
       skip_ws();
       if (peek() == '}') {

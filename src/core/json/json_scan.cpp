@@ -1,14 +1,19 @@
 #include "json/json_scan.hpp"
 
 #include <algorithm>
+#include <array>
 #include <clocale>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <forward_list>
+#include <functional>
 #include <vector>
 
 #include "gpusel/base/text.hpp"
+#include "json/json_scan_parts.hpp"
 
 // nlohmann's parser reports no position per value, so this scanner walks the text first: it
 // validates the syntax with human messages and, only where positions are asked for, records
@@ -21,47 +26,13 @@ bool is_digit(char c) { return c >= '0' && c <= '9'; }
 bool is_word_char(char c) {
   return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
 }
-bool is_lead_byte(char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }
 
-// Line and column of offsets asked for in increasing order, in total time linear in the text.
-class Cursor {
- public:
-  explicit Cursor(std::string_view text) : text_(text) {}
-  SourcePos at(std::size_t offset) {
-    for (; done_ < offset && done_ < text_.size(); ++done_) {
-      if (text_[done_] == '\n') {
-        ++line_, column_ = 1;
-      } else if (is_lead_byte(text_[done_])) {
-        ++column_;
-      }
-    }
-    return {line_, column_, offset};
-  }
-
- private:
-  std::string_view text_;
-  std::size_t done_ = 0;
-  int line_ = 1, column_ = 1;
-};
-
-// The keys of one object, for the duplicate check: records have a few dozen keys, where a
-// linear search beats hashing; a huge object switches to a hash set so it stays linear.
-class KeySet {
- public:
-  bool empty() const { return small_.empty() && large_.empty(); }
-  bool insert(const std::string& key) {
-    if (large_.empty()) {
-      if (std::find(small_.begin(), small_.end(), key) != small_.end()) return false;
-      if (small_.size() < 32) return small_.push_back(key), true;
-      large_.insert(small_.begin(), small_.end());
-    }
-    return large_.insert(key).second;
-  }
-
- private:
-  std::vector<std::string> small_;
-  std::unordered_set<std::string> large_;
-};
+// Bytes a string token copies as they are: not a quote, backslash, control or non-ASCII byte.
+constexpr std::array<bool, 256> kPlain = [] {
+  std::array<bool, 256> t{};
+  for (int c = 0x20; c < 0x80; ++c) t[static_cast<std::size_t>(c)] = c != '"' && c != '\\';
+  return t;
+}();
 
 class Scanner {
  public:
@@ -84,12 +55,15 @@ class Scanner {
   Cursor cursor_;
   std::string ptr_;  // the JSON pointer of the value being scanned, kept only while tracking
   std::size_t pos_ = 0;
+  std::size_t key_at_ = 0;  // where the last object key read starts
 
   bool at_end() const { return pos_ >= text_.size(); }
   char peek() const { return at_end() ? '\0' : text_[pos_]; }
   void skip_ws() {
-    while (!at_end() && (peek() == ' ' || peek() == '\t' || peek() == '\n' || peek() == '\r'))
-      ++pos_;
+    const char* p = text_.data() + pos_;
+    const char* end = text_.data() + text_.size();
+    while (p != end && (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r')) ++p;
+    pos_ = static_cast<std::size_t>(p - text_.data());
   }
 
   [[noreturn]] static void fail(std::size_t offset, const std::string& reason) {
@@ -167,16 +141,14 @@ class Scanner {
     check_depth(depth);
     ++pos_;
     KeySet keys;
+    std::forward_list<std::string> decoded;  // the keys written with escapes, decoded
     std::size_t comma = std::string_view::npos;
-    std::string key;
     do {
       if (closes('}', comma)) return;
       if (peek() != '"')
         fail_expected(keys.empty() ? "expected a string key or '}'" : "expected a string key");
-      std::size_t key_at = pos_;
-      key.clear();
-      string_token(&key);
-      if (!keys.insert(key)) fail(key_at, "duplicate key '" + quote_input(key) + "'");
+      const std::string_view key = key_token(decoded);
+      if (!keys.insert(key)) fail(key_at_, "duplicate key '" + quote_input(key) + "'");
       skip_ws();
       if (peek() != ':') fail_expected("expected ':' after object key");
       ++pos_;
@@ -188,16 +160,28 @@ class Scanner {
     } while (!next_or_close('}', comma, "object member"));
   }
 
+  // An object key, as a view of the text: no copy unless it has an escape, which is decoded
+  // into `decoded` (whose strings outlive the object's scan). Sets key_at_.
+  std::string_view key_token(std::forward_list<std::string>& decoded) {
+    key_at_ = pos_;
+    string_token(nullptr);
+    const std::string_view raw = text_.substr(key_at_ + 1, pos_ - key_at_ - 2);
+    if (raw.find('\\') == std::string_view::npos) return raw;
+    pos_ = key_at_;
+    string_token(&decoded.emplace_front());
+    return decoded.front();
+  }
+
   // A member of the root object: noted in the outline, its elements spanned if it is a list
   // of interest.
-  void top_member(const std::string& key, int depth, bool track) {
+  void top_member(std::string_view key, int depth, bool track) {
     outline_->root_is_object = true;
-    outline_->keys.push_back(key);
+    outline_->keys.emplace_back(key);
     const auto& c = outline_->candidates;
     skip_ws();
     if (peek() != '[' || std::find(c.begin(), c.end(), key) == c.end())
       return member(key, depth, track);
-    outline_->lists.push_back({key, pos_, 0, {}});
+    outline_->lists.push_back({std::string(key), pos_, 0, {}});
     collecting_ = &outline_->lists.back();
     member(key, depth, track);
     outline_->lists.back().end = pos_;
@@ -235,11 +219,7 @@ class Scanner {
     while (true) {
       // The plain run up to the next quote, backslash, control or non-ASCII byte.
       std::size_t run = pos_;
-      while (run < text_.size()) {
-        auto c = static_cast<unsigned char>(text_[run]);
-        if (c == '"' || c == '\\' || c < 0x20 || c >= 0x80) break;
-        ++run;
-      }
+      while (run < text_.size() && kPlain[static_cast<unsigned char>(text_[run])]) ++run;
       if (out) out->append(text_.substr(pos_, run - pos_));
       pos_ = run;
       if (at_end()) fail(start, "unterminated string");
@@ -377,6 +357,15 @@ bool scan(std::string_view text, PositionQuery* query, ScanError& error, Outline
 
 SourcePos position_of(std::string_view text, std::size_t offset) {
   return Cursor(text).at(std::min(offset, text.size()));
+}
+
+std::vector<SourcePos> positions_of(std::string_view text,
+                                    const std::vector<std::size_t>& offsets) {
+  Cursor cursor(text);
+  std::vector<SourcePos> out;
+  out.reserve(offsets.size());
+  for (std::size_t offset : offsets) out.push_back(cursor.at(std::min(offset, text.size())));
+  return out;
 }
 
 }  // namespace gpusel::json_detail

@@ -53,6 +53,8 @@ bool scan(std::string_view text, PositionQuery* query, ScanError& error,
 
 // Line and column of byte `offset`: columns count UTF-8 code points, as editors do.
 SourcePos position_of(std::string_view text, std::size_t offset);
+// The same for many offsets, given in increasing order, in one pass over the text.
+std::vector<SourcePos> positions_of(std::string_view text, const std::vector<std::size_t>& offsets);
 
 // Appends code point `cp` to `out` as UTF-8 (the scanner and the tree builder decode \u escapes).
 void append_utf8(std::string& out, std::uint32_t cp);

@@ -23,85 +23,15 @@ constexpr std::size_t kMaxPatternInput = 1000;
 // Bounds check() recursion: a recursive $ref descending a pathologically deep document.
 constexpr int kMaxDepth = 1000;
 
-// ---- Rendering values in messages --------------------------------------------------------
-
-std::string brief(const json& v) {
-  if (v.is_string()) return "'" + quote_input(v.get_ref<const std::string&>(), 40) + "'";
-  if (v.is_object()) return "an object";
-  if (v.is_array()) return "an array";
-  return v.dump();
-}
-
-// "string '24'", "number 2.5", "null": what a value is, for type mismatches.
-std::string what_is(const json& v) {
-  if (v.is_null() || v.is_object() || v.is_array()) return v.is_null() ? "null" : brief(v);
-  return std::string(v.type_name()) + " " + brief(v);
-}
-
-std::string with_article(const std::string& type) {
-  if (type == "null") return "null";
-  bool vowel = type[0] == 'a' || type[0] == 'i' || type[0] == 'o';
-  return (vowel ? "an " : "a ") + type;
-}
-
-std::string plain(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
-
-// ---- Value predicates --------------------------------------------------------------------
-
-// The type bits `v` satisfies: a number with no fraction is also an integer.
-unsigned types_of(const json& v) {
-  using namespace schema_detail;
-  switch (v.type()) {
-    case json::value_t::null:
-      return t_null;
-    case json::value_t::boolean:
-      return t_boolean;
-    case json::value_t::object:
-      return t_object;
-    case json::value_t::array:
-      return t_array;
-    case json::value_t::string:
-      return t_string;
-    case json::value_t::number_integer:
-    case json::value_t::number_unsigned:
-      return t_number | t_integer;
-    case json::value_t::number_float: {
-      const double d = v.get<double>();
-      return std::isfinite(d) && std::trunc(d) == d ? t_number | t_integer : t_number;
-    }
-    default:
-      return 0;
-  }
-}
-
-bool is_date(const std::string& s) {
-  if (s.size() != 10 || s[4] != '-' || s[7] != '-') return false;
-  for (std::size_t i : {0, 1, 2, 3, 5, 6, 8, 9})
-    if (s[i] < '0' || s[i] > '9') return false;
-  int y = std::stoi(s.substr(0, 4)), m = std::stoi(s.substr(5, 2)), d = std::stoi(s.substr(8));
-  bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-  const int days[] = {31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  return m >= 1 && m <= 12 && d >= 1 && d <= days[m - 1];
-}
-
-// scheme://rest: a letter, then letters, digits, '+', '.', '-'; then at least one character
-// after "://", none of them whitespace or control characters.
-bool is_uri(const std::string& s) {
-  const std::size_t sep = s.find("://");
-  if (sep == std::string::npos || sep == 0 || sep + 3 >= s.size()) return false;
-  auto alpha = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
-  if (!alpha(s[0])) return false;
-  for (std::size_t i = 1; i < sep; ++i)
-    if (!alpha(s[i]) && !(s[i] >= '0' && s[i] <= '9') && s[i] != '+' && s[i] != '.' && s[i] != '-')
-      return false;
-  return std::none_of(s.begin() + static_cast<std::ptrdiff_t>(sep) + 3, s.end(),
-                      [](char c) { return (c >= 0 && c <= 0x20) || c == 0x7F; });
-}
-
-std::size_t code_points(const std::string& s) {
-  return static_cast<std::size_t>(
-      std::count_if(s.begin(), s.end(), [](char c) { return (c & 0xC0) != 0x80; }));
-}
+using schema_detail::brief;
+using schema_detail::code_points;
+using schema_detail::in_enum;
+using schema_detail::is_date;
+using schema_detail::is_uri;
+using schema_detail::plain;
+using schema_detail::types_of;
+using schema_detail::what_is;
+using schema_detail::with_article;
 
 using schema_detail::Elided;
 
@@ -139,7 +69,7 @@ class Checker {
 
   void check(const json& s, const json& v, const Path& ptr) {
     if (s.is_boolean()) {
-      if (!s.get<bool>()) issue(ptr, "is not allowed here");
+      if (!s.get<bool>() && !counted()) issue(ptr, "is not allowed here");
       return;
     }
     if (++depth_ > kMaxDepth) too_deep(ptr);
@@ -161,6 +91,16 @@ class Checker {
   const Elided* elided_;
   std::vector<std::pair<const json*, const json*>> refs_;  // $refs entered: (schema, value)
   int depth_ = 0;
+  // Inside a quiet trial (accepts()), an issue is only counted: no message or pointer is built.
+  int quiet_ = 0;
+  std::size_t quiet_issues_ = 0;
+
+  // True (and the issue counted) in a quiet trial: the caller then builds no message.
+  bool counted() {
+    if (!quiet_) return false;
+    ++quiet_issues_;
+    return true;
+  }
 
   const Keywords& keywords(const json& s) const {
     auto it = index_.find(&s);
@@ -199,6 +139,7 @@ class Checker {
 
   [[gnu::noinline]] bool type_matches(const Keywords& kw, const json& v, const Path& ptr) {
     if (!kw.type || (kw.type_mask & types_of(v))) return true;
+    if (counted()) return false;
     const json& t = *kw.type;
     std::string want = t.is_string() ? with_article(t.get<std::string>()) : "";
     for (std::size_t i = 0; t.is_array() && i < t.size(); ++i)
@@ -212,7 +153,7 @@ class Checker {
     check_enum_const(kw, v, ptr);
     if (v.is_number()) check_number(kw, v, ptr);
     if (v.is_string()) check_string(kw, v, ptr);
-    if (v.is_object() && kw.required) check_required(*kw.required, v, ptr);
+    if (v.is_object() && kw.required && !all_required(kw, v)) check_required(*kw.required, v, ptr);
     if (v.is_array()) check_counts(kw, elided(ptr) ? elided_->count : v.size(), ptr);
     if (v.is_array() && kw.unique_items && !elided(ptr)) check_unique(v, ptr);
   }
@@ -221,19 +162,30 @@ class Checker {
   bool elided(const Path& ptr) const { return elided_ && ptr.str() == elided_->pointer; }
 
   void check_enum_const(const Keywords& kw, const json& v, const Path& ptr) {
-    if (kw.const_value && *kw.const_value != v)
+    if (kw.const_value && *kw.const_value != v && !counted())
       issue(ptr, "must be " + brief(*kw.const_value) + " (got " + brief(v) + ")");
     const json* e = kw.enum_values;
-    if (!e || std::find(e->begin(), e->end(), v) != e->end()) return;
+    if (!e || in_enum(*e, v) || counted()) return;
     std::string list;
     for (auto& option : *e) list += (list.empty() ? "" : ", ") + plain(option);
     issue(ptr, "must be one of " + list + " (got " + brief(v) + ")");
   }
 
+  // One hash lookup per member instead of a map search per required name; a list with
+  // repeated or non-string names is left to check_required.
+  static bool all_required(const Keywords& kw, const json& v) {
+    if (kw.required_names.size() != kw.required->size()) return false;
+    std::size_t found = 0;
+    for (const auto& member : v.get_ref<const json::object_t&>())
+      found += kw.required_names.count(member.first);
+    return found == kw.required_names.size();
+  }
+
   void check_required(const json& required, const json& v, const Path& ptr) {
     // By reference: contains(json) converts each name to a new std::string, per record.
     for (auto& name : required)
-      if (!(name.is_string() ? v.contains(name.get_ref<const std::string&>()) : v.contains(name)))
+      if (!(name.is_string() ? v.contains(name.get_ref<const std::string&>()) : v.contains(name)) &&
+          !counted())
         issue(ptr, "missing required field '" + plain(name) + "'");
   }
 
@@ -253,14 +205,14 @@ class Checker {
   }
 
   [[gnu::noinline]] void unknown_field(const Path& ptr, const std::string& name) {
-    issue(ptr, "unknown field '" + quote_input(name) + "'", true);
+    if (!counted()) issue(ptr, "unknown field '" + quote_input(name) + "'", true);
   }
 
   void check_counts(const Keywords& kw, std::size_t n, const Path& ptr) {
-    if (kw.min_items && n < kw.min_items->get<std::size_t>())
+    if (kw.min_items && n < kw.min_items->get<std::size_t>() && !counted())
       issue(ptr, "must have at least " + kw.min_items->dump() + " items (got " + std::to_string(n) +
                      ")");
-    if (kw.max_items && n > kw.max_items->get<std::size_t>())
+    if (kw.max_items && n > kw.max_items->get<std::size_t>() && !counted())
       issue(ptr,
             "must have at most " + kw.max_items->dump() + " items (got " + std::to_string(n) + ")");
   }
@@ -289,14 +241,15 @@ class Checker {
     std::sort(dups.begin(), dups.end());
     const std::string ptr = dups.empty() ? std::string() : path.str();
     for (const auto& [j, first] : dups)
-      issue_at(ptr + "/" + std::to_string(j),
-               "duplicates item " + std::to_string(first) + " (items must be unique)");
+      if (!counted())
+        issue_at(ptr + "/" + std::to_string(j),
+                 "duplicates item " + std::to_string(first) + " (items must be unique)");
   }
 
   void check_number(const Keywords& kw, const json& v, const Path& ptr) {
     const double x = v.get<double>();
     auto bound = [&](const json* b, const char* op, bool ok) {
-      if (b && !ok)
+      if (b && !ok && !counted())
         issue(ptr, std::string("must be ") + op + " " + b->dump() + " (got " + v.dump() + ")");
     };
     bound(kw.minimum, ">=", !kw.minimum || x >= kw.minimum->get<double>());
@@ -311,11 +264,11 @@ class Checker {
     const auto& str = v.get_ref<const std::string&>();
     if (kw.min_length || kw.max_length) {
       const auto n = code_points(str);
-      if (kw.min_length && n < kw.min_length->get<std::size_t>())
+      if (kw.min_length && n < kw.min_length->get<std::size_t>() && !counted())
         issue(ptr, *kw.min_length == 1 ? "must not be empty"
                                        : "must be at least " + kw.min_length->dump() +
                                              " characters long (got " + std::to_string(n) + ")");
-      if (kw.max_length && n > kw.max_length->get<std::size_t>())
+      if (kw.max_length && n > kw.max_length->get<std::size_t>() && !counted())
         issue(ptr, "must be at most " + kw.max_length->dump() + " characters long (got " +
                        std::to_string(n) + ")");
     }
@@ -324,6 +277,8 @@ class Checker {
   }
 
   void check_pattern(const Keywords& kw, const std::string& str, const Path& ptr) {
+    if (str.size() <= kMaxPatternInput && kw.pattern->search(str)) return;
+    if (counted()) return;
     if (str.size() > kMaxPatternInput)
       issue(ptr, "is too long to check against pattern " + kw.pattern_source + " (" +
                      std::to_string(str.size()) + " bytes)");
@@ -332,9 +287,10 @@ class Checker {
   }
 
   void check_format(const json& format, const std::string& str, const Path& ptr) {
-    if (format == "date" && !is_date(str))
+    const std::string& name = format.get_ref<const std::string&>();  // lint: a string
+    if (name == "date" && !is_date(str) && !counted())
       issue(ptr, "must be a date YYYY-MM-DD (got " + brief(json(str)) + ")");
-    if (format == "uri" && !is_uri(str))
+    if (name == "uri" && !is_uri(str) && !counted())
       issue(ptr, "must be a URI like https://... (got " + brief(json(str)) + ")");
   }
 
@@ -364,8 +320,24 @@ class Checker {
     return !kw.ref || hops > 16 || type_fits(*kw.ref, v, hops + 1);
   }
 
+  // Whether `s` accepts `v`, found without writing a message: an alternative of anyOf/oneOf
+  // that fails (a card's link checked against the "none" form) cost its messages before.
+  [[gnu::noinline]] bool accepts(const json& s, const json& v, const Path& ptr) {
+    const std::size_t before = quiet_issues_;
+    ++quiet_;
+    check(s, v, ptr);
+    --quiet_;
+    return quiet_issues_ == before;
+  }
+
+  // Quietly first; only when the value breaks the rule are the trials run again with their
+  // messages, to report the closest form as before.
   void check_alternatives(const json& subs, const json& v, const Path& ptr, bool one) {
     std::size_t matched = 0;
+    for (auto& sub : subs)
+      if (accepts(sub, v, ptr) && ++matched && !one) return;
+    if (matched == 1 || counted()) return;
+    matched = 0;
     std::vector<SchemaIssue> closest;
     bool closest_fits = false;
     for (auto& sub : subs) {

@@ -4,7 +4,9 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "gpusel/json/json_schema.hpp"
@@ -28,6 +30,7 @@ struct Keywords {
   const json *all_of = nullptr, *any_of = nullptr, *one_of = nullptr;
   unsigned type_mask = 0;                                 // bits of TypeBit for the names in "type"
   std::unordered_map<std::string, const json*> property;  // "properties", hashed
+  std::unordered_set<std::string_view> required_names;    // "required", hashed (views of it)
   std::string pattern_source;
   std::shared_ptr<const json_detail::Pattern> pattern;
   std::string ref_name;  // "#/$defs/x", for messages
@@ -44,6 +47,18 @@ enum TypeBit : unsigned {
   t_string = 64
 };
 unsigned type_bit(const std::string& name);
+
+// Values as messages show them ("'abc'", "an object", "string '24'"), with "a"/"an".
+std::string brief(const json& v);
+std::string what_is(const json& v);
+std::string with_article(const std::string& type);
+std::string plain(const json& v);  // a string as is, anything else dumped
+// The type bits `v` satisfies: a number with no fraction is also an integer.
+unsigned types_of(const json& v);
+bool is_date(const std::string& s);  // format "date": a real calendar date YYYY-MM-DD
+bool is_uri(const std::string& s);   // format "uri": scheme://rest, no spaces
+bool in_enum(const json& options, const json& v);
+std::size_t code_points(const std::string& s);  // UTF-8 code points
 
 using KeywordIndex = std::unordered_map<const json*, Keywords>;
 

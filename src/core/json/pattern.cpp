@@ -285,9 +285,16 @@ class PatternCompiler {
   }
 };
 
-Pattern::Pattern(std::string_view source) { PatternCompiler(source).compile(*this); }
+Pattern::Pattern(std::string_view source) {
+  PatternCompiler(source).compile(*this);
+  build_dfa();
+}
 
 bool Pattern::search(std::string_view text) const {
+  return dfa_.classes ? run_dfa(text) : run_vm(text);
+}
+
+bool Pattern::run_vm(std::string_view text) const {
   const std::size_t n = text.size();
   // Scratch lists reused across calls: a schema check runs a pattern on every id and date
   // of every record, and four allocations a call cost more than the matching.

@@ -9,6 +9,7 @@
 // punctuation, groups (...) and (?:...), alternation |, quantifiers * + ? {n} {n,} {n,m}
 // (a lazy '?' after them is accepted; it changes no match/no-match answer). Anything else
 // (backreferences, lookaround, \b) is refused when the schema is read.
+#include <array>
 #include <bitset>
 #include <cstdint>
 #include <stdexcept>
@@ -36,7 +37,27 @@ class Pattern {
   std::vector<Inst> prog_;
   std::vector<std::bitset<256>> sets_;
 
+  // The same program as a deterministic automaton, built when the pattern is compiled
+  // (pattern_dfa.cpp): one table lookup per byte where the Pike VM follows every thread.
+  // Empty when the program would need too many states; search() then runs the VM.
+  struct Dfa {
+    std::array<std::uint8_t, 256> byte_class{};  // bytes no set tells apart share a class
+    int classes = 0;
+    std::vector<std::int32_t> next;  // [state * classes + class]; kDead: no match possible
+    std::vector<std::uint8_t> match_before_end, match_at_end;  // per state
+  };
+  static constexpr std::int32_t kDead = -1;
+  Dfa dfa_;
+  void build_dfa();
+  bool run_dfa(std::string_view text) const;
+  bool run_vm(std::string_view text) const;
+  // Follows jumps, splits and anchors from `seeds` (at the start and/or the end of the text
+  // as told): the byte tests and match instructions reached, each once, sorted.
+  void closure(const std::vector<int>& seeds, bool at_start, bool at_end,
+               std::vector<int>& out) const;
+
   friend class PatternCompiler;
+  friend class DfaBuilder;
 };
 
 }  // namespace gpusel::json_detail

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "gpusel/base/text.hpp"
+#include "gpusel/json/json_source.hpp"
 
 using namespace gpusel;
 
@@ -78,5 +79,31 @@ TEST_CASE("the shipped data validates") {
     const std::string path = GPUSEL_SOURCE_DIR "/data/" + std::string(f);
     const auto r = validate_document(read_file(path), f, {"reviewed", nullptr});
     CHECK(r.count(Severity::error) == 0);
+  }
+}
+
+// Findings inside a record are located by scanning that record alone: each must land where a
+// scan of the whole document puts its pointer, on one long line (columns) and on many.
+TEST_CASE("findings in records are located as a whole-document scan locates them") {
+  auto doc = nlohmann::json::parse(read_file(GPUSEL_FIXTURES "/catalog/small.json"));
+  auto& gpus = doc["gpus"];
+  gpus[0]["vram_gb"] = -1;                     // schema, record 0
+  gpus[0]["name"] = "\xC3\xA9t\xC3\xA9 card";  // multi-byte text before later columns
+  gpus[2]["bogus"] = 1;                        // unknown field: a pointer with no value of ours
+  gpus[gpus.size() - 1]["vram_gb"] = -2;       // the last record
+  for (const int indent : {-1, 1}) {
+    INFO("indent " << indent);
+    const std::string text = doc.dump(indent);
+    const auto r = validate_document(text, "t.json", {"2026-12-02", nullptr});
+    REQUIRE(r.count(Severity::error) >= 2);
+    LocatedJson whole;
+    whole.text = text;
+    for (const auto& d : r.diagnostics) {
+      INFO(d.pointer);
+      const SourcePos want = whole.at(d.pointer);
+      CHECK(d.pos.line == want.line);
+      CHECK(d.pos.column == want.column);
+      CHECK(d.pos.offset == want.offset);
+    }
   }
 }

@@ -109,6 +109,38 @@ TEST_CASE("strings: lengths in characters, unanchored patterns") {
         ": is too long to check against pattern ^[a-z0-9]+(-[a-z0-9]+)*$ (100000 bytes)");
 }
 
+// Patterns run as an automaton built from the VM's program (a long count falls back to the
+// VM): anchors inside groups and alternatives, unanchored searches, empty text.
+TEST_CASE("patterns: anchors, alternatives and counts match as ECMAScript says") {
+  const auto matches = [](const std::string& pattern, const std::string& text) {
+    return check(R"({"pattern": ")" + pattern + R"("})", json(text).dump()).empty();
+  };
+  CHECK(matches("(a|^b)c", "bc"));
+  CHECK_FALSE(matches("(a|^b)c", "xbc"));
+  CHECK(matches("(a|^b)c", "xac"));
+  CHECK(matches("a|b$", "xb"));
+  CHECK_FALSE(matches("a|b$", "bx"));
+  CHECK(matches("a|b$", "ax"));
+  CHECK(matches("x*$", ""));
+  CHECK(matches("x*$", "abc"));
+  CHECK(matches("^$", ""));
+  CHECK_FALSE(matches("^$", "a"));
+  CHECK(matches("[^a]+a$", "ba"));
+  CHECK_FALSE(matches("[^a]+a$", "aa"));
+  CHECK(matches("(ab|a)(c|bcd)?$", "abcd"));
+  CHECK_FALSE(matches("(ab|a)(c|bcd)?$", "abce"));
+  CHECK(matches("a{2,4}b", "xaaaaab"));
+  CHECK_FALSE(matches("a{2,4}b", "ab"));
+  CHECK(matches("^https?://\\\\S+", "http://x"));
+  CHECK_FALSE(matches("^https?://\\\\S+", "https:// x"));
+  // Too many states for the automaton: the VM answers.
+  std::string ab;
+  for (int i = 0; i < 100; ++i) ab += "ab";
+  CHECK(matches("^[ab]{0,600}c$", ab + "c"));
+  CHECK_FALSE(matches("^[ab]{0,600}c$", ab + "x"));
+  CHECK_FALSE(matches("^[ab]{0,600}c$", std::string(601, 'a') + "c"));
+}
+
 TEST_CASE("format date is a real calendar date") {
   const std::string date = R"({"format": "date"})";
   for (const char* ok : {"2026-12-02", "2024-02-29", "2000-02-29", "1999-12-31"})
