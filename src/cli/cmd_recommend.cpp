@@ -108,7 +108,10 @@ std::vector<std::string> remedies(const Session& s, const RecommendAnswer& ans) 
   return fixes;
 }
 
-Output build_output(const Session& s, const RecommendAnswer& ans, const RecommendArgs& a) {
+// The JSON document and its CSV rows are built only for those formats: a table or a page
+// shows neither (both cost more than the table itself).
+Output build_output(const Session& s, const RecommendAnswer& ans, const RecommendArgs& a,
+                    Format f) {
   const Ranking& ranking = ans.ranking;
   const std::vector<std::string> fixes = remedies(s, ans);
   Output o;
@@ -116,6 +119,8 @@ Output build_output(const Session& s, const RecommendAnswer& ans, const Recommen
   o.table = results_table(ans.top, true, s.request.tokens.has_value());
   o.after = "\n" + warnings_text(ans.top, 2) + summary_text(s, ans, fixes);
   if (a.rank.explain) o.after += "\n" + explain_text(ans.top, s.request);
+  o.highlights = {{tr("Warnings:"), Tone::warn}, {tr("Nothing fits."), Tone::bad}};
+  if (f != Format::json && f != Format::csv) return o;
   o.json = {{"schema_version", 1},
             {"workload", workload_json(s.request.workload)},
             {"currency", s.request.price.currency},
@@ -131,7 +136,6 @@ Output build_output(const Session& s, const RecommendAnswer& ans, const Recommen
   int rank = 0;
   for (const auto& r : ans.top) o.json["results"].push_back(result_json(r, ++rank));
   o.csv = json_rows(o.json["results"], result_csv_columns());
-  o.highlights = {{tr("Warnings:"), Tone::warn}, {tr("Nothing fits."), Tone::bad}};
   return o;
 }
 
@@ -149,13 +153,13 @@ int run_recommend(Context& ctx, const RecommendArgs& a) {
     if (f == Format::html)
       throw usage_error("--format html reports a purchase ranking: drop --rent");
     const RentAnswer ans = rent(src, s.request, rental_request(a.rent), a.top);
-    write_out(ctx, rent_output(s, ans, ctx.cloud().origin), f, a.output);
+    write_out(ctx, rent_output(s, ans, ctx.cloud().origin, f), f, a.output);
     return ans.ranking.fitting == 0 ? static_cast<int>(ExitCode::negative) : 0;
   }
   // The page always weighs buying against renting the same work.
   const bool compare = a.rent.compare || f == Format::html;
   const RecommendAnswer ans = recommend(src, {s.request, a.top, compare, rental_request(a.rent)});
-  Output o = build_output(s, ans, a);
+  Output o = build_output(s, ans, a, f);
   if (compare) add_compare_rent(o, s, ans);
   if (f == Format::html)
     o.html = recommend_html(ctx, s, ans, summary_text(s, ans, remedies(s, ans)));

@@ -128,7 +128,8 @@ RentalRequest rental_request(const RentArgs& a) {
   return {a.hours, a.storage_gb, a.egress_gb, a.storage_price, a.egress_price};
 }
 
-Output rent_output(const Session& s, const RentAnswer& answer, const std::string& cloud_origin) {
+Output rent_output(const Session& s, const RentAnswer& answer, const std::string& cloud_origin,
+                   Format f) {
   const auto& cur = s.request.price.currency;
   const RentalRanking& ranking = answer.ranking;
   const std::optional<double>& hours = answer.hours;
@@ -158,6 +159,7 @@ Output rent_output(const Session& s, const RentAnswer& answer, const std::string
                              : std::string()) +
       "\n";
   o.after += offer_warnings(answer.shown) + tr("Notes:") + "\n" + bullets(answer.notes);
+  if (f != Format::json && f != Format::csv) return o;  // a table shows neither
   o.json = {{"schema_version", 1},
             {"workload", workload_json(s.request.workload)},
             {"currency", cur},

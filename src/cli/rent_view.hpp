@@ -27,7 +27,9 @@ void check_rent_args(const RentArgs& a, const RankArgs& rank);
 RentalRequest rental_request(const RentArgs& a);
 
 // The ranked offers that fit the workload; `cloud_origin` names the offers file.
-Output rent_output(const Session& s, const RentAnswer& answer, const std::string& cloud_origin);
+// The JSON document and CSV rows only for `f` json or csv.
+Output rent_output(const Session& s, const RentAnswer& answer, const std::string& cloud_origin,
+                   Format f);
 
 // Below a purchase ranking: for each shown result, renting the same work.
 void add_compare_rent(Output& o, const Session& s, const RecommendAnswer& answer);

@@ -17,6 +17,7 @@ struct Price {
   std::string kind;      // msrp | street | used | estimate
   std::string as_of;     // YYYY-MM-DD
   std::string source;
+  bool operator==(const Price&) const = default;
 };
 
 struct Interconnect {
@@ -24,6 +25,7 @@ struct Interconnect {
       "none";  // none | nvlink-bridge | nvlink | infinity-fabric | xe-link | hccs | ...
   double bandwidth_gbs = 0;  // per GPU, total of both directions, as vendors quote NVLink
   int max_gpus = 1;          // largest group linked all-to-all at that bandwidth
+  bool operator==(const Interconnect&) const = default;
 };
 
 // Unified memory: how much of the pool the GPU may allocate under one OS and setting.
@@ -32,6 +34,26 @@ struct MemoryShare {
   std::string setting;  // default (no configuration) | maximum (what an administrator can set)
   std::optional<double> fraction, gb;  // of vram_gb, or an absolute cap in vram_gb's unit
   std::string how, source, as_of, note;
+  bool operator==(const MemoryShare&) const = default;
+};
+
+// Where a record lies in the text it was read from, kept for `catalog show`: the text is held
+// (shared, or the embedded data's static storage) and parsed on demand, so that a
+// 100,000-card catalog holds no JSON tree per card. Equal when the texts are.
+class RawRecord {
+ public:
+  RawRecord() = default;
+  RawRecord(std::shared_ptr<const std::string> document, std::size_t offset, std::size_t size);
+  // A document in static storage (the embedded data/gpus.json): nothing to keep alive.
+  RawRecord(std::string_view static_document, std::size_t offset, std::size_t size);
+  std::string_view text() const { return text_; }
+  std::size_t offset() const { return offset_; }  // in the document it was read from
+  bool operator==(const RawRecord& o) const { return text_ == o.text_; }
+
+ private:
+  std::shared_ptr<const std::string> owner_;
+  std::string_view text_;
+  std::size_t offset_ = 0;
 };
 
 struct Gpu {
@@ -54,17 +76,19 @@ struct Gpu {
   std::vector<Price> prices;
   std::vector<std::string> sources;
   std::string notes;
-  // The record as read, for `catalog show`: kept as text and parsed on demand, so that a
-  // 100,000-card catalog holds no JSON tree per card. An empty object when not set.
+  // The record as read, for `catalog show` (see RawRecord). An empty object when not set.
   nlohmann::json raw() const;
-  void set_raw(std::shared_ptr<const std::string> source, std::size_t offset, std::size_t size);
+  const RawRecord& raw_record() const { return raw_; }
+  void set_raw(RawRecord r) { raw_ = std::move(r); }
 
   // Dense 16-bit tensor TFLOPS used for training: BF16 where the card has it, else FP16.
   double tensor16_tflops() const;
 
+  // Every field, the raw record's text included: what the snapshot test compares.
+  bool operator==(const Gpu&) const = default;
+
  private:
-  std::shared_ptr<const std::string> raw_source;
-  std::size_t raw_offset = 0, raw_size = 0;
+  RawRecord raw_;
 };
 
 struct Catalog {
@@ -77,6 +101,9 @@ struct Catalog {
   const Gpu* find(std::string_view id) const;
   std::vector<std::string> ids() const;
   void reindex() const;
+  bool operator==(const Catalog& o) const {
+    return origin == o.origin && reviewed == o.reviewed && gpus == o.gpus;
+  }
 
  private:
   mutable std::unordered_map<std::string, std::size_t> index_;

@@ -20,6 +20,7 @@ constexpr double kHoursPerMonth = 730.0;
 struct Figure {
   double value = 0, low = 0, high = 0;
   std::string unit, source, as_of;
+  bool operator==(const Figure&) const = default;
 };
 
 // Error(data) naming `at` when the value lies outside its own range.
@@ -39,6 +40,7 @@ struct CloudDefaults {
   // Gbit/s per instance over TCP between separate instances of an offer that publishes no
   // network; absent in a file without it (instance_network() then uses the embedded one's).
   std::optional<Figure> instance_network;
+  bool operator==(const CloudDefaults&) const = default;
 };
 
 // The network between separate instances of one offer: what a job spanning them talks over.
@@ -50,6 +52,7 @@ struct InstanceNetwork {
   // GPUs of one NVLink domain the instances share (a GB200 NVL72 rack sold as 4-GPU
   // instances); 0: none. Instances within it talk over NVLink, not the network.
   int nvlink_domain = 0;
+  bool operator==(const InstanceNetwork&) const = default;
 };
 
 // Every price is for the whole instance, in `currency`. Some providers list a GPU only as
@@ -63,6 +66,7 @@ struct Offer {
   bool marketplace = false;
   std::optional<InstanceNetwork> network;  // as the provider publishes it
   bool spot_only() const { return !on_demand_per_hour; }
+  bool operator==(const Offer&) const = default;
 };
 
 struct Cloud {
@@ -77,6 +81,10 @@ struct Cloud {
   const Offer* find(std::string_view id) const;
   std::vector<const Offer*> for_gpu(std::string_view gpu_id) const;
   void reindex() const;
+  bool operator==(const Cloud& o) const {
+    return origin == o.origin && reviewed == o.reviewed && defaults == o.defaults &&
+           has_defaults == o.has_defaults && offers == o.offers;
+  }
 
  private:
   mutable std::unordered_map<std::string, std::size_t> index_;

@@ -15,12 +15,14 @@ struct MoeSpec {
   int shared_experts = 0;       // always-on experts (DeepSeek)
   int expert_intermediate = 0;  // MLP width of one expert
   int dense_layers = 0;         // leading layers with a dense MLP of width `intermediate`
+  bool operator==(const MoeSpec&) const = default;
 };
 
 struct MlaSpec {  // DeepSeek multi-head latent attention: the cache holds the latent
   int kv_lora_rank = 0;
   int qk_rope_head_dim = 0;
   int q_lora_rank = 0;  // 0: queries projected directly (V2-Lite); else low-rank (V3, Kimi K2)
+  bool operator==(const MlaSpec&) const = default;
 };
 
 // What a layer's attention keeps across tokens (schema: layer_pattern). full: every token
@@ -33,6 +35,7 @@ struct LinearAttentionSpec {  // Gated DeltaNet (Qwen3-Next): per-layer state, n
   int num_key_heads = 0, key_head_dim = 0;
   int num_value_heads = 0, value_head_dim = 0;
   int conv_kernel = 0;  // causal short-convolution width over q, k and v
+  bool operator==(const LinearAttentionSpec&) const = default;
 };
 
 struct CnnStage {        // one resolution of a convolutional backbone
@@ -40,6 +43,7 @@ struct CnnStage {        // one resolution of a convolutional backbone
   int channels = 0;      // output channels
   int mid_channels = 0;  // inner width of its blocks (= channels for a plain conv)
   int blocks = 0;        // repeats of its main block
+  bool operator==(const CnnStage&) const = default;
 };
 
 struct CnnSpec {            // kind "cnn": what an activation model needs
@@ -47,6 +51,7 @@ struct CnnSpec {            // kind "cnn": what an activation model needs
   double gflops = 0;        // forward GFLOPs per image at image_size, as published
   double saved_values = 0;  // values autograd keeps for backward per image at image_size
   std::vector<CnnStage> stages;
+  bool operator==(const CnnSpec&) const = default;
 };
 
 struct ModelArch {
@@ -74,6 +79,7 @@ struct ModelArch {
   // weights (quantized, stored and sharded with them), not embeddings or norms.
   bool remainder_linear = false;
   std::string source, as_of, notes;
+  bool operator==(const ModelArch&) const = default;
 };
 
 // Kind of layer `layer` (0-based): layer_pattern repeated from layer 0, full when empty.

@@ -18,6 +18,7 @@ struct PlatformMatch {  // every given condition must hold
   std::vector<std::string> gpu_ids, segments, form_factors;
   std::optional<bool> unified_memory, used;
   int max_count = 0;  // 0: any count (in hosts of gpus_per_host)
+  bool operator==(const PlatformMatch&) const = default;
 };
 
 struct Platform {
@@ -27,16 +28,19 @@ struct Platform {
   int gpus_per_host = 1;
   bool psu = false;
   Figure cost;  // USD per host
+  bool operator==(const Platform&) const = default;
 };
 
 struct Network {
   std::string id, name;
   std::string name_zh;  // name_zh-CN; empty: none
   Figure cost_per_gpu;  // USD
+  bool operator==(const Network&) const = default;
 };
 
 struct PsuStep {
   double watts = 0, price = 0;  // price in USD
+  bool operator==(const PsuStep&) const = default;
 };
 
 struct Platforms {
@@ -46,6 +50,7 @@ struct Platforms {
   std::vector<Platform> platforms;
   std::vector<Network> networks;
   const Network* network(const std::string& id) const;
+  bool operator==(const Platforms&) const = default;
 };
 
 // Checks the document against data/schema/platforms.schema.json and each figure's range;

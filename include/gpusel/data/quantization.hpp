@@ -13,18 +13,21 @@ struct GgufType {
   double bits_per_weight = 0;  // whole model, block scales included
   std::string klass;           // int8 | int4: what rules and remedies treat it as
   std::string basis, source, as_of;
+  bool operator==(const GgufType&) const = default;
 };
 
 struct KvCacheType {
   std::string name;  // fp16 bf16 fp8 int8 q8_0 q4_0
   double bytes_per_value = 0;
   std::string basis, source, as_of;
+  bool operator==(const KvCacheType&) const = default;
 };
 
 struct Quantizations {
   std::string reviewed;
   std::vector<GgufType> gguf;
   std::vector<KvCacheType> kv_cache;
+  bool operator==(const Quantizations&) const = default;
 };
 
 // Parses the document; Error(data) naming origin and entry on a missing or bad field.

@@ -197,6 +197,7 @@ struct Condition {
   Op op = Op::eq;                   // compare only
   std::vector<FactValue> values;    // compare: the value, or the in/not-in list
   std::vector<Condition> operands;  // all/any: the operands; negate: exactly one
+  bool operator==(const Condition&) const = default;
 };
 
 struct ScoreDelta {  // the compute score is measured tokens/s: rules adjust the other two
@@ -212,6 +213,7 @@ struct Effects {
   // The same texts in Simplified Chinese ("zh-CN": {...} in the file), with the same
   // placeholders; empty where the file gives none (then the English text is shown).
   std::string warning_zh, note_zh, exclude_zh;
+  bool operator==(const Effects&) const = default;
 };
 
 struct Rule {
@@ -220,12 +222,14 @@ struct Rule {
   Effects effects;
   bool disabled = false;
   std::string origin;  // the file it came from
+  bool operator==(const Rule&) const = default;
 };
 
 struct RuleSet {
   std::string origin;
   std::vector<Rule> rules;
   const Rule* find(std::string_view id) const;
+  bool operator==(const RuleSet&) const = default;
 };
 
 struct Message {

@@ -121,8 +121,6 @@ Gpu detail::parse_gpu_record(const json& rec, const std::string& at) {
   return g;
 }
 
-namespace {}  // namespace
-
 double Gpu::tensor16_tflops() const {
   if (bf16_tflops_dense) return *bf16_tflops_dense;
   if (fp16_tflops_dense) return *fp16_tflops_dense;
@@ -130,14 +128,18 @@ double Gpu::tensor16_tflops() const {
 }
 
 json Gpu::raw() const {
-  if (!raw_source) return json::object();
-  return json::parse(raw_source->begin() + static_cast<std::ptrdiff_t>(raw_offset),
-                     raw_source->begin() + static_cast<std::ptrdiff_t>(raw_offset + raw_size));
+  if (raw_.text().empty()) return json::object();
+  return json::parse(raw_.text());
 }
 
-void Gpu::set_raw(std::shared_ptr<const std::string> source, std::size_t offset, std::size_t size) {
-  raw_source = std::move(source), raw_offset = offset, raw_size = size;
+RawRecord::RawRecord(std::shared_ptr<const std::string> document, std::size_t offset,
+                     std::size_t size)
+    : owner_(std::move(document)), offset_(offset) {
+  if (owner_) text_ = std::string_view(*owner_).substr(offset, size);
 }
+
+RawRecord::RawRecord(std::string_view static_document, std::size_t offset, std::size_t size)
+    : text_(static_document.substr(offset, size)), offset_(offset) {}
 
 void Catalog::reindex() const {
   index_.clear();
@@ -172,7 +174,7 @@ Catalog parse_catalog(const json& doc, const std::string& origin) {
   for (std::size_t i = 0; i < list.size(); ++i) {
     Gpu g = detail::parse_gpu_record(list[i], detail::record_at(origin, "gpus", i, list[i]));
     auto text = std::make_shared<const std::string>(list[i].dump());
-    g.set_raw(text, 0, text->size());
+    g.set_raw({text, 0, text->size()});
     cat.gpus.push_back(std::move(g));
   }
   return cat;

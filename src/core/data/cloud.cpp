@@ -9,6 +9,7 @@
 #include "gpusel/base/error.hpp"
 #include "gpusel/base/text.hpp"
 #include "gpusel/data/data_source.hpp"
+#include "gpusel/data/snapshot.hpp"
 #include "gpusel/data/validate.hpp"
 #include "gpusel/i18n/i18n.hpp"
 #include "json/json_fields.hpp"
@@ -254,6 +255,8 @@ void check_offer_gpus(const Cloud& cloud, const Catalog& catalog) {
 }
 
 Cloud load_cloud_file(const std::string& path, bool overlay, const Catalog* catalog) {
+  if (path.empty() && !overlay)  // the build's snapshot of the shipped offers
+    if (auto shipped = snapshot_cloud(shipped_snapshot())) return std::move(*shipped);
   const std::string origin = path.empty() ? "embedded data/cloud.json" : path;
   return cloud_from_text(load_text(path, "data/cloud.json"), origin, overlay, catalog,
                          path.empty());

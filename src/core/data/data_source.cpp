@@ -1,6 +1,7 @@
 #include "gpusel/data/data_source.hpp"
 
 #include "gpusel/base/text.hpp"
+#include "gpusel/data/snapshot.hpp"
 #include "gpusel/json/embedded.hpp"
 #include "records_internal.hpp"
 #include "validate_internal.hpp"
@@ -8,10 +9,12 @@
 namespace gpusel {
 namespace {
 
-// The embedded catalog is checked in CI (`catalog validate --strict`), so a run reads it
-// without the schema; a user's file goes through every check `catalog validate` runs and
-// is refused at its first error, located.
+// The embedded catalog comes from the build's snapshot (its JSON checked when the snapshot
+// was made, and by `catalog validate --strict` in CI); a user's file goes through every check
+// `catalog validate` runs and is refused at its first error, located.
 Catalog catalog_from(const std::string& path) {
+  if (path.empty())
+    if (auto shipped = snapshot_catalog(shipped_snapshot())) return std::move(*shipped);
   const std::string origin = path.empty() ? "embedded data/gpus.json" : path;
   return catalog_from_text(load_text(path, "data/gpus.json"), origin, path.empty());
 }
@@ -29,7 +32,7 @@ Catalog catalog_from_text(std::string content, const std::string& origin, bool t
   sink.record = [&cat, &text](std::size_t, const nlohmann::json& rec, const std::string& at,
                               detail::Span span) {
     Gpu g = detail::parse_gpu_record(rec, at);
-    g.set_raw(text, span.begin, span.end - span.begin);
+    g.set_raw({text, span.begin, span.end - span.begin});
     cat.gpus.push_back(std::move(g));
   };
   detail::PassOptions pass;
@@ -48,6 +51,8 @@ std::string load_text(const std::string& path, const std::string& embedded_name)
 }
 
 std::vector<ModelArch> load_models(const std::string& path) {
+  if (path.empty())
+    if (auto shipped = snapshot_models(shipped_snapshot())) return std::move(*shipped);
   const std::string origin = path.empty() ? "data/models.json" : path;
   return models_from_text(load_text(path, "data/models.json"), origin, path.empty());
 }

@@ -7,6 +7,7 @@
 
 #include "gpusel/base/error.hpp"
 #include "gpusel/base/text.hpp"
+#include "gpusel/data/snapshot.hpp"
 #include "gpusel/i18n/i18n.hpp"
 #include "gpusel/json/embedded.hpp"
 #include "gpusel/json/json_schema.hpp"
@@ -161,6 +162,7 @@ Platforms platforms_from_text(std::string_view text, const std::string& origin) 
 
 const Platforms& default_platforms() {
   static const Platforms p = [] {
+    if (auto shipped = snapshot_platforms(shipped_snapshot())) return std::move(*shipped);
     const std::string origin = "data/platforms.json";
     return read_platforms(embedded_json(origin), origin);
   }();

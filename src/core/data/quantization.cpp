@@ -2,6 +2,7 @@
 
 #include "gpusel/base/error.hpp"
 #include "gpusel/base/text.hpp"
+#include "gpusel/data/snapshot.hpp"
 #include "gpusel/json/embedded.hpp"
 #include "gpusel/json/json_source.hpp"
 #include "json/json_fields.hpp"
@@ -71,6 +72,7 @@ Quantizations parse_quantizations(const json& doc, const std::string& origin) {
 
 const Quantizations& default_quantizations() {
   static const Quantizations q = [] {
+    if (auto shipped = snapshot_quantizations(shipped_snapshot())) return std::move(*shipped);
     const std::string origin = "data/quantizations.json";
     return parse_quantizations(embedded_json(origin), origin);
   }();

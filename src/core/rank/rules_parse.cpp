@@ -11,7 +11,9 @@
 #include "gpusel/base/text.hpp"
 #include "gpusel/data/catalog.hpp"
 #include "gpusel/data/data_source.hpp"
+#include "gpusel/data/snapshot.hpp"
 #include "gpusel/rank/rules.hpp"
+#include "gpusel/rank/rules_snapshot.hpp"
 #include "rules_internal.hpp"
 
 namespace gpusel {
@@ -290,6 +292,8 @@ RuleSet parse_rules(const json& doc, const std::string& origin) {
 
 RuleSet load_rules(const std::string& base_path, const std::vector<std::string>& extra_paths) {
   auto from = [](const std::string& path) {
+    if (path.empty())  // the build's snapshot of the shipped rules (rules_snapshot.cpp)
+      if (auto shipped = snapshot_rules(shipped_snapshot())) return std::move(*shipped);
     const std::string origin = path.empty() ? "embedded data/rules.json" : path;
     const std::string text = load_text(path, "data/rules.json");
     return parse_rules(parse_json_text(text, origin), origin);
