@@ -309,29 +309,15 @@ bool Pattern::run_vm(std::string_view text) const {
   // Follows jumps, splits and anchors from `pc` at text position `i`; keeps the byte tests.
   auto add = [&](std::vector<int>& list, int start, std::size_t i, std::size_t step) {
     stack.assign(1, start);
-    while (!stack.empty()) {
-      const int pc = stack.back();
-      stack.pop_back();
-      if (seen[static_cast<std::size_t>(pc)] == step) continue;
-      seen[static_cast<std::size_t>(pc)] = step;
-      const Inst& in = prog_[static_cast<std::size_t>(pc)];
-      switch (in.op) {
-        case Op::jump:
-          stack.push_back(in.x);
-          break;
-        case Op::split:
-          stack.push_back(in.y), stack.push_back(in.x);
-          break;
-        case Op::begin:
-          if (i == 0) stack.push_back(pc + 1);
-          break;
-        case Op::end:
-          if (i == n) stack.push_back(pc + 1);
-          break;
-        default:
-          list.push_back(pc);
-      }
-    }
+    follow(
+        stack, i == 0, i == n,
+        [&](int pc) {
+          std::size_t& mark = seen[static_cast<std::size_t>(pc)];
+          if (mark == step) return false;
+          mark = step;
+          return true;
+        },
+        list);
   };
   for (std::size_t i = 0; i <= n; ++i) {
     if (i == 0 || !anchored) add(current, 0, i, i);  // unanchored: a match may start anywhere

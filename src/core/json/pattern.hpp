@@ -55,6 +55,28 @@ class Pattern {
   // as told): the byte tests and match instructions reached, each once, sorted.
   void closure(const std::vector<int>& seeds, bool at_start, bool at_end,
                std::vector<int>& out) const;
+  // The step both of those share: follows jumps, splits and anchors from the pcs on `stack`,
+  // appending each byte test or match reached to `out`; `first(pc)` marks a pc as visited and
+  // says whether it was new (the VM marks by step, the automaton's builder by set).
+  template <typename First>
+  void follow(std::vector<int>& stack, bool at_start, bool at_end, First&& first,
+              std::vector<int>& out) const {
+    while (!stack.empty()) {
+      const int pc = stack.back();
+      stack.pop_back();
+      if (!first(pc)) continue;
+      const Inst& in = prog_[static_cast<std::size_t>(pc)];
+      if (in.op == Op::jump) {
+        stack.push_back(in.x);
+      } else if (in.op == Op::split) {
+        stack.push_back(in.y), stack.push_back(in.x);
+      } else if (in.op == Op::begin || in.op == Op::end) {
+        if (in.op == Op::begin ? at_start : at_end) stack.push_back(pc + 1);
+      } else {
+        out.push_back(pc);
+      }
+    }
+  }
 
   friend class PatternCompiler;
   friend class DfaBuilder;

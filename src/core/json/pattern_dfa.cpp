@@ -22,29 +22,13 @@ void Pattern::closure(const std::vector<int>& seeds, bool at_start, bool at_end,
   out.clear();
   std::vector<char> seen(prog_.size(), 0);
   std::vector<int> stack(seeds.rbegin(), seeds.rend());
-  while (!stack.empty()) {
-    const int pc = stack.back();
-    stack.pop_back();
-    if (seen[static_cast<std::size_t>(pc)]) continue;
-    seen[static_cast<std::size_t>(pc)] = 1;
-    const Inst& in = prog_[static_cast<std::size_t>(pc)];
-    switch (in.op) {
-      case Op::jump:
-        stack.push_back(in.x);
-        break;
-      case Op::split:
-        stack.push_back(in.y), stack.push_back(in.x);
-        break;
-      case Op::begin:
-        if (at_start) stack.push_back(pc + 1);
-        break;
-      case Op::end:
-        if (at_end) stack.push_back(pc + 1);
-        break;
-      default:
-        out.push_back(pc);
-    }
-  }
+  follow(
+      stack, at_start, at_end,
+      [&](int pc) {
+        char& mark = seen[static_cast<std::size_t>(pc)];
+        return mark ? false : (mark = 1, true);
+      },
+      out);
   std::sort(out.begin(), out.end());
 }
 
