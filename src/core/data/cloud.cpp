@@ -271,6 +271,7 @@ Cloud cloud_from_text(std::string_view text, const std::string& origin, bool ove
   c.origin = origin;
   detail::DocumentSink sink;
   sink.top = [&](const json& top) { detail::parse_cloud_top(c, top, origin, overlay); };
+  sink.size = [&c](std::size_t count) { c.offers.reserve(count); };
   sink.record = [&c](std::size_t, const json& rec, const std::string& at, detail::Span) {
     c.offers.push_back(detail::parse_offer_record(rec, at));
   };

@@ -29,6 +29,7 @@ Catalog catalog_from_text(std::string content, const std::string& origin, bool t
   sink.top = [&cat](const nlohmann::json& top) {
     if (auto r = top.find("reviewed"); r != top.end() && r->is_string()) cat.reviewed = *r;
   };
+  sink.size = [&cat](std::size_t count) { cat.gpus.reserve(count); };
   sink.record = [&cat, &text](std::size_t, const nlohmann::json& rec, const std::string& at,
                               detail::Span span) {
     Gpu g = detail::parse_gpu_record(rec, at);

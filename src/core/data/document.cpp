@@ -141,6 +141,7 @@ class Pass {
       kind_->check_top(top, opt_, f_);
     }
     if (f_.errors() == before && sink_ && sink_->top) guarded("", [&] { sink_->top(top); });
+    if (sink_ && sink_->size) sink_->size(count);
   }
 
   void record(std::size_t i, const json& rec, Span span) {

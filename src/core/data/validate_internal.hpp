@@ -66,6 +66,9 @@ struct Span {
 struct DocumentSink {
   // The document without its records' list (a trusted document: with it; no sink reads it).
   std::function<void(const nlohmann::json& outline)> top;
+  // How many records the list holds, told before the first: a reader sizes its list once
+  // (a 100,000-card catalog otherwise holds its old and new arrays while one grows).
+  std::function<void(std::size_t count)> size;
   std::function<void(std::size_t index, const nlohmann::json& rec, const std::string& at,
                      Span span)>
       record;
