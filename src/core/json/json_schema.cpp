@@ -63,9 +63,8 @@ struct Path {
 
 class Checker {
  public:
-  Checker(const json& root, const KeywordIndex& index, std::vector<SchemaIssue>& out,
-          const Elided* elided)
-      : root_(root), index_(index), out_(&out), elided_(elided) {}
+  Checker(const KeywordIndex& index, std::vector<SchemaIssue>& out, const Elided* elided)
+      : index_(index), out_(&out), elided_(elided) {}
 
   void check(const json& s, const json& v, const Path& ptr) {
     if (s.is_boolean()) {
@@ -85,7 +84,6 @@ class Checker {
   }
 
  private:
-  const json& root_;
   const KeywordIndex& index_;
   std::vector<SchemaIssue>* out_;
   const Elided* elided_;
@@ -374,10 +372,10 @@ class Checker {
 
 namespace schema_detail {
 
-void run_check(const json& root, const KeywordIndex& index, const json& s, const json& v,
-               const std::string& ptr, const Elided* elided, std::vector<SchemaIssue>& out) {
+void run_check(const KeywordIndex& index, const json& s, const json& v, const std::string& ptr,
+               const Elided* elided, std::vector<SchemaIssue>& out) {
   const Path top{nullptr, &ptr, {}, 0, false};
-  Checker(root, index, out, elided).check(s, v, top);
+  Checker(index, out, elided).check(s, v, top);
 }
 
 }  // namespace schema_detail

@@ -34,7 +34,7 @@ Schema::~Schema() = default;
 
 std::vector<SchemaIssue> Schema::check(const json& doc) const {
   std::vector<SchemaIssue> issues;
-  run_check(impl_->root, impl_->index, impl_->root, doc, "", nullptr, issues);
+  run_check(impl_->index, impl_->root, doc, "", nullptr, issues);
   return issues;
 }
 
@@ -42,7 +42,7 @@ std::vector<SchemaIssue> Schema::check_outline(const json& outline, const std::s
                                                std::size_t count) const {
   std::vector<SchemaIssue> issues;
   const Elided elided{"/" + pointer_escape(list), count};
-  run_check(impl_->root, impl_->index, impl_->root, outline, "", &elided, issues);
+  run_check(impl_->index, impl_->root, outline, "", &elided, issues);
   return issues;
 }
 
@@ -52,7 +52,7 @@ std::vector<SchemaIssue> Schema::check_item(const json& item, const std::string&
   const json* s = impl_->item_schema(list);
   if (!s) return issues;
   const std::string ptr = "/" + pointer_escape(list) + "/" + std::to_string(index);
-  run_check(impl_->root, impl_->index, *s, item, ptr, nullptr, issues);
+  run_check(impl_->index, *s, item, ptr, nullptr, issues);
   return issues;
 }
 

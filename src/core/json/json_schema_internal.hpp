@@ -68,9 +68,10 @@ struct Elided {
   std::size_t count = 0;
 };
 
-// Checks value `v` at `ptr` against schema `s` (a node of `root`), adding what it breaks.
-void run_check(const json& root, const KeywordIndex& index, const json& s, const json& v,
-               const std::string& ptr, const Elided* elided, std::vector<SchemaIssue>& out);
+// Checks value `v` at `ptr` against schema `s` (a node of the schema `index` was built from;
+// its $refs resolve through the index), adding what it breaks.
+void run_check(const KeywordIndex& index, const json& s, const json& v, const std::string& ptr,
+               const Elided* elided, std::vector<SchemaIssue>& out);
 
 // Error(data) "schema #<where>: <what>"; `where` is a JSON pointer into the schema.
 [[noreturn]] void schema_error(const std::string& where, const std::string& what);
