@@ -1,7 +1,7 @@
 // Build-time tool: reads the shipped data/*.json embedded in it (catalog, cloud offers,
-// models, rules) through the loaders, with every check a user's file gets, and writes a C++
-// source holding the records' snapshot (gpusel/data/snapshot.hpp) for the binary to embed. A
-// file that fails a check fails the build with the loader's message.
+// models, platforms, storage formats, rules) through the loaders, with every check a user's file
+// gets, and writes a C++ source holding the records' snapshot (gpusel/data/snapshot.hpp) for the
+// binary to embed. A file that fails a check fails the build with the loader's message.
 //   make_snapshot <output.cpp>
 #include <cstdio>
 #include <exception>

@@ -301,8 +301,12 @@ std::size_t drop_offers_without_gpu(Cloud& cloud, const Catalog& catalog) {
 
 InstanceNetwork instance_network(const Offer& o, const CloudDefaults& d) {
   if (o.network && o.network->published) return *o.network;
-  static const Figure embedded = *load_cloud_file("", false).defaults.instance_network;
-  const Figure& f = d.instance_network ? *d.instance_network : embedded;
+  // The shipped default, read only when a file without its own is used.
+  const auto shipped = [] {
+    static const Figure f = *load_cloud_file("", false).defaults.instance_network;
+    return f;
+  };
+  const Figure f = d.instance_network ? *d.instance_network : shipped();
   return {f.value,
           false,
           f.source,
