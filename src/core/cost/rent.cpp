@@ -7,6 +7,8 @@
 #include <cmath>
 #include <map>
 
+#include "gpusel/rank/evaluator.hpp"
+
 namespace gpusel {
 namespace {
 
@@ -124,15 +126,17 @@ RentalRanking rank_rentals(const Catalog& catalog, const Cloud& cloud, const Rul
   out.storage_price = extras.storage_price, out.egress_price = extras.egress_price;
   // A rented configuration's evaluation depends on the card and the GPUs used, not on the
   // offer (its price comes in `priced`): a file of 100,000 offers of 40 cards evaluates each
-  // card and instance size once.
+  // card and instance size once, without texts; the options kept are evaluated again in full.
+  Evaluator ev(rules, rates, req);
+  auto rented = [&](const Gpu& gpu, int used) {
+    Config c = ev.config(gpu, used);
+    c.rented = true;
+    return c;
+  };
   std::map<std::pair<const Gpu*, int>, Result> evaluations;
   auto evaluated = [&](const Gpu& gpu, int used) -> const Result& {
     auto [it, fresh] = evaluations.try_emplace({&gpu, used});
-    if (fresh) {
-      Config c = make_config(gpu, used, req.workload);
-      c.rented = true;
-      it->second = evaluate(c, rules, rates, req);
-    }
+    if (fresh) it->second = ev.evaluate(rented(gpu, used), Evaluator::Texts::none);
     return it->second;
   };
   // Every fitting offer is ranked on its cost alone; the options kept are built afterwards.
@@ -171,9 +175,12 @@ RentalRanking rank_rentals(const Catalog& catalog, const Cloud& cloud, const Rul
   std::stable_sort(fitting.begin(), fitting.end(),
                    [](const Fit& a, const Fit& b) { return cheaper(a.key, b.key); });
   out.fitting = static_cast<int>(fitting.size());
+  std::map<const Result*, Result> full;  // the kept options' evaluations, with their texts
   for (std::size_t i = 0; i < fitting.size() && i < keep; ++i) {
     const Fit& f = fitting[i];
-    out.options.push_back(priced(*f.offer, 1, *f.eval, cloud, rates, cur, f.hours, extras));
+    auto [it, fresh] = full.try_emplace(f.eval);
+    if (fresh) it->second = ev.evaluate(rented(*f.eval->config.gpu, f.eval->config.count));
+    out.options.push_back(priced(*f.offer, 1, it->second, cloud, rates, cur, f.hours, extras));
   }
   return out;
 }

@@ -45,9 +45,8 @@ std::string link_label(const Gpu& g, int count, bool linked) {
 
 }  // namespace
 
-Config make_config(const Gpu& gpu, int count, const Workload& w) {
+Config detail::placed_config(const Gpu& gpu, int count, const Workload& placed) {
   const bool linked = detail::linked_at(gpu, count);
-  const Workload placed = on_gpus(w, count);
   return {&gpu,
           count,
           linked,
@@ -56,6 +55,10 @@ Config make_config(const Gpu& gpu, int count, const Workload& w) {
           false,
           parallel_label(placed),
           std::nullopt};
+}
+
+Config make_config(const Gpu& gpu, int count, const Workload& w) {
+  return detail::placed_config(gpu, count, on_gpus(w, count));
 }
 
 int machines_of(const Config& c) {

@@ -34,6 +34,14 @@ struct Candidate {
 void score(std::vector<Result>& results, const RankRequest& req);
 void score(std::vector<Candidate>& results, const RankRequest& req);
 
+// The ranker's evaluation of a configuration counted and not returned (evaluator.cpp): price,
+// speed, and of the rules only their score changes and first exclusion. `w` is workload_for.
+void evaluate_numbers(Result& r, const Workload& w, const RuleSet& rules, const Rates& rates,
+                      const RankRequest& req);
+
+// make_config() with the configuration's per-GPU workload already placed (on_gpus(w, count)).
+Config placed_config(const Gpu& gpu, int count, const Workload& placed);
+
 // configurations(): how many cards a platform takes, and whether `count` of them are linked.
 int platform_limit(const Gpu& g);
 bool linked_at(const Gpu& g, int count);

@@ -1,0 +1,56 @@
+#pragma once
+// Evaluating many configurations of one request (rank(), recommend --rent): what every card of
+// a GPU count shares is computed once per count, and a configuration whose texts nobody reads
+// is evaluated without them. Field for field what evaluate() (ranker.hpp) returns.
+#include <map>
+#include <optional>
+
+#include "gpusel/rank/ranker.hpp"
+
+namespace gpusel {
+
+class Evaluator {
+ public:
+  // Holds references: rules, rates and request must outlive it.
+  Evaluator(const RuleSet& rules, const Rates& rates, const RankRequest& req);
+  Evaluator(const Evaluator&) = delete;
+  Evaluator& operator=(const Evaluator&) = delete;
+
+  // What every configuration of `count` GPUs shares, whichever the card: workload_for decides
+  // the per-GPU workload from the count alone, and the memory estimate reads only that.
+  struct Plan {
+    bool splits = false;           // tensor_parallel_splits(request workload, count)
+    Workload w;                    // workload_for a configuration of `count` (when it splits)
+    std::optional<Estimate> need;  // estimate(w, numbers), once a card of that count is sized
+  };
+  // Filled in the order counts are first asked for, so a count on_gpus refuses throws where it
+  // did (the first card reaching it).
+  Plan& plan(int count);
+  const Estimate& need(Plan& p);
+  // The one-card need of evaluate(): the same on every card (a card only places one GPU).
+  double one_card_need(const Gpu& any);
+
+  // make_config(gpu, count, request workload), its placed workload taken from the plan.
+  Config config(const Gpu& gpu, int count);
+
+  // Which texts an evaluation builds. all: evaluate()'s. no_rule_texts (the plot): the rules'
+  // messages unrendered (empty). none, for configurations that are counted and not shown: the
+  // same numbers, throughput assumptions without their figures, and of the rules only what
+  // judge_rules decides (RuleOutcome::delta, excluded, exclude_rule; no fired ids or messages).
+  enum class Texts { all, no_rule_texts, none };
+  // evaluate(config, rules, rates, request), field for field with Texts::all.
+  Result evaluate(const Config& config, Texts texts = Texts::all);
+
+  const RuleSet& rules() const { return rules_; }
+  const Rates& rates() const { return rates_; }
+  const RankRequest& request() const { return req_; }
+
+ private:
+  const RuleSet& rules_;
+  const Rates& rates_;
+  const RankRequest& req_;
+  std::map<int, Plan> plans_;
+  std::optional<double> one_card_;
+};
+
+}  // namespace gpusel

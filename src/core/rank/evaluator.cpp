@@ -1,0 +1,151 @@
+// Evaluating one configuration (evaluate(): check, compare, serve) and many of one request
+// (Evaluator: rank(), recommend --rent), with the same code.
+#include "gpusel/rank/evaluator.hpp"
+
+#include "gpusel/i18n/i18n.hpp"
+#include "gpusel/memory/fit.hpp"
+#include "ranker_internal.hpp"
+#include "rules_internal.hpp"
+
+namespace gpusel {
+namespace {
+
+// Cards + the platform they need (data/platforms.json), unless the user owns the host or the
+// configuration is rented. Platform prices are USD, converted like the cards'.
+void price_configuration(Result& r, const RankRequest& req, const Rates& rates) {
+  const Config& c = r.config;
+  r.unit_price = charge(*c.gpu, req.price, rates);
+  if (c.rented) return;
+  r.platform_quote =
+      quote_platform(default_platforms(), *c.gpu, c.count, r.unit_price && r.unit_price->used);
+  r.platform = r.platform_quote.platform ? r.platform_quote.label : tr("no platform takes it");
+  if (!r.unit_price) return;
+  r.cards_price = r.unit_price->amount * c.count;
+  if (!req.cards_only)
+    r.platform_price = convert(r.platform_quote.total_usd, "USD", req.price.currency, rates);
+  r.price = r.cards_price + r.platform_price;
+}
+
+double one_card_need(const Gpu& gpu, const RankRequest& req) {
+  if (model_parallel(req.workload))  // one card: no tensor or pipeline split
+    return estimate(without_model_parallel(req.workload), EstimateDetail::numbers).total_bytes;
+  return estimate(workload_for(make_config(gpu, 1, req.workload), req), EstimateDetail::numbers)
+      .total_bytes;
+}
+
+// Everything after the memory estimate: price, speed, rules. `w` is workload_for(r.config).
+// Price and speed: what the rules and the scores read.
+void measure(Result& r, const Workload& w, const Rates& rates, const RankRequest& req) {
+  const Config& config = r.config;
+  price_configuration(r, req, rates);
+  r.throughput = estimate_throughput(w, *config.gpu, config.count, config.linked,
+                                     config.nodes ? &*config.nodes : nullptr);
+  r.tokens_per_s = primary_tokens_per_s(w, r.throughput);
+  if (req.tokens && r.tokens_per_s > 0) r.hours = hours_for_tokens(*req.tokens, r.tokens_per_s);
+}
+
+void evaluate_rest(Result& r, const Workload& w, const RuleSet& rules, const Rates& rates,
+                   const RankRequest& req, bool render) {
+  measure(r, w, rates, req);
+  detail::ConfigFacts facts;
+  detail::facts_for(r, w, req, facts);
+  r.rules = apply_rules(rules, facts.table, render);
+}
+
+using Texts = Evaluator::Texts;
+
+// One configuration in full, its per-GPU workload `w` (workload_for) and that workload's
+// memory estimate given. `one_card`: the card's one-card need.
+Result evaluate_placed(const Config& config, const Workload& w, Estimate need, double one_card,
+                       const RuleSet& rules, const Rates& rates, const RankRequest& req,
+                       Texts texts) {
+  Result r;
+  r.config = config;
+  r.config.shard = w.shard;
+  r.config.split = parallel_label(w);
+  r.need = std::move(need);
+  r.usable_bytes = usable_bytes(*config.gpu, req.reserve);
+  r.headroom = (r.usable_bytes - r.need.total_bytes) / r.usable_bytes;
+  r.one_card_fits = (config.count == 1 ? r.need.total_bytes : one_card) <= r.usable_bytes;
+  if (texts != Texts::none) {
+    evaluate_rest(r, w, rules, rates, req, texts == Texts::all);
+  } else {
+    const ThroughputTextsOff quiet;
+    detail::evaluate_numbers(r, w, rules, rates, req);
+  }
+  return r;
+}
+
+}  // namespace
+
+Workload workload_for(const Config& c, const RankRequest& r) {
+  return on_gpus(r.workload, c.count);
+}
+
+namespace detail {
+
+// For a configuration that is counted and scored but not returned: of the rules, only their
+// score changes and the first exclusion (its id, for Rejections::by_rule).
+void evaluate_numbers(Result& r, const Workload& w, const RuleSet& rules, const Rates& rates,
+                      const RankRequest& req) {
+  measure(r, w, rates, req);
+  ConfigFacts facts;
+  facts_for(r, w, req, facts);
+  const rules_detail::Judgement j = rules_detail::judge_rules(rules, facts.table);
+  r.rules.delta = j.delta;
+  if (j.excluded_by) r.rules.excluded = true, r.rules.exclude_rule = j.excluded_by->id;
+}
+
+}  // namespace detail
+
+Result evaluate(const Config& config, const RuleSet& rules, const Rates& rates,
+                const RankRequest& req) {
+  const Workload w = workload_for(config, req);
+  Estimate need = estimate(w, EstimateDetail::numbers);
+  const double one = config.count == 1 ? 0 : one_card_need(*config.gpu, req);
+  return evaluate_placed(config, w, std::move(need), one, rules, rates, req, Texts::all);
+}
+
+Evaluator::Evaluator(const RuleSet& rules, const Rates& rates, const RankRequest& req)
+    : rules_(rules), rates_(rates), req_(req) {}
+
+Evaluator::Plan& Evaluator::plan(int count) {
+  auto [it, fresh] = plans_.try_emplace(count);
+  Plan& p = it->second;
+  if (fresh && (p.splits = tensor_parallel_splits(req_.workload, count))) {
+    Config c;
+    c.count = count;
+    p.w = workload_for(c, req_);
+  }
+  return p;
+}
+
+const Estimate& Evaluator::need(Plan& p) {
+  if (!p.need) p.need = estimate(p.w, EstimateDetail::numbers);
+  return *p.need;
+}
+
+double Evaluator::one_card_need(const Gpu& any) {
+  if (!one_card_) one_card_ = gpusel::one_card_need(any, req_);
+  return *one_card_;
+}
+
+Config Evaluator::config(const Gpu& gpu, int count) {
+  Plan& p = plan(count);
+  if (!p.splits) return make_config(gpu, count, req_.workload);
+  return detail::placed_config(gpu, count, p.w);
+}
+
+Result Evaluator::evaluate(const Config& config, Texts texts) {
+  Plan& p = plan(config.count);
+  if (!p.splits) {  // not a count the ranker builds: its workload and need are not kept
+    const Workload w = workload_for(config, req_);
+    Estimate need = estimate(w, EstimateDetail::numbers);
+    const double one = config.count == 1 ? 0 : one_card_need(*config.gpu);
+    return evaluate_placed(config, w, std::move(need), one, rules_, rates_, req_, texts);
+  }
+  const double one = config.count == 1 ? 0 : one_card_need(*config.gpu);
+  return evaluate_placed(config, p.w, need(p), one, rules_, rates_, req_, texts);
+}
+
+}  // namespace gpusel
