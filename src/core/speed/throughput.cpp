@@ -39,22 +39,25 @@ Peaks training_peaks(const Workload& w, const Gpu& g, const K& k, Throughput& t)
     p.linear = p.attention =
         g.fp32_tflops > 0 ? g.fp32_tflops * std::min(1.0, a.fraction) : a.tflops16;
     p.spec = g.fp32_tflops;
-    t.assumptions.push_back("FP32 compute (PyTorch leaves TF32 off for matmuls): " + num(p.linear) +
-                            " TFLOPS achievable [catalog, matmul]");
+    if (tput::texts_on())
+      t.assumptions.push_back("FP32 compute (PyTorch leaves TF32 off for matmuls): " +
+                              num(p.linear) + " TFLOPS achievable [catalog, matmul]");
     return p;
   }
-  t.assumptions.push_back("achievable 16-bit matmul rate: " + a.what);
+  if (tput::texts_on()) t.assumptions.push_back("achievable 16-bit matmul rate: " + a.what);
   if (w.precision != Precision::fp8) return p;
   if (a.fp8) {
     p.linear = *a.fp8 * k.fp8_training_factor;
     p.spec = *g.fp8_tflops_dense;
     p.fp8 = true;
-    t.assumptions.push_back("FP8 linear layers (Transformer Engine, bf16 master weights): " +
-                            num(*a.fp8) + " TFLOPS achievable x " + num(k.fp8_training_factor) +
-                            " [fp8_training_factor]; attention stays 16-bit");
+    if (tput::texts_on())
+      t.assumptions.push_back("FP8 linear layers (Transformer Engine, bf16 master weights): " +
+                              num(*a.fp8) + " TFLOPS achievable x " + num(k.fp8_training_factor) +
+                              " [fp8_training_factor]; attention stays 16-bit");
   } else {
-    t.assumptions.push_back(g.id +
-                            " has no FP8 tensor cores: the FP8 work runs at its 16-bit speed");
+    if (tput::texts_on())
+      t.assumptions.push_back(g.id +
+                              " has no FP8 tensor cores: the FP8 work runs at its 16-bit speed");
   }
   return p;
 }
@@ -75,17 +78,19 @@ Flops train_flops(const Workload& w, const Shape& s, Throughput& t) {
     recompute = f;
   }
   if (w.grad_ckpt) lin_x += recompute, att_x += recompute;
-  t.assumptions.push_back(
-      "FLOPs/token " + num(lin_x) + " x 2 x " + num(s.matmul / 1e9) + "B params + " + num(att_x) +
-      " x attention 4·L·d·s = " + num((lin_x * fwd + att_x * att) / 1e9) + " GFLOP (" +
-      to_string(w.mode) + (w.grad_ckpt ? ", recompute" : "") + ")");
+  if (tput::texts_on())
+    t.assumptions.push_back(
+        "FLOPs/token " + num(lin_x) + " x 2 x " + num(s.matmul / 1e9) + "B params + " + num(att_x) +
+        " x attention 4·L·d·s = " + num((lin_x * fwd + att_x * att) / 1e9) + " GFLOP (" +
+        to_string(w.mode) + (w.grad_ckpt ? ", recompute" : "") + ")");
   return {lin_x * fwd, att_x * att, fwd + att};
 }
 
 void no_compute_figure(const Gpu& g, Throughput& t) {
-  t.assumptions.push_back(g.id +
-                          " has no compute figure and no measurement: compute-bound "
-                          "throughput unknown (reported as 0)");
+  if (tput::texts_on())
+    t.assumptions.push_back(g.id +
+                            " has no compute figure and no measurement: compute-bound "
+                            "throughput unknown (reported as 0)");
   t.bound = "compute";
 }
 
@@ -96,10 +101,11 @@ double dequant_s(const Workload& w, const Shape& s, double bw, const K& k, Throu
   if (w.mode != Mode::qlora || bw <= 0) return 0;
   const int passes = 2 + (w.grad_ckpt ? 1 : 0);
   const double step = passes * (s.matmul - s.head) * k.qlora_dequant_bytes / bw;
-  t.assumptions.push_back("QLoRA dequantization: " + std::to_string(passes) + " passes x " +
-                          num((s.matmul - s.head) / 1e9) + "B weights x " +
-                          num(k.qlora_dequant_bytes) + " B [qlora_dequant_bytes_per_weight] = " +
-                          num(step * 1e3) + " ms per step at the achievable bandwidth");
+  if (tput::texts_on())
+    t.assumptions.push_back("QLoRA dequantization: " + std::to_string(passes) + " passes x " +
+                            num((s.matmul - s.head) / 1e9) + "B weights x " +
+                            num(k.qlora_dequant_bytes) + " B [qlora_dequant_bytes_per_weight] = " +
+                            num(step * 1e3) + " ms per step at the achievable bandwidth");
   return step;
 }
 
@@ -125,13 +131,14 @@ double memory_bound_s(const Workload& w, const Shape& s, double bw, bool fp8, in
   const double opt =
       w.offload == Offload::none ? tput::optimizer_traffic(w, s, optimizer_shards(w, count)) : 0;
   const double step = (act * tokens + opt / std::max(1, w.grad_accum)) / bw;
-  t.assumptions.push_back(
-      "memory-bound ops (norms, softmax, activations, residuals" +
-      std::string(w.mode == Mode::lora || w.mode == Mode::qlora ? ", LoRA adapters" : "") +
-      std::string(w.flash_attn ? "" : ", eager attention scores") + (fp8 ? ", FP8 casts" : "") +
-      "): " + num(act / 1e6) + " MB/token [activation_traffic_passes] + optimizer step " +
-      num(opt / 1e9) + " GB per " + std::to_string(std::max(1, w.grad_accum)) +
-      " micro-batches at " + num(bw / 1e9) + " GB/s = " + num(step * 1e3) + " ms per step");
+  if (tput::texts_on())
+    t.assumptions.push_back(
+        "memory-bound ops (norms, softmax, activations, residuals" +
+        std::string(w.mode == Mode::lora || w.mode == Mode::qlora ? ", LoRA adapters" : "") +
+        std::string(w.flash_attn ? "" : ", eager attention scores") + (fp8 ? ", FP8 casts" : "") +
+        "): " + num(act / 1e6) + " MB/token [activation_traffic_passes] + optimizer step " +
+        num(opt / 1e9) + " GB per " + std::to_string(std::max(1, w.grad_accum)) +
+        " micro-batches at " + num(bw / 1e9) + " GB/s = " + num(step * 1e3) + " ms per step");
   return step;
 }
 
@@ -142,8 +149,9 @@ void estimate_training(const Workload& w, const Gpu& g, int count, bool linked, 
   if (p.linear <= 0 || p.attention <= 0) return no_compute_figure(g, t);
   std::string id;
   const double eff = tput::training_efficiency(g, k, id);
-  t.assumptions.push_back("training stack efficiency " + num(eff) + " of the achievable rate [" +
-                          id + "]");
+  if (tput::texts_on())
+    t.assumptions.push_back("training stack efficiency " + num(eff) + " of the achievable rate [" +
+                            id + "]");
   const Flops f = train_flops(w, s, t);
   const double token_s =
       f.linear / (p.linear * 1e12 * eff) + f.attention / (p.attention * 1e12 * eff);

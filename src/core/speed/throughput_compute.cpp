@@ -57,6 +57,8 @@ thread_local int texts_off = 0;  // ThroughputTextsOff guards alive on this thre
 
 }  // namespace
 
+bool texts_on() { return texts_off == 0; }
+
 std::string num(double v) {
   if (texts_off > 0) return {};
   char buf[32];
@@ -112,13 +114,15 @@ Achievable achievable(const Gpu& g, const K& k) {
   if (e && e->tflops) {
     a.tflops16 = *e->tflops;
     a.fraction = spec > 0 ? a.tflops16 / spec : 1;
-    a.what = num(a.tflops16) + " TFLOPS measured on " + e->stack + " [matmul." + e->id + "]";
+    if (texts_on())
+      a.what = num(a.tflops16) + " TFLOPS measured on " + e->stack + " [matmul." + e->id + "]";
   } else {
     a.fraction = e ? *e->fraction : k.matmul_default_fraction;
     a.tflops16 = spec * a.fraction;
-    a.what = num(a.fraction) + " x " + num(spec) + " TFLOPS dense = " + num(a.tflops16) +
-             (e ? " (" + e->stack + ") [matmul." + e->id + "]"
-                : " (no measurement for this architecture) [matmul_default_fraction]");
+    if (texts_on())
+      a.what = num(a.fraction) + " x " + num(spec) + " TFLOPS dense = " + num(a.tflops16) +
+               (e ? " (" + e->stack + ") [matmul." + e->id + "]"
+                  : " (no measurement for this architecture) [matmul_default_fraction]");
   }
   if (g.fp8_tflops_dense) {
     const double fp8_spec = *g.fp8_tflops_dense;

@@ -68,20 +68,22 @@ Parts strategy_traffic(const Workload& w, const Shape& s, const Fabric& f, doubl
     case Shard::none: {  // layers split: one card works at a time, activations hop between
       const double act = double(w.batch) * w.seq_len * s.hidden * 2;
       p.exposed = (n - 1) * (fwd + bwd) + 2 * (n - 1) * act / f.intra;
-      what = "layers split over " + std::to_string(n) + " cards: one works at a time";
+      if (texts_on())
+        what = "layers split over " + std::to_string(n) + " cards: one works at a time";
       return p;
     }
     case Shard::ddp:
       p.overlapped_bwd = allreduce_s(f, grads);
       p.exposed = p.overlapped_bwd * last_bucket;
-      what = "DDP all-reduce of " + num(grads / 1e9) + " GB of gradients";
+      if (texts_on()) what = "DDP all-reduce of " + num(grads / 1e9) + " GB of gradients";
       return p;
     case Shard::zero1:
     case Shard::zero2:
       p.overlapped_bwd = gather_s(f, grads);
       p.exposed = p.overlapped_bwd * last_bucket + gather_s(f, s.trainable * 2);
-      what = "ZeRO reduce-scatter of " + num(grads / 1e9) +
-             " GB of gradients + all-gather of the updated weights after the step";
+      if (texts_on())
+        what = "ZeRO reduce-scatter of " + num(grads / 1e9) +
+               " GB of gradients + all-gather of the updated weights after the step";
       return p;
     case Shard::zero3:
     case Shard::fsdp: {
@@ -89,9 +91,10 @@ Parts strategy_traffic(const Workload& w, const Shape& s, const Fabric& f, doubl
       p.overlapped_fwd = ag;
       p.overlapped_bwd = ag + gather_s(f, grads);
       p.exposed = ag / std::max(1, s.layers);  // the first gather overlaps nothing
-      what = "FSDP/ZeRO-3 all-gather of " + num(params / 1e9) +
-             " GB of weights in forward and backward + reduce-scatter of " + num(grads / 1e9) +
-             " GB of gradients";
+      if (texts_on())
+        what = "FSDP/ZeRO-3 all-gather of " + num(params / 1e9) +
+               " GB of weights in forward and backward + reduce-scatter of " + num(grads / 1e9) +
+               " GB of gradients";
       return p;
     }
     case Shard::tp: {  // Megatron: 2 all-reduces per layer forward, 2 backward, 2 recompute
@@ -103,8 +106,9 @@ Parts strategy_traffic(const Workload& w, const Shape& s, const Fabric& f, doubl
       const double one = allreduce_s(group, act) + latency_s(group, tp, k);
       p.exposed = tp * s.layers * per_layer * one;  // per card, in one card's step terms
       if (n > tp) p.overlapped_bwd = allreduce_s(f, grads / tp);
-      what = "tensor parallel over " + std::to_string(tp) + ": " + std::to_string(per_layer) +
-             " all-reduces of " + num(act / 1e6) + " MB per layer on the critical path";
+      if (texts_on())
+        what = "tensor parallel over " + std::to_string(tp) + ": " + std::to_string(per_layer) +
+               " all-reduces of " + num(act / 1e6) + " MB per layer on the critical path";
       return p;
     }
   }
@@ -131,8 +135,9 @@ Parts offload_traffic(const Workload& w, const Shape& s, const Gpu& g, const Fab
     p.overlapped_bwd = (weights + down) / host;
     moved = 2 * weights + down;
   }
-  what = "offload " + to_string(w.offload) + ": " + num(moved / 1e9) +
-         " GB per step over PCIe at " + num(host / 1e9) + " GB/s [host_copy_fraction]";
+  if (texts_on())
+    what = "offload " + to_string(w.offload) + ": " + num(moved / 1e9) +
+           " GB per step over PCIe at " + num(host / 1e9) + " GB/s [host_copy_fraction]";
   return p;
 }
 
@@ -142,6 +147,7 @@ void join_by_network(Fabric& f, const NodeNetwork& n, const K& k) {
   const char* link = n.rdma ? "nic-rdma" : "nic-tcp";
   const double frac = k.links.at(link);
   f.inter = n.gbps * 1e9 / 8 * frac / std::min(f.count, f.per_node);
+  if (!texts_on()) return;
   const std::string over = std::to_string(f.nodes) + " machines of " + std::to_string(f.per_node) +
                            " over " + n.label + " " + num(n.gbps) + " Gbit/s x " + num(frac) +
                            " [links." + link + "]";
@@ -163,17 +169,18 @@ Fabric fabric_of(const Gpu& g, int count, bool linked, const K& k, const NodeNet
                           ? g.interconnect.bandwidth_gbs * 1e9 / 2 * kind->second
                           : 0;  // vendors quote both directions added; a ring uses one
   f.intra = std::max(link, pcie);
-  f.what = link > pcie ? g.interconnect.kind + " " + num(g.interconnect.bandwidth_gbs) +
-                             " GB/s x " + num(kind->second) + " [links." + kind->first + "]"
-                       : "PCIe " + std::to_string(gen_of(g)) + ".0 x" +
-                             std::to_string(lanes_of(g)) + (p2p ? "" : " without peer-to-peer") +
-                             " [links." + (p2p ? "pcie-p2p" : "pcie-host") + "]";
+  if (texts_on())
+    f.what = link > pcie ? g.interconnect.kind + " " + num(g.interconnect.bandwidth_gbs) +
+                               " GB/s x " + num(kind->second) + " [links." + kind->first + "]"
+                         : "PCIe " + std::to_string(gen_of(g)) + ".0 x" +
+                               std::to_string(lanes_of(g)) + (p2p ? "" : " without peer-to-peer") +
+                               " [links." + (p2p ? "pcie-p2p" : "pcie-host") + "]";
   if (link <= pcie && k.pcie_gpus_per_socket > 0) {
     // PCIe servers hang 4 GPUs off each CPU socket; NCCL does not use peer-to-peer across
     // the sockets' link (nor through the CPU on Intel hosts) and copies through host memory.
     f.socket = k.pcie_gpus_per_socket;
     f.cross = pcie_bytes_per_s(gen_of(g), lanes_of(g)) * k.links.at("pcie-host");
-    if (std::min(count, f.per_node) > f.socket && p2p)
+    if (std::min(count, f.per_node) > f.socket && p2p && texts_on())
       f.what += ", beyond " + std::to_string(f.socket) +
                 " per CPU socket through host memory [pcie_gpus_per_socket, links.pcie-host]";
   }
@@ -186,8 +193,9 @@ Fabric fabric_of(const Gpu& g, int count, bool linked, const K& k, const NodeNet
                         " in one machine, and no network joins machines of " + g.segment +
                         " cards (asked for " + std::to_string(count) + ")");
     f.inter = net->bytes_per_s_per_gpu;
-    f.what += ", " + std::to_string(f.nodes) + " nodes over " + net->label + " [cluster_networks." +
-              net->id + "]";
+    if (texts_on())
+      f.what += ", " + std::to_string(f.nodes) + " nodes over " + net->label +
+                " [cluster_networks." + net->id + "]";
   }
   return f;
 }
@@ -258,6 +266,7 @@ double exposed_step_s(const Workload& w, const Shape& s, const Gpu& g, const Fab
   // optimizer step, in the last micro-batch's backward: spread over all of them.
   const int per_step = once_per_step(w, f) ? std::max(1, w.grad_accum) : 1;
   exposed /= per_step;
+  if (!texts_on()) return exposed;
   if (f.count > 1) notes.push_back(std::to_string(f.count) + " cards over " + f.what + ": " + what);
   if (!off_what.empty()) notes.push_back(off_what);
   if (f.count > 1 || !off_what.empty())

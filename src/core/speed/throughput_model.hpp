@@ -96,5 +96,8 @@ double model_parallel_exposed_s(const Workload& w, const Shape& s, const Gpu& g,
 
 // Short number formatting for the assumption texts: 3 significant digits.
 std::string num(double v);
+// Whether the assumption texts are wanted: false while a ThroughputTextsOff is alive on this
+// thread, when the ranker's configurations counted and never shown skip building them.
+bool texts_on();
 
 }  // namespace gpusel::tput

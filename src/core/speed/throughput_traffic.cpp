@@ -26,25 +26,21 @@ double activation_bytes(const Workload& w) {
 // write the input gradient and add it into the base one, read x again for lora_A's weight
 // gradient (5·d_in + d_out). LoRA dropout writes and reads a dropped copy of x and a
 // 1-byte mask. Each term counts once, like the activations above.
-struct Module {
-  double in, out;
-};
-
 double adapter_bytes(const Workload& w, const Shape& s, double cb, bool recompute) {
   if (!adapters(w.mode)) return 0;
-  std::vector<Module> mods = {{s.hidden, s.attn_dim}, {s.hidden, s.kv_dim}};  // q, v
-  if (w.lora_targets != LoraTargets::qv)
-    mods.insert(mods.end(), {{s.hidden, s.kv_dim}, {s.attn_dim, s.hidden}});  // k, o
-  if (w.lora_targets == LoraTargets::all_linear) {
-    mods.push_back({s.hidden, s.inter});
-    if (s.gated) mods.push_back({s.hidden, s.inter});
-    mods.push_back({s.inter, s.hidden});
-  }
   const double dropout = w.framework.lora_dropout.value > 0 ? 2 * cb + 1 : 0;
   double bytes = 0;
-  for (const Module& m : mods) {
-    const double fwd = cb * (m.in + 4 * m.out) + dropout * m.in;
-    bytes += fwd * (recompute ? 2 : 1) + cb * (5 * m.in + m.out);
+  const auto add_module = [&](double in, double out) {  // summed in module order, no list built
+    const double fwd = cb * (in + 4 * out) + dropout * in;
+    bytes += fwd * (recompute ? 2 : 1) + cb * (5 * in + out);
+  };
+  add_module(s.hidden, s.attn_dim), add_module(s.hidden, s.kv_dim);  // q, v
+  if (w.lora_targets != LoraTargets::qv)
+    add_module(s.hidden, s.kv_dim), add_module(s.attn_dim, s.hidden);  // k, o
+  if (w.lora_targets == LoraTargets::all_linear) {
+    add_module(s.hidden, s.inter);
+    if (s.gated) add_module(s.hidden, s.inter);
+    add_module(s.inter, s.hidden);
   }
   return bytes;
 }
