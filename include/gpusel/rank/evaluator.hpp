@@ -3,16 +3,26 @@
 // a GPU count shares is computed once per count, and a configuration whose texts nobody reads
 // is evaluated without them. Field for field what evaluate() (ranker.hpp) returns.
 #include <map>
+#include <memory>
 #include <optional>
+#include <vector>
 
 #include "gpusel/rank/ranker.hpp"
 
 namespace gpusel {
 
+namespace detail {
+struct ConfigFacts;
+}
+namespace rules_detail {
+struct OpenRule;
+}
+
 class Evaluator {
  public:
   // Holds references: rules, rates and request must outlive it.
   Evaluator(const RuleSet& rules, const Rates& rates, const RankRequest& req);
+  ~Evaluator();
   Evaluator(const Evaluator&) = delete;
   Evaluator& operator=(const Evaluator&) = delete;
 
@@ -22,11 +32,21 @@ class Evaluator {
     bool splits = false;           // tensor_parallel_splits(request workload, count)
     Workload w;                    // workload_for a configuration of `count` (when it splits)
     std::optional<Estimate> need;  // estimate(w, numbers), once a card of that count is sized
+    // Each rule as the workload's facts alone decide it (nullopt: the card's and the
+    // configuration's are needed), once a configuration of that count is judged.
+    std::optional<std::vector<std::optional<bool>>> rules;
+    // Its workload facts are those of the first count judged (they are on every count today:
+    // on_gpus places, it does not change what the facts read), so card_rules hold for it.
+    bool shared_facts = false;
   };
   // Filled in the order counts are first asked for, so a count on_gpus refuses throws where it
   // did (the first card reaching it).
   Plan& plan(int count);
   const Estimate& need(Plan& p);
+  const std::vector<std::optional<bool>>& rules_decided(Plan& p);
+  // The rules the card's facts and the shared workload facts leave open or know to fire (after
+  // a rules_decided), in rule order: for the card's configurations whose plan has shared_facts.
+  std::vector<rules_detail::OpenRule> card_rules(const Gpu& gpu) const;
   // The one-card need of evaluate(): the same on every card (a card only places one GPU).
   double one_card_need(const Gpu& any);
 
@@ -51,6 +71,8 @@ class Evaluator {
   const RankRequest& req_;
   std::map<int, Plan> plans_;
   std::optional<double> one_card_;
+  std::unique_ptr<detail::ConfigFacts> shared_;    // the first count's workload facts
+  std::vector<std::optional<bool>> shared_rules_;  // and the rules they decide
 };
 
 }  // namespace gpusel

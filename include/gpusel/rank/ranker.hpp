@@ -45,6 +45,9 @@ struct RankRequest {
   // How many of the ranked results and of the over-budget ones rank() returns in full (the
   // rest are counted in Ranking::ranked, never built): recommend asks for what it shows.
   std::size_t shown = static_cast<std::size_t>(-1);
+  // Of the over-budget ones, at most this many are returned in full (recommend offers the two
+  // cheapest, and only when nothing fits the budget).
+  std::size_t shown_over_budget = static_cast<std::size_t>(-1);
 };
 
 // The ranking formula's constants, from data/scoring.json (README: "How configurations are

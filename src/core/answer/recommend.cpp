@@ -130,6 +130,7 @@ RecommendAnswer recommend(const Sources& src, const RecommendQuery& query) {
   // Only the results shown (and the two nearest over the budget) are built in full.
   RecommendQuery q = query;
   q.request.shown = std::max<std::size_t>(static_cast<std::size_t>(std::max(q.top, 0)), 2);
+  q.request.shown_over_budget = 2;  // add_over_budget offers no more
   RecommendAnswer a;
   a.one_gpu_need = estimate(without_model_parallel(q.request.workload));
   a.ranking = rank(src.catalog, src.rules, src.rates, q.request);

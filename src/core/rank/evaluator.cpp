@@ -54,11 +54,21 @@ void evaluate_rest(Result& r, const Workload& w, const RuleSet& rules, const Rat
 
 using Texts = Evaluator::Texts;
 
+bool same_facts(const FactTable& a, const FactTable& b) {
+  for (std::size_t i = 0; i < kFactCount; ++i) {
+    const FactTable::Slot &x = a[i], &y = b[i];
+    if (x.known != y.known || x.type != y.type || x.number != y.number || x.flag != y.flag ||
+        x.text != y.text)
+      return false;
+  }
+  return true;
+}
+
 // One configuration in full, its per-GPU workload `w` (workload_for) and that workload's
 // memory estimate given. `one_card`: the card's one-card need.
 Result evaluate_placed(const Config& config, const Workload& w, Estimate need, double one_card,
                        const RuleSet& rules, const Rates& rates, const RankRequest& req,
-                       Texts texts) {
+                       Texts texts, const std::vector<std::optional<bool>>* decided) {
   Result r;
   r.config = config;
   r.config.shard = w.shard;
@@ -71,7 +81,7 @@ Result evaluate_placed(const Config& config, const Workload& w, Estimate need, d
     evaluate_rest(r, w, rules, rates, req, texts == Texts::all);
   } else {
     const ThroughputTextsOff quiet;
-    detail::evaluate_numbers(r, w, rules, rates, req);
+    detail::evaluate_numbers(r, w, rules, rates, req, decided);
   }
   return r;
 }
@@ -87,11 +97,13 @@ namespace detail {
 // For a configuration that is counted and scored but not returned: of the rules, only their
 // score changes and the first exclusion (its id, for Rejections::by_rule).
 void evaluate_numbers(Result& r, const Workload& w, const RuleSet& rules, const Rates& rates,
-                      const RankRequest& req) {
+                      const RankRequest& req, const std::vector<std::optional<bool>>* decided,
+                      const std::vector<rules_detail::OpenRule>* open) {
   measure(r, w, rates, req);
   ConfigFacts facts;
   facts_for(r, w, req, facts);
-  const rules_detail::Judgement j = rules_detail::judge_rules(rules, facts.table);
+  const rules_detail::Judgement j = open ? rules_detail::judge_rules(*open, facts.table)
+                                         : rules_detail::judge_rules(rules, facts.table, decided);
   r.rules.delta = j.delta;
   if (j.excluded_by) r.rules.excluded = true, r.rules.exclude_rule = j.excluded_by->id;
 }
@@ -103,11 +115,13 @@ Result evaluate(const Config& config, const RuleSet& rules, const Rates& rates,
   const Workload w = workload_for(config, req);
   Estimate need = estimate(w, EstimateDetail::numbers);
   const double one = config.count == 1 ? 0 : one_card_need(*config.gpu, req);
-  return evaluate_placed(config, w, std::move(need), one, rules, rates, req, Texts::all);
+  return evaluate_placed(config, w, std::move(need), one, rules, rates, req, Texts::all, nullptr);
 }
 
 Evaluator::Evaluator(const RuleSet& rules, const Rates& rates, const RankRequest& req)
     : rules_(rules), rates_(rates), req_(req) {}
+
+Evaluator::~Evaluator() = default;
 
 Evaluator::Plan& Evaluator::plan(int count) {
   auto [it, fresh] = plans_.try_emplace(count);
@@ -123,6 +137,32 @@ Evaluator::Plan& Evaluator::plan(int count) {
 const Estimate& Evaluator::need(Plan& p) {
   if (!p.need) p.need = estimate(p.w, EstimateDetail::numbers);
   return *p.need;
+}
+
+const std::vector<std::optional<bool>>& Evaluator::rules_decided(Plan& p) {
+  if (p.rules) return *p.rules;
+  // The facts every configuration of the count shares. A known job length (--tokens) makes
+  // workload.long_run depend on each configuration's speed: left unknown here.
+  RankRequest shared_req;
+  const RankRequest* req = &req_;
+  if (req_.tokens && req_.run_hours) {
+    shared_req = req_;
+    shared_req.run_hours.reset();
+    req = &shared_req;
+  }
+  auto facts = std::make_unique<detail::ConfigFacts>();
+  detail::workload_facts(p.w, *req, std::nullopt, *facts);
+  p.rules = rules_detail::decide_rules(rules_, facts->table);
+  p.shared_facts = !shared_ || same_facts(shared_->table, facts->table);
+  if (!shared_) shared_ = std::move(facts), shared_rules_ = *p.rules;
+  return *p.rules;
+}
+
+std::vector<rules_detail::OpenRule> Evaluator::card_rules(const Gpu& gpu) const {
+  FactTable table = shared_->table;  // its texts view shared_'s strings and the catalog's
+  detail::card_facts(gpu, table);
+  return rules_detail::open_rules(rules_,
+                                  rules_detail::decide_rules(rules_, table, &shared_rules_));
 }
 
 double Evaluator::one_card_need(const Gpu& any) {
@@ -142,10 +182,11 @@ Result Evaluator::evaluate(const Config& config, Texts texts) {
     const Workload w = workload_for(config, req_);
     Estimate need = estimate(w, EstimateDetail::numbers);
     const double one = config.count == 1 ? 0 : one_card_need(*config.gpu);
-    return evaluate_placed(config, w, std::move(need), one, rules_, rates_, req_, texts);
+    return evaluate_placed(config, w, std::move(need), one, rules_, rates_, req_, texts, nullptr);
   }
   const double one = config.count == 1 ? 0 : one_card_need(*config.gpu);
-  return evaluate_placed(config, p.w, need(p), one, rules_, rates_, req_, texts);
+  return evaluate_placed(config, p.w, need(p), one, rules_, rates_, req_, texts,
+                         texts == Texts::none ? &rules_decided(p) : nullptr);
 }
 
 }  // namespace gpusel

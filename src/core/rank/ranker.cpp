@@ -113,7 +113,8 @@ void rank_card(const Gpu& gpu, Evaluator& ev, Pass& pass) {
   Rejections& rej = pass.out.rejected;
   const bool passes = passes_filters(gpu, req.filters);
   std::optional<double> usable;
-  detail::for_each_count(gpu, req.max_gpus, [&](int count) {  // the counts configurations() has
+  std::optional<std::vector<rules_detail::OpenRule>> by_card;  // Evaluator::card_rules
+  detail::for_each_count(gpu, req.max_gpus, [&](int count) {   // the counts configurations() has
     Evaluator::Plan& plan = ev.plan(count);
     if (!plan.splits) return;
     ++pass.out.candidates;
@@ -133,7 +134,10 @@ void rank_card(const Gpu& gpu, Evaluator& ev, Pass& pass) {
     r.usable_bytes = *usable;
     r.headroom = (*usable - need) / *usable;
     r.one_card_fits = (count == 1 ? need : ev.one_card_need(gpu)) <= *usable;
-    detail::evaluate_numbers(r, plan.w, ev.rules(), ev.rates(), req);
+    const rules_detail::Decisions& by_count = ev.rules_decided(plan);
+    if (plan.shared_facts && !by_card) by_card = ev.card_rules(gpu);
+    detail::evaluate_numbers(r, plan.w, ev.rules(), ev.rates(), req, &by_count,
+                             plan.shared_facts ? &*by_card : nullptr);
     const Verdict v = judge(r, need, req);
     count_rejection(rej, v, r);
     if (v != Verdict::fits && v != Verdict::over_budget) return;
@@ -180,7 +184,8 @@ Ranking rank(const Catalog& catalog, const RuleSet& rules, const Rates& rates,
                    [](const Candidate& a, const Candidate& b) { return a.price < b.price; });
   out.ranked = static_cast<int>(pass.fits.size());
   out.results = materialise(pass.fits, req.shown, ev, Texts::all);
-  out.over_budget = materialise(pass.over, req.shown, ev, Texts::all);
+  out.over_budget =
+      materialise(pass.over, std::min(req.shown, req.shown_over_budget), ev, Texts::all);
   return out;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "gpusel/rank/ranker.hpp"
+#include "rules_internal.hpp"
 
 namespace gpusel::detail {
 
@@ -16,6 +17,7 @@ struct ConfigFacts {
   std::string mode, precision, optimizer;
   FactTable table;
 };
+void card_facts(const Gpu& g, FactTable& out);  // the gpu.* facts but gpu.used_price
 void facts_for(const Result& r, const Workload& w, const RankRequest& req, ConfigFacts& out);
 void workload_facts(const Workload& w, const RankRequest& req, std::optional<double> hours,
                     ConfigFacts& out);
@@ -35,9 +37,12 @@ void score(std::vector<Result>& results, const RankRequest& req);
 void score(std::vector<Candidate>& results, const RankRequest& req);
 
 // The ranker's evaluation of a configuration counted and not returned (evaluator.cpp): price,
-// speed, and of the rules only their score changes and first exclusion. `w` is workload_for.
+// speed, and of the rules only their score changes and first exclusion. `w` is workload_for;
+// `decided`: Evaluator::rules_decided for its count; `open`, where given instead: the rules
+// Evaluator::card_rules leaves to the card's configurations.
 void evaluate_numbers(Result& r, const Workload& w, const RuleSet& rules, const Rates& rates,
-                      const RankRequest& req);
+                      const RankRequest& req, const std::vector<std::optional<bool>>* decided,
+                      const std::vector<rules_detail::OpenRule>* open = nullptr);
 
 // make_config() with the configuration's per-GPU workload already placed (on_gpus(w, count)).
 Config placed_config(const Gpu& gpu, int count, const Workload& placed);

@@ -206,13 +206,43 @@ RuleOutcome apply_rules(const RuleSet& rules, const FactTable& facts, bool rende
 
 namespace gpusel::rules_detail {
 
-Judgement judge_rules(const RuleSet& rules, const FactTable& facts) {
+Judgement judge_rules(const RuleSet& rules, const FactTable& facts, const Decisions* decided) {
   Judgement out;
-  for (const Rule& r : rules.rules) {
-    if (r.disabled || evaluate(r.when, facts) != true) continue;
+  for (std::size_t i = 0; i < rules.rules.size(); ++i) {
+    const Rule& r = rules.rules[i];
+    if (r.disabled) continue;
+    const std::optional<bool> early = decided ? (*decided)[i] : std::nullopt;
+    const bool fires = early ? *early : evaluate(r.when, facts) == true;
+    if (!fires) continue;
     out.delta += r.effects.score;  // as fire() adds them
     if (r.effects.exclude && !out.excluded_by) out.excluded_by = &r;
   }
+  return out;
+}
+
+std::vector<OpenRule> open_rules(const RuleSet& rules, const Decisions& decided) {
+  std::vector<OpenRule> out;
+  for (std::size_t i = 0; i < rules.rules.size(); ++i)
+    if (!rules.rules[i].disabled && decided[i] != false)
+      out.push_back({&rules.rules[i], decided[i].has_value()});
+  return out;
+}
+
+Judgement judge_rules(const std::vector<OpenRule>& open, const FactTable& facts) {
+  Judgement out;
+  for (const OpenRule& o : open) {
+    const Rule& r = *o.rule;
+    if (!o.fires && evaluate(r.when, facts) != true) continue;
+    out.delta += r.effects.score;  // in rule order, as judge_rules adds them
+    if (r.effects.exclude && !out.excluded_by) out.excluded_by = &r;
+  }
+  return out;
+}
+
+Decisions decide_rules(const RuleSet& rules, const FactTable& partial, const Decisions* known) {
+  Decisions out = known ? *known : Decisions(rules.rules.size());
+  for (std::size_t i = 0; i < rules.rules.size(); ++i)
+    if (!out[i] && !rules.rules[i].disabled) out[i] = evaluate(rules.rules[i].when, partial);
   return out;
 }
 

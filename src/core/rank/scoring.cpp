@@ -136,12 +136,10 @@ void score_all(std::vector<T>& results, const RankRequest& req) {
 void score(std::vector<Result>& results, const RankRequest& req) { score_all(results, req); }
 void score(std::vector<Candidate>& results, const RankRequest& req) { score_all(results, req); }
 
-// Set in place by position: a map of string keys cost more than the rules that read it, for
-// every configuration ranked. Texts view the card, the platform data and `out`'s own strings.
-void facts_for(const Result& r, const Workload& w, const RankRequest& req, ConfigFacts& out) {
-  const Gpu& g = *r.config.gpu;
+// The card's own facts: its catalog record's (gpu.used_price depends on the price policy and
+// is set with the configuration's).
+void card_facts(const Gpu& g, FactTable& f) {
   using F = FactId;
-  FactTable& f = out.table;
   f.text(F::gpu_id, g.id);
   f.text(F::gpu_name, g.name);
   f.text(F::gpu_vendor, g.vendor);
@@ -161,6 +159,15 @@ void facts_for(const Result& r, const Workload& w, const RankRequest& req, Confi
   f.text(F::gpu_interconnect, g.interconnect.kind);
   f.number(F::gpu_interconnect_gbs, g.interconnect.bandwidth_gbs);
   f.number(F::gpu_interconnect_max_gpus, double(g.interconnect.max_gpus));
+}
+
+// Set in place by position: a map of string keys cost more than the rules that read it, for
+// every configuration ranked. Texts view the card, the platform data and `out`'s own strings.
+void facts_for(const Result& r, const Workload& w, const RankRequest& req, ConfigFacts& out) {
+  const Gpu& g = *r.config.gpu;
+  using F = FactId;
+  FactTable& f = out.table;
+  card_facts(g, f);
   f.flag(F::gpu_used_price, r.unit_price && r.unit_price->used);
   f.number(F::config_count, double(r.config.count));
   f.flag(F::config_linked, r.config.linked);
