@@ -77,12 +77,17 @@ Parts strategy_traffic(const Workload& w, const Shape& s, const Fabric& f, doubl
       what = "DDP all-reduce of " + num(grads / 1e9) + " GB of gradients";
       return p;
     case Shard::zero1:
-    case Shard::zero2:
+    case Shard::zero2: {
       p.overlapped_bwd = gather_s(f, grads);
-      p.exposed = p.overlapped_bwd * last_bucket + gather_s(f, s.trainable * 2);
+      p.exposed = p.overlapped_bwd * last_bucket;
+      // After the step, unless the stack gathers the weights during the next forward
+      // (--comm-overlap: Megatron's overlap_param_gather).
+      (w.comm_overlap ? p.overlapped_fwd : p.exposed) += gather_s(f, s.trainable * 2);
       what = "ZeRO reduce-scatter of " + num(grads / 1e9) +
-             " GB of gradients + all-gather of the updated weights after the step";
+             " GB of gradients + all-gather of the updated weights " +
+             (w.comm_overlap ? "during the next forward (--comm-overlap)" : "after the step");
       return p;
+    }
     case Shard::zero3:
     case Shard::fsdp: {
       const double params = gathered_param_bytes(w, s), ag = gather_s(f, params);
@@ -101,10 +106,18 @@ Parts strategy_traffic(const Workload& w, const Shape& s, const Fabric& f, doubl
       const double act = double(w.batch) * w.seq_len * s.hidden * 2;
       const int per_layer = 4 + (w.grad_ckpt ? 2 : 0);
       const double one = allreduce_s(group, act) + latency_s(group, tp, k);
-      p.exposed = tp * s.layers * per_layer * one;  // per card, in one card's step terms
+      const double all = tp * s.layers * per_layer * one;  // per card, in one card's step terms
       if (n > tp) p.overlapped_bwd = allreduce_s(f, grads / tp);
-      what = "tensor parallel over " + std::to_string(tp) + ": " + std::to_string(per_layer) +
-             " all-reduces of " + num(act / 1e6) + " MB per layer on the critical path";
+      if (w.comm_overlap) {  // 2 of the layer's all-reduces run in forward, the rest backward
+        p.overlapped_fwd += all * 2 / per_layer;
+        p.overlapped_bwd += all * (per_layer - 2) / per_layer;
+      } else {
+        p.exposed = all;
+      }
+      what =
+          "tensor parallel over " + std::to_string(tp) + ": " + std::to_string(per_layer) +
+          " all-reduces of " + num(act / 1e6) + " MB per layer " +
+          (w.comm_overlap ? "overlapped with the GEMMs (--comm-overlap)" : "on the critical path");
       return p;
     }
   }
