@@ -59,6 +59,32 @@ struct Parts {
   double overlapped_fwd = 0, overlapped_bwd = 0, exposed = 0;
 };
 
+// Megatron tensor parallelism: 2 all-reduces of the layer's activations per layer forward,
+// 2 backward, 2 more under recompute; on the critical path unless the stack overlaps them
+// with the GEMMs (--comm-overlap). Beyond a node the tp groups' replicas all-reduce gradients.
+Parts tp_traffic(const Workload& w, const Shape& s, const Fabric& f, double grads, const K& k,
+                 std::string& what) {
+  Parts p;
+  const int tp = std::min(f.count, f.per_node);
+  Fabric group = f;
+  group.count = tp, group.nodes = 1;
+  const double act = double(w.batch) * w.seq_len * s.hidden * 2;
+  const int per_layer = 4 + (w.grad_ckpt ? 2 : 0);
+  const double one = allreduce_s(group, act) + latency_s(group, tp, k);
+  const double all = tp * s.layers * per_layer * one;  // per card, in one card's step terms
+  if (f.count > tp) p.overlapped_bwd = allreduce_s(f, grads / tp);
+  if (w.comm_overlap) {  // 2 of the layer's all-reduces run in forward, the rest backward
+    p.overlapped_fwd += all * 2 / per_layer;
+    p.overlapped_bwd += all * (per_layer - 2) / per_layer;
+  } else {
+    p.exposed = all;
+  }
+  what = "tensor parallel over " + std::to_string(tp) + ": " + std::to_string(per_layer) +
+         " all-reduces of " + num(act / 1e6) + " MB per layer " +
+         (w.comm_overlap ? "overlapped with the GEMMs (--comm-overlap)" : "on the critical path");
+  return p;
+}
+
 Parts strategy_traffic(const Workload& w, const Shape& s, const Fabric& f, double fwd, double bwd,
                        const K& k, std::string& what) {
   Parts p;
@@ -99,27 +125,8 @@ Parts strategy_traffic(const Workload& w, const Shape& s, const Fabric& f, doubl
              " GB of gradients";
       return p;
     }
-    case Shard::tp: {  // Megatron: 2 all-reduces per layer forward, 2 backward, 2 recompute
-      const int tp = std::min(n, f.per_node);
-      Fabric group = f;
-      group.count = tp, group.nodes = 1;
-      const double act = double(w.batch) * w.seq_len * s.hidden * 2;
-      const int per_layer = 4 + (w.grad_ckpt ? 2 : 0);
-      const double one = allreduce_s(group, act) + latency_s(group, tp, k);
-      const double all = tp * s.layers * per_layer * one;  // per card, in one card's step terms
-      if (n > tp) p.overlapped_bwd = allreduce_s(f, grads / tp);
-      if (w.comm_overlap) {  // 2 of the layer's all-reduces run in forward, the rest backward
-        p.overlapped_fwd += all * 2 / per_layer;
-        p.overlapped_bwd += all * (per_layer - 2) / per_layer;
-      } else {
-        p.exposed = all;
-      }
-      what =
-          "tensor parallel over " + std::to_string(tp) + ": " + std::to_string(per_layer) +
-          " all-reduces of " + num(act / 1e6) + " MB per layer " +
-          (w.comm_overlap ? "overlapped with the GEMMs (--comm-overlap)" : "on the critical path");
-      return p;
-    }
+    case Shard::tp:
+      return tp_traffic(w, s, f, grads, k, what);
   }
   return p;
 }

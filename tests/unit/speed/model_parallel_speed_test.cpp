@@ -72,6 +72,13 @@ TEST_CASE("overlapped communication hides TP and pipeline traffic but never the 
   // Without tensor or pipeline parallelism nothing but ZeRO-1's weight gather can move: the
   // flag never makes a step slower.
   CHECK(run(1, 1, 8, true).train_tokens_per_s >= run(1, 1, 8, false).train_tokens_per_s);
+  // --shard tp training (no --tp) reads it the same way: its all-reduces hide in the GEMMs.
+  auto shard_tp = [&](bool overlap) {
+    Workload w = training(Mode::full, Shard::tp, 1, 1);
+    w.comm_overlap = overlap;
+    return estimate_throughput(on_gpus(w, 8), h100, 8, true).train_tokens_per_s;
+  };
+  CHECK(shard_tp(true) > shard_tp(false));
   // Single-GPU and inference estimates do not read it.
   CHECK(run(1, 1, 1, true).train_tokens_per_s == run(1, 1, 1, false).train_tokens_per_s);
 }
