@@ -76,14 +76,16 @@ Table gpu_csv(const std::vector<const Gpu*>& gpus) {
 
 int run_list(Context& ctx, const ListArgs& a) {
   const Format f = parse_format(a.format);
-  const CatalogListAnswer ans = list_gpus(ctx.catalog(), {a.vendor, a.segment, a.min_vram});
+  // JSON prints each record as read, so only that format keeps the file's text.
+  const Catalog& cat = f == Format::json ? ctx.catalog_with_text() : ctx.catalog();
+  const CatalogListAnswer ans = list_gpus(cat, {a.vendor, a.segment, a.min_vram});
   const auto& picked = ans.gpus;
   Output o;
   // Only the table the format writes: at 100,000 cards each is tens of megabytes.
   if (f == Format::table) o.table = gpu_table(picked);
   if (f == Format::csv) o.csv = gpu_csv(picked);
   o.after = std::to_string(picked.size()) + " of " + std::to_string(ans.total) + " GPUs (" +
-            ctx.catalog().origin + "); tensor TFLOPS are dense, FP32 accumulate\n";
+            cat.origin + "); tensor TFLOPS are dense, FP32 accumulate\n";
   o.json = {{"schema_version", 1}, {"count", picked.size()}, {"gpus", nlohmann::json::array()}};
   // Each record is re-read from its text: only for the format that shows it.
   if (f == Format::json)
@@ -101,7 +103,7 @@ Table record_table(const nlohmann::json& rec) {
 
 int run_show(Context& ctx, const std::string& id, const std::string& format) {
   const Format f = parse_format(format, {Format::table, Format::json});
-  const Gpu& g = require_gpu(ctx.catalog(), id);
+  const Gpu& g = require_gpu(ctx.catalog_with_text(), id);
   Output o;
   const nlohmann::json raw = g.raw();
   o.table = record_table(raw);

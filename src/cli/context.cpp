@@ -3,8 +3,18 @@
 namespace gpusel::cli {
 
 const Catalog& Context::catalog() {
-  if (!catalog_) catalog_ = load_catalog(paths);
+  if (!catalog_) {
+    DataPaths p = paths;
+    p.record_text = with_text_;
+    catalog_ = load_catalog(p);
+  }
   return *catalog_;
+}
+
+const Catalog& Context::catalog_with_text() {
+  if (catalog_ && !with_text_) catalog_.reset();
+  with_text_ = true;
+  return catalog();
 }
 
 // Files the user names must name catalog GPUs; the embedded offers, written for the embedded

@@ -21,11 +21,15 @@ struct Context {
   std::string lang;             // --lang; empty: from the locale
   std::function<int()> action;  // set by the subcommand that was chosen
 
-  const Catalog& catalog();  // loaded once, on first use
-  const Cloud& cloud();      // loaded once, its GPU ids checked against catalog()
+  const Catalog& catalog();  // loaded once, on first use, without the cards' source text
+  // The catalog with each card's source text (Gpu::raw()): only `catalog show` and `catalog
+  // list --format json` print it, so only they hold a user's file (reloaded if needed).
+  const Catalog& catalog_with_text();
+  const Cloud& cloud();  // loaded once, its GPU ids checked against catalog()
 
  private:
   std::optional<Catalog> catalog_;
+  bool with_text_ = false;
   std::optional<Cloud> cloud_;
 };
 

@@ -74,8 +74,9 @@ struct Gpu {
   std::string ecosystem;        // cuda | rocm | oneapi | synapseai | cann | metal
   std::string platform_target;  // e.g. "sm_89", "gfx942": what kernels must be built for
   std::vector<Price> prices;
-  std::vector<std::string> sources;
-  std::string notes;
+  // The record's "sources" and "notes" are checked (schema) and shown by `catalog show` from
+  // the record's text, but no command reasons over them: not held per card (at 100,000
+  // cards they were 26 MB of the peak).
   // The record as read, for `catalog show` (see RawRecord). An empty object when not set.
   nlohmann::json raw() const;
   const RawRecord& raw_record() const { return raw_; }

@@ -71,7 +71,6 @@ void parse_text(Gpu& g, const json& rec, const std::string& at) {
   g.memory_type = optional_field<std::string>(rec, "memory_type", "", at);
   g.ecosystem = required<std::string>(rec, "ecosystem", at);
   g.platform_target = optional_field<std::string>(rec, "platform_target", "", at);
-  g.notes = optional_field<std::string>(rec, "notes", "", at);
 }
 
 MemoryShare parse_share(const json& j, const std::string& at) {
@@ -117,7 +116,6 @@ Gpu detail::parse_gpu_record(const json& rec, const std::string& at) {
     if (!prices->is_array()) detail::wrong_type(at, "prices", "a list");
     for (const auto& p : *prices) g.prices.push_back(parse_price(p, at));
   }
-  g.sources = optional_field<std::vector<std::string>>(rec, "sources", {}, at);
   return g;
 }
 

@@ -66,6 +66,7 @@ class Pass {
       for (std::size_t i = 0; i < list->items.size(); ++i) {
         const auto [b, e] = list->items[i];
         record(i, json_detail::build(text_.substr(b, e - b), f_.file()), Span{b + bom_, e + bom_});
+        release_before(e);
       }
     } catch (const Error& e) {
       // Only if the builder refuses what the scanner accepted: still a finding, never a crash.
@@ -75,6 +76,9 @@ class Pass {
     }
     return list;
   }
+
+  // Where the text still held starts (line, column, offset): findings are placed from there.
+  SourcePos kept() const { return kept_; }
 
   // Trusted text (the embedded data): one tree of the whole document, built with its
   // outline, no scan; its records are read from that tree.
@@ -100,6 +104,19 @@ class Pass {
   Findings& f_;
   const DocKind* kind_ = nullptr;
   std::unordered_map<std::string, std::size_t> ids_;
+  SourcePos kept_{1, 1, 0};
+
+  // Gives the records read so far back (PassOptions::release) while nothing has been found:
+  // a later finding is placed from the kept text's start, whose position is counted here.
+  void release_before(std::size_t upto) {
+    constexpr std::size_t kStep = std::size_t{1} << 18;  // a system call per 256 KiB read
+    if (!pass_.release || !f_.none_recorded() || upto - kept_.offset < kStep) return;
+    const SourcePos r = json_detail::position_of(text_.substr(kept_.offset), upto - kept_.offset);
+    const SourcePos next{kept_.line + r.line - 1,
+                         r.line == 1 ? kept_.column + r.column - 1 : r.column, upto};
+    pass_.release(bom_ + kept_.offset, bom_ + upto);
+    kept_ = next;
+  }
 
   // The expected kind, else the first of gpus, offers, models the document has.
   const json_detail::Outline::List* pick_list(const json_detail::Outline& outline) {
@@ -204,13 +221,18 @@ bool record_of(const std::string& pointer, const std::string& prefix, std::size_
 // Positions of findings inside records are looked up in those records' text alone, placed by
 // where each record starts: scanning the whole document with every finding's pointer cost
 // more than checking it when thousands of records had a note.
+// Counted from `kept` (where the text still held starts; PassOptions::release): every record
+// with a finding starts there or later.
 void locate_in_records(std::string_view text, const json_detail::Outline::List& list,
                        std::size_t prefix_size,
                        std::map<std::size_t, std::vector<std::size_t>>& by_record,
-                       ValidationReport& report) {
+                       ValidationReport& report, const SourcePos& kept) {
   std::vector<std::size_t> starts;
-  for (const auto& [index, _] : by_record) starts.push_back(list.items[index].first);
-  const auto bases = json_detail::positions_of(text, starts);
+  for (const auto& [index, _] : by_record) starts.push_back(list.items[index].first - kept.offset);
+  auto bases = json_detail::positions_of(text.substr(kept.offset), starts);
+  for (auto& p : bases)
+    p = {kept.line + p.line - 1, p.line == 1 ? kept.column + p.column - 1 : p.column,
+         kept.offset + p.offset};
   const std::size_t skip = prefix_size;  // "/gpus/"
   std::size_t k = 0;
   for (const auto& [index, found] : by_record) {
@@ -234,8 +256,8 @@ void locate_in_records(std::string_view text, const json_detail::Outline::List& 
   }
 }
 
-void locate(std::string_view text, ValidationReport& report,
-            const json_detail::Outline::List* list) {
+void locate(std::string_view text, ValidationReport& report, const json_detail::Outline::List* list,
+            const SourcePos& kept = {1, 1, 0}) {
   if (report.diagnostics.empty()) return;
   const std::string prefix = list ? "/" + pointer_escape(list->key) + "/" : "";
   std::map<std::size_t, std::vector<std::size_t>> by_record;
@@ -247,12 +269,20 @@ void locate(std::string_view text, ValidationReport& report,
     else
       rest.push_back(i);
   }
-  if (list) locate_in_records(text, *list, prefix.size(), by_record, report);
+  if (list) locate_in_records(text, *list, prefix.size(), by_record, report, kept);
   std::vector<std::string> pointers;
   for (std::size_t i : rest) pointers.push_back(report.diagnostics[i].pointer);
   LocatedJson src;
   src.text = text;
-  const auto positions = rest.empty() ? std::vector<SourcePos>{} : src.at_all(pointers);
+  std::vector<SourcePos> positions;
+  if (kept.offset > 0) {
+    // Text given back: outside the records only a refusal of the whole document ("") can
+    // have come since (the document's own findings stop the release): at its root value.
+    const SourcePos root = json_detail::position_of(text, text.find_first_not_of(" \t\r\n"));
+    positions.assign(rest.size(), root);
+  } else if (!rest.empty()) {
+    positions = src.at_all(pointers);
+  }
   for (std::size_t j = 0; j < rest.size(); ++j) report.diagnostics[rest[j]].pos = positions[j];
   for (auto& d : report.diagnostics) {
     // Keys come from the file: cut long ones and show control characters as \xNN, so that
@@ -306,8 +336,9 @@ ValidationReport check_document(std::string_view text, const std::string& file,
     return report;
   }
   Findings f(file, report, pass.errors_only);
-  const auto* list = Pass(text, bom, o, pass, sink, f).run(outline);
-  locate(text, report, list);
+  Pass p(text, bom, o, pass, sink, f);
+  const auto* list = p.run(outline);
+  locate(text, report, list, p.kept());
   return report;
 }
 

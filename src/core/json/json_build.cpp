@@ -97,9 +97,12 @@ class Builder {
       expect(':');
       if (outline_ && depth == 1) outline_member(key);
       json v = value(depth);
-      members.insert_or_assign(std::move(key),
-                               std::move(v));  // the last of duplicates, as nlohmann
-      key.clear();                             // moved from: empty again for the next key
+      // Keys written in order (as gpusel's own files are) go in at the end without a search.
+      if (members.empty() || members.rbegin()->first < key)
+        members.emplace_hint(members.end(), std::move(key), std::move(v));
+      else
+        members.insert_or_assign(std::move(key), std::move(v));  // the last of duplicates
+      key.clear();  // moved from: empty again for the next key
       collecting_ = nullptr;
       skip_ws();
       if (peek() == '}') {

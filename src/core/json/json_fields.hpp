@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
@@ -79,7 +80,7 @@ T as(const nlohmann::json& v, const char* key, const std::string& at) {
 template <typename T>
 T required(const nlohmann::json& rec, const char* key, const std::string& at) {
   if (!rec.is_object()) throw data_error(at + ": expected an object with field '" + key + "'");
-  auto it = rec.find(key);
+  auto it = rec.find(std::string_view(key));  // no strlen per comparison
   if (it == rec.end()) throw data_error(at + ": missing field '" + key + "'");
   return as<T>(*it, key, at);
 }
@@ -88,7 +89,7 @@ T required(const nlohmann::json& rec, const char* key, const std::string& at) {
 template <typename T>
 std::optional<T> present(const nlohmann::json& rec, const char* key, const std::string& at) {
   if (!rec.is_object()) return std::nullopt;
-  auto it = rec.find(key);
+  auto it = rec.find(std::string_view(key));  // no strlen per comparison
   if (it == rec.end() || it->is_null()) return std::nullopt;
   return as<T>(*it, key, at);
 }
@@ -97,7 +98,7 @@ std::optional<T> present(const nlohmann::json& rec, const char* key, const std::
 inline const nlohmann::json& required_ref(const nlohmann::json& rec, const char* key,
                                           const std::string& at) {
   if (!rec.is_object()) throw data_error(at + ": expected an object with field '" + key + "'");
-  auto it = rec.find(key);
+  auto it = rec.find(std::string_view(key));  // no strlen per comparison
   if (it == rec.end()) throw data_error(at + ": missing field '" + key + "'");
   return *it;
 }
@@ -105,7 +106,7 @@ inline const nlohmann::json& required_ref(const nlohmann::json& rec, const char*
 // The field itself, or null when it is absent or null.
 inline const nlohmann::json* present_ref(const nlohmann::json& rec, const char* key) {
   if (!rec.is_object()) return nullptr;
-  auto it = rec.find(key);
+  auto it = rec.find(std::string_view(key));  // no strlen per comparison
   return it == rec.end() || it->is_null() ? nullptr : &*it;
 }
 

@@ -2,9 +2,9 @@
 
 #include <catch2/catch.hpp>
 
-#include "gpusel/data/data_source.hpp"
 #include "gpusel/base/error.hpp"
 #include "gpusel/base/text.hpp"
+#include "gpusel/data/data_source.hpp"
 
 using namespace gpusel;
 
@@ -117,5 +117,53 @@ TEST_CASE("bad catalog files are data errors (exit 3) that name the file") {
     fixture("truncated.json");
   } catch (const Error& e) {
     CHECK(std::string(e.what()).rfind(kFixtures + "truncated.json:", 0) == 0);
+  }
+}
+
+namespace {
+
+// A catalog of `n` copies of small.json's first card, each written on its own lines; the
+// card at `bad` (if any) gets a negative memory size.
+std::string copies(std::size_t n, std::size_t bad) {
+  nlohmann::json doc = nlohmann::json::parse(read_file(kFixtures + "small.json"));
+  const nlohmann::json card = doc["gpus"][0];
+  doc["gpus"] = nlohmann::json::array();
+  for (std::size_t i = 0; i < n; ++i) {
+    nlohmann::json c = card;
+    c["id"] = "card-" + std::to_string(i);
+    if (i == bad) c["vram_gb"] = -1;
+    doc["gpus"].push_back(c);
+  }
+  return doc.dump(1);
+}
+
+std::string refusal(const std::string& text, bool record_text) {
+  try {
+    catalog_from_text(text, "many.json", false, record_text);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("cards read without their text: the file's memory goes, findings keep their place") {
+  // Over twice the loader's release step (256 KiB) of cards before the last one.
+  const std::size_t n = 200;
+  const std::string good = copies(n, n);
+  REQUIRE(good.size() > (std::size_t{2} << 18));
+  const Catalog with = catalog_from_text(good, "many.json", false, true);
+  const Catalog without = catalog_from_text(good, "many.json", false, false);
+  REQUIRE(without.gpus.size() == n);
+  CHECK(without.gpus.back().id == "card-199");
+  CHECK(without.gpus.back().vram_gb == with.gpus.back().vram_gb);
+  CHECK(without.gpus.back().raw() == nlohmann::json::object());
+  CHECK(with.gpus.back().raw().at("id") == "card-199");
+  for (std::size_t bad : {std::size_t{1}, n - 1}) {
+    INFO(bad);
+    const std::string kept = refusal(copies(n, bad), true);
+    CHECK(kept.find("/gpus/" + std::to_string(bad) + "/vram_gb") != std::string::npos);
+    CHECK(refusal(copies(n, bad), false) == kept);  // the same file:line:col
   }
 }
