@@ -93,6 +93,11 @@ void add_parallel_options(CLI::App* cmd, WorkloadArgs& a) {
   cmd->add_option("--pp", a.pp, "training: pipeline-parallel stages, 1F1B (default 1)");
   cmd->add_option("--vpp", a.vpp,
                   "training: interleaved (virtual) stages per pipeline rank (default 1)");
+  cmd->add_flag("--comm-overlap", a.comm_overlap,
+                "training: the stack overlaps tensor-parallel collectives with the GEMMs, "
+                "pipeline sends with compute and ZeRO-1/2's weight all-gather with the next "
+                "forward (Megatron-Core/NeMo tp_comm_overlap, overlap_p2p_comm, "
+                "overlap_param_gather; default off: on the critical path)");
   cmd->add_option("--offload", a.offload, choices(offload_names()) + " (default none)");
   cmd->add_option("--engine", a.engine,
                   "inference engine: " + choices(engine_names()) +
@@ -204,6 +209,7 @@ Workload resolve_workload(const WorkloadArgs& a) {
   w.train_embeddings = a.train_embeddings;
   w.freeze_trainable_layers = a.trainable_layers;
   w.tp = a.tp, w.pp = a.pp, w.vpp = a.vpp;
+  w.comm_overlap = a.comm_overlap;
   // With --tp/--pp and no --gpus: one replica, tp x pp GPUs.
   w.gpus = a.gpus != kNotGiven ? a.gpus : model_parallel(w) ? a.tp * a.pp : 1;
   w.shard = a.shard.empty() ? Shard::none : parse_shard(a.shard);

@@ -120,6 +120,12 @@ void training_workload(const Row& r, gpusel::Workload& w) {
     w.lora_targets = gpusel::LoraTargets::qv, w.lora_rank = 32;
     w.framework.lora_dropout.value = 0;
   }
+  // NeMo's pretraining recipes (NeMo-Framework-Launcher conf/training: llama/llama2_7b.yaml,
+  // llama/llama3_70b.yaml, gpt3/175b.yaml) overlap the distributed optimizer's gradient
+  // reduce and weight gather (optim.overlap_grad_sync, overlap_param_sync) and, with tensor
+  // and pipeline parallelism, the TP collectives (ub_tp_comm_overlap) and the pipeline sends
+  // (overlap_p2p_comm): --comm-overlap. Their SFT/LoRA recipes are not read: left off.
+  w.comm_overlap = has(how, "NeMo") && has(method, "pretrain");
   set_parallel_degrees(r, w);
   if (w.gpus == 1) w.shard = Shard::none;
 }
@@ -248,12 +254,13 @@ bool cited(const std::string& src, const std::vector<std::string>& sources) {
   const std::string repo = m[1];
   std::string number;
   if (std::regex_search(src, m, std::regex(R"(#(\d+))"))) number = m[1];
+  const std::string escaped = std::regex_replace(repo, std::regex(R"([.])"), "\\.");
+  // The whole repository name: NVIDIA/NeMo is not NVIDIA/NeMo-Framework-Launcher.
+  const std::regex whole(R"((^|[^\w.-]))" + escaped + R"(($|[^\w.-]))");
   return std::any_of(sources.begin(), sources.end(), [&](const std::string& s) {
-    if (number.empty()) return has(s, repo.c_str());
+    if (number.empty()) return std::regex_search(s, whole);
     for (const char* kind : {"/pull/", "/issues/", "/discussions/"})
-      if (std::regex_search(s, std::regex(std::regex_replace(repo, std::regex(R"([.])"), "\\.") +
-                                          kind + number + R"((?!\d))")))
-        return true;
+      if (std::regex_search(s, std::regex(escaped + kind + number + R"((?!\d))"))) return true;
     return false;
   });
 }

@@ -49,6 +49,10 @@ struct Workload {
   // node, pipeline stages, interleaved (virtual) stages per GPU. With tp x pp > 1 the other
   // gpus / (tp x pp) ranks run data parallel and `shard` names that strategy.
   int tp = 1, pp = 1, vpp = 1;
+  // --comm-overlap: the training stack hides tensor-parallel collectives behind the GEMMs,
+  // pipeline sends behind compute and ZeRO-1/2's weight all-gather behind the next forward
+  // (Megatron-Core/NeMo: tp_comm_overlap, overlap_p2p_comm, overlap_param_gather). Speed only.
+  bool comm_overlap = false;
   Shard shard = Shard::none;
   bool shard_given = false;         // the user chose --shard: on_gpus keeps it (or refuses it)
   bool allow_long_context = false;  // --seq-len beyond a preset's context is allowed

@@ -59,6 +59,32 @@ struct Parts {
   double overlapped_fwd = 0, overlapped_bwd = 0, exposed = 0;
 };
 
+// Megatron tensor parallelism: 2 all-reduces of the layer's activations per layer forward,
+// 2 backward, 2 more under recompute; on the critical path unless the stack overlaps them
+// with the GEMMs (--comm-overlap). Beyond a node the tp groups' replicas all-reduce gradients.
+Parts tp_traffic(const Workload& w, const Shape& s, const Fabric& f, double grads, const K& k,
+                 std::string& what) {
+  Parts p;
+  const int tp = std::min(f.count, f.per_node);
+  Fabric group = f;
+  group.count = tp, group.nodes = 1;
+  const double act = double(w.batch) * w.seq_len * s.hidden * 2;
+  const int per_layer = 4 + (w.grad_ckpt ? 2 : 0);
+  const double one = allreduce_s(group, act) + latency_s(group, tp, k);
+  const double all = tp * s.layers * per_layer * one;  // per card, in one card's step terms
+  if (f.count > tp) p.overlapped_bwd = allreduce_s(f, grads / tp);
+  if (w.comm_overlap) {  // 2 of the layer's all-reduces run in forward, the rest backward
+    p.overlapped_fwd += all * 2 / per_layer;
+    p.overlapped_bwd += all * (per_layer - 2) / per_layer;
+  } else {
+    p.exposed = all;
+  }
+  what = "tensor parallel over " + std::to_string(tp) + ": " + std::to_string(per_layer) +
+         " all-reduces of " + num(act / 1e6) + " MB per layer " +
+         (w.comm_overlap ? "overlapped with the GEMMs (--comm-overlap)" : "on the critical path");
+  return p;
+}
+
 Parts strategy_traffic(const Workload& w, const Shape& s, const Fabric& f, double fwd, double bwd,
                        const K& k, std::string& what) {
   Parts p;
@@ -77,12 +103,17 @@ Parts strategy_traffic(const Workload& w, const Shape& s, const Fabric& f, doubl
       what = "DDP all-reduce of " + num(grads / 1e9) + " GB of gradients";
       return p;
     case Shard::zero1:
-    case Shard::zero2:
+    case Shard::zero2: {
       p.overlapped_bwd = gather_s(f, grads);
-      p.exposed = p.overlapped_bwd * last_bucket + gather_s(f, s.trainable * 2);
+      p.exposed = p.overlapped_bwd * last_bucket;
+      // After the step, unless the stack gathers the weights during the next forward
+      // (--comm-overlap: Megatron's overlap_param_gather).
+      (w.comm_overlap ? p.overlapped_fwd : p.exposed) += gather_s(f, s.trainable * 2);
       what = "ZeRO reduce-scatter of " + num(grads / 1e9) +
-             " GB of gradients + all-gather of the updated weights after the step";
+             " GB of gradients + all-gather of the updated weights " +
+             (w.comm_overlap ? "during the next forward (--comm-overlap)" : "after the step");
       return p;
+    }
     case Shard::zero3:
     case Shard::fsdp: {
       const double params = gathered_param_bytes(w, s), ag = gather_s(f, params);
@@ -94,19 +125,8 @@ Parts strategy_traffic(const Workload& w, const Shape& s, const Fabric& f, doubl
              " GB of gradients";
       return p;
     }
-    case Shard::tp: {  // Megatron: 2 all-reduces per layer forward, 2 backward, 2 recompute
-      const int tp = std::min(n, f.per_node);
-      Fabric group = f;
-      group.count = tp, group.nodes = 1;
-      const double act = double(w.batch) * w.seq_len * s.hidden * 2;
-      const int per_layer = 4 + (w.grad_ckpt ? 2 : 0);
-      const double one = allreduce_s(group, act) + latency_s(group, tp, k);
-      p.exposed = tp * s.layers * per_layer * one;  // per card, in one card's step terms
-      if (n > tp) p.overlapped_bwd = allreduce_s(f, grads / tp);
-      what = "tensor parallel over " + std::to_string(tp) + ": " + std::to_string(per_layer) +
-             " all-reduces of " + num(act / 1e6) + " MB per layer on the critical path";
-      return p;
-    }
+    case Shard::tp:
+      return tp_traffic(w, s, f, grads, k, what);
   }
   return p;
 }

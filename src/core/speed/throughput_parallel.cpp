@@ -11,7 +11,10 @@
 //   each of the vpp stage boundaries, scattered over the tp ranks (Narayanan s4.1);
 // - data parallel: the --shard strategy's collectives on the stage's share of the parameters
 //   over the link the dp ranks span, once per optimizer step (ZeRO-3/FSDP: per micro-batch).
-// Bandwidths, latencies and the overlap fraction are data/throughput.json's.
+// With --comm-overlap (Megatron-Core/NeMo: tp_comm_overlap, overlap_p2p_comm,
+// overlap_param_gather) the tensor-parallel collectives, the pipeline sends and ZeRO-1/2's
+// weight all-gather hide behind the micro-batch's compute as far as it lasts; the bubble never
+// hides. Bandwidths, latencies and the overlap fraction are data/throughput.json's.
 #include <algorithm>
 #include <cmath>
 
@@ -26,6 +29,20 @@ struct Frame {
   double fwd = 0, bwd = 0;  // one GPU's share of one micro-batch's compute, seconds
 };
 
+// Seconds per micro-batch: `fixed` stays on the critical path whatever the stack does; `comm`
+// is communication that sits there too unless the stack overlaps it (--comm-overlap).
+struct Cost {
+  double fixed = 0, comm = 0;
+  Cost& operator+=(const Cost& o) {
+    fixed += o.fixed, comm += o.comm;
+    return *this;
+  }
+};
+
+const char* critical(const Workload& w) {
+  return w.comm_overlap ? "overlapped (--comm-overlap)" : "on the critical path";
+}
+
 // The dp ranks of one stage: tp apart, so a node holds per_node / tp of them.
 Fabric dp_fabric(const Fabric& f, const Frame& x) {
   Fabric d = f;
@@ -35,9 +52,9 @@ Fabric dp_fabric(const Fabric& f, const Frame& x) {
   return d;
 }
 
-double tensor_parallel_s(const Workload& w, const Shape& s, const Fabric& f, const Frame& x,
-                         const K& k, std::vector<std::string>& notes) {
-  if (x.tp < 2) return 0;
+Cost tensor_parallel_s(const Workload& w, const Shape& s, const Fabric& f, const Frame& x,
+                       const K& k, std::vector<std::string>& notes) {
+  if (x.tp < 2) return {};
   Fabric group = f;
   group.count = x.tp, group.nodes = 1;
   const double act = double(w.batch) * w.seq_len * s.hidden * 2;
@@ -45,14 +62,14 @@ double tensor_parallel_s(const Workload& w, const Shape& s, const Fabric& f, con
   const double layers = std::ceil(double(s.layers) / x.pp);
   const double t = layers * per_layer * (allreduce_s(group, act) + latency_s(group, x.tp, k));
   notes.push_back("tensor parallel " + std::to_string(x.tp) + ": " + num(layers) + " layers x " +
-                  std::to_string(per_layer) + " all-reduces of " + num(act / 1e6) +
-                  " MB on the critical path = " + num(t * 1e3) + " ms per micro-batch");
-  return t;
+                  std::to_string(per_layer) + " all-reduces of " + num(act / 1e6) + " MB " +
+                  critical(w) + " = " + num(t * 1e3) + " ms per micro-batch");
+  return {0, t};
 }
 
-double pipeline_s(const Workload& w, const Shape& s, const Fabric& f, const Frame& x,
-                  std::vector<std::string>& notes) {
-  if (x.pp < 2) return 0;
+Cost pipeline_s(const Workload& w, const Shape& s, const Fabric& f, const Frame& x,
+                std::vector<std::string>& notes) {
+  if (x.pp < 2) return {};
   const double bubble = (x.fwd + x.bwd) * (x.pp - 1) / (double(x.vpp) * x.micro);
   // Stages are tp x dp ranks apart: another node once those fill one.
   const bool across = f.nodes > 1 && x.tp * x.dp >= f.per_node;
@@ -64,21 +81,22 @@ double pipeline_s(const Workload& w, const Shape& s, const Fabric& f, const Fram
                   std::to_string(x.micro) + " micro-batches: bubble (pp-1)/(vpp x m) = " +
                   num(bubble / (x.fwd + x.bwd)) + " of the compute; activations between stages " +
                   num(hops * 1e3) + " ms per micro-batch over " +
-                  (across ? "the cluster network" : "the node's link"));
-  return bubble + hops;
+                  (across ? "the cluster network" : "the node's link") +
+                  (w.comm_overlap ? ", overlapped (--comm-overlap)" : ""));
+  return {bubble, hops};
 }
 
 // The data-parallel strategy's traffic per micro-batch that the overlap window leaves exposed.
-double data_parallel_s(const Workload& w, const Shape& s, const Fabric& f, const Frame& x,
-                       const K& k, std::vector<std::string>& notes) {
-  if (x.dp < 2) return 0;
+Cost data_parallel_s(const Workload& w, const Shape& s, const Fabric& f, const Frame& x, const K& k,
+                     std::vector<std::string>& notes) {
+  if (x.dp < 2) return {};
   const Fabric d = dp_fabric(f, x);
   const double share = 1.0 / (x.tp * x.pp);
   const bool fp32 =
       w.amp || w.precision == Precision::fp32 || w.mode == Mode::lora || w.mode == Mode::qlora;
   const double grads = s.trainable * (fp32 ? 4 : 2) * share;
   const double ov = k.comm_overlap_fraction, m = x.micro;
-  double exposed = 0;
+  double exposed = 0, gather = 0;  // gather: ZeRO-1/2's weight all-gather after the step
   std::string what;
   switch (w.shard) {
     case Shard::zero3:
@@ -91,20 +109,22 @@ double data_parallel_s(const Workload& w, const Shape& s, const Fabric& f, const
     }
     case Shard::zero1:
     case Shard::zero2:  // reduce-scatter in the last backward, all-gather after the step
-      exposed =
-          (std::max(0.0, gather_s(d, grads) - ov * x.bwd) + gather_s(d, s.trainable * 2 * share)) /
-          m;
+      exposed = std::max(0.0, gather_s(d, grads) - ov * x.bwd) / m;
+      gather = gather_s(d, s.trainable * 2 * share) / m;
       what = "reduce-scatter of the stage's gradients + all-gather of its updated weights";
       break;
     default:  // ddp: all-reduce in the last micro-batch's backward
       exposed = std::max(0.0, allreduce_s(d, grads) - ov * x.bwd) / m;
       what = "all-reduce of the stage's gradients";
   }
-  notes.push_back("data parallel " + std::to_string(x.dp) + " (" + to_string(w.shard) + ", " +
-                  std::to_string(d.per_node) + " per node" +
-                  (d.nodes > 1 ? ", over the cluster network" : "") + "): " + what + ", " +
-                  num(exposed * 1e3) + " ms per micro-batch not hidden");
-  return exposed;
+  notes.push_back(
+      "data parallel " + std::to_string(x.dp) + " (" + to_string(w.shard) + ", " +
+      std::to_string(d.per_node) + " per node" + (d.nodes > 1 ? ", over the cluster network" : "") +
+      "): " + what + ", " + num((exposed + gather) * 1e3) + " ms per micro-batch not hidden" +
+      (gather > 0 && w.comm_overlap ? " by the backward (the all-gather " + num(gather * 1e3) +
+                                          " ms overlaps the next forward)"
+                                    : ""));
+  return {exposed, gather};
 }
 
 }  // namespace
@@ -119,8 +139,18 @@ double model_parallel_exposed_s(const Workload& w, const Shape& s, const Gpu& g,
                       " node: tensor parallelism runs over the node's own link");
   const double mp = double(x.tp) * x.pp;
   x.fwd = forward_s / mp, x.bwd = backward_s / mp;
-  const double real = tensor_parallel_s(w, s, f, x, k, notes) + pipeline_s(w, s, f, x, notes) +
-                      data_parallel_s(w, s, f, x, k, notes);
+  Cost c = tensor_parallel_s(w, s, f, x, k, notes);
+  c += pipeline_s(w, s, f, x, notes);
+  c += data_parallel_s(w, s, f, x, k, notes);
+  // Overlapped communication hides behind the micro-batch's compute as far as it lasts.
+  const double window = k.comm_overlap_fraction * (x.fwd + x.bwd);
+  const double comm = w.comm_overlap ? std::max(0.0, c.comm - window) : c.comm;
+  const double real = c.fixed + comm;
+  if (w.comm_overlap && c.comm > 0)
+    notes.push_back("--comm-overlap: " + num(c.comm * 1e3) +
+                    " ms of communication per micro-batch behind " + num((x.fwd + x.bwd) * 1e3) +
+                    " ms of compute x " + num(k.comm_overlap_fraction) +
+                    " [comm_overlap_fraction]: " + num(comm * 1e3) + " ms left");
   notes.push_back(std::to_string(f.count) + " cards over " + f.what + ": " + num(real * 1e3) +
                   " ms per micro-batch beyond " + num((x.fwd + x.bwd) * 1e3) +
                   " ms of compute per GPU");
