@@ -107,9 +107,9 @@ namespace {
 
 double one_card_need(const Gpu& gpu, const RankRequest& req) {
   if (model_parallel(req.workload))  // one card: no tensor or pipeline split
-    return estimate(without_model_parallel(req.workload), EstimateDetail::numbers).total_bytes;
+    return estimate(without_model_parallel(req.workload), EstimateDetail::numbers).need_bytes();
   return estimate(workload_for(make_config(gpu, 1, req.workload), req), EstimateDetail::numbers)
-      .total_bytes;
+      .need_bytes();
 }
 
 // Everything after the memory estimate: price, speed, rules. `w` is workload_for(r.config).
@@ -153,8 +153,8 @@ Result evaluate_in(const Config& config, const RuleSet& rules, const Rates& rate
   r.config.split = parallel_label(w);
   r.need = estimate(w, EstimateDetail::numbers);
   r.usable_bytes = usable_bytes(*config.gpu, req.reserve);
-  r.headroom = (r.usable_bytes - r.need.total_bytes) / r.usable_bytes;
-  r.one_card_fits = config.count == 1 ? r.need.total_bytes <= r.usable_bytes
+  r.headroom = (r.usable_bytes - r.need.need_bytes()) / r.usable_bytes;
+  r.one_card_fits = config.count == 1 ? r.need.fits_within(r.usable_bytes)
                                       : (one_card ? *one_card : one_card_need(*config.gpu, req)) <=
                                             r.usable_bytes;
   evaluate_rest(r, w, rules, rates, req, render);
@@ -185,7 +185,7 @@ class CountMemo {
   struct Plan {
     bool splits = false;
     Workload w;
-    std::optional<double> need;  // total bytes per GPU, once a card of that count is sized
+    std::optional<double> need;  // need_bytes per GPU, once a card of that count is sized
   };
   Plan& at(int count) {
     auto [it, fresh] = plans_.try_emplace(count);
@@ -198,7 +198,7 @@ class CountMemo {
     return p;
   }
   static double need(Plan& p) {
-    if (!p.need) p.need = estimate(p.w, EstimateDetail::numbers).total_bytes;
+    if (!p.need) p.need = estimate(p.w, EstimateDetail::numbers).need_bytes();
     return *p.need;
   }
   // The same for every card: one_card_need uses a card only to place one GPU.
