@@ -66,7 +66,7 @@ std::vector<CardCount> parse_cards(Context& ctx, const std::vector<std::string>&
 // "12% headroom", or by how much it is short.
 std::string room_text(const Result& r) {
   if (r.headroom >= 0) return trf("{:.0f}% headroom", r.headroom * 100);
-  return trf("{} GiB short", gib(r.need.total_bytes - r.usable_bytes));
+  return trf("{} GiB short", gib(r.need.need_bytes() - r.usable_bytes));
 }
 
 const std::vector<CsvColumn>& check_csv_columns() {
@@ -102,7 +102,7 @@ int run_check(Context& ctx, const CheckArgs& a) {
   const std::string verdict = tr(ans.verdict);
   std::string line =
       trf("{}: {} needs {} GiB per GPU of {} GiB usable on {}{} ({})", verdict,
-          workload_line(s.request.workload), gib(r.need.total_bytes), gib(r.usable_bytes),
+          workload_line(s.request.workload), gib(r.need.need_bytes()), gib(r.usable_bytes),
           config_label(r.config),
           // A --tp/--pp layout is already in the configuration's label.
           r.config.count > 1 && r.config.split.find(" x ") == std::string::npos
@@ -114,10 +114,10 @@ int run_check(Context& ctx, const CheckArgs& a) {
     line += tr("; excluded: ") + safe_cell(r.rules.exclude_reason);
   else if (ans.remedy)
     line +=
-        trf("; {} would fit ({} GiB)", ans.remedy->change, gib(ans.remedy->estimate.total_bytes));
+        trf("; {} would fit ({} GiB)", ans.remedy->change, gib(ans.remedy->estimate.need_bytes()));
   o.before = line + "\n";
   o.table = {{{"verdict"}, {"config"}, {"need_gib", true}, {"usable_gib", true}},
-             {{verdict, config_label(r.config), gib(r.need.total_bytes), gib(r.usable_bytes)}}};
+             {{verdict, config_label(r.config), gib(r.need.need_bytes()), gib(r.usable_bytes)}}};
   o.json = result_json(r, 1);
   o.json.erase("rank");
   o.json.erase("scores");  // a score is relative to other candidates; a gate has none

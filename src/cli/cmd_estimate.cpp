@@ -33,9 +33,10 @@ std::string share(double part, double total) {
 }
 
 json estimate_json(const Estimate& e) {
-  json j{{"schema_version", 1},         {"total_bytes", e.total_bytes},
-         {"low_bytes", e.low_bytes},    {"high_bytes", e.high_bytes},
-         {"components", json::array()}, {"assumptions", e.assumptions}};
+  json j{{"schema_version", 1},          {"total_bytes", e.total_bytes},
+         {"need_bytes", e.need_bytes()}, {"low_bytes", e.low_bytes},
+         {"high_bytes", e.high_bytes},   {"components", json::array()},
+         {"assumptions", e.assumptions}};
   for (const auto& c : e.components)
     j["components"].push_back({{"name", c.name}, {"bytes", c.bytes}, {"formula", c.formula}});
   return j;
@@ -86,8 +87,9 @@ CardChoice choose_card(Context& ctx, const std::string& id, int count_flag) {
 
 // estimate --gpu: the need against the card's usable memory (fit's answer, the same reserve).
 void add_card(Output& o, const FitResult& r, const CardChoice& c, bool local) {
-  o.after += fmt::format("on {}x {}{}: {} GiB usable per card: {}\n{}", c.count, c.gpu->id,
-                         local ? " (this machine)" : "", gib(r.usable_bytes),
+  o.after += fmt::format("on {}x {}{}: need {} GiB of {} GiB usable per card: {}\n{}", c.count,
+                         c.gpu->id, local ? " (this machine)" : "", gib(r.requested.need_bytes()),
+                         gib(r.usable_bytes),
                          r.fits ? "fits" : "does not fit (gpusel fit says what would)", c.note);
   o.json["card"] = {{"gpu", c.gpu->id},
                     {"count", c.count},
@@ -135,7 +137,7 @@ std::string seq_text(const FitResult& r) {
 Table fit_table(const FitResult& r, const Workload& w) {
   Table t{{{N_("question")}, {N_("answer"), true}}, {}};
   t.rows.push_back({tr("usable memory per card (GiB)"), gib(r.usable_bytes)});
-  t.rows.push_back({tr("requested workload (GiB)"), gib(r.requested.total_bytes)});
+  t.rows.push_back({tr("requested workload (GiB)"), gib(r.requested.need_bytes())});
   t.rows.push_back({tr("fits"), r.fits ? tr("yes") : tr("no")});
   t.rows.push_back({trf("largest batch at seq {}", w.seq_len),
                     r.max_batch ? std::to_string(r.max_batch) : tr("none")});
@@ -156,7 +158,7 @@ std::string changes_text(const FitResult& r) {
   if (r.changes.empty()) return "";
   std::string out = tr("changes (KNOWLEDGE K37), each re-estimated:") + "\n";
   for (const auto& c : r.changes)
-    out += fmt::format("  {}{:>7} GiB  {}\n", verdict_cell(c.fits), gib(c.estimate.total_bytes),
+    out += fmt::format("  {}{:>7} GiB  {}\n", verdict_cell(c.fits), gib(c.estimate.need_bytes()),
                        c.change);
   return out;
 }
@@ -175,8 +177,10 @@ json fit_json(const FitResult& r, const Gpu& g, int count) {
          {"seq_len_cap", r.seq_len_cap},
          {"changes", json::array()}};
   for (const auto& c : r.changes)
-    j["changes"].push_back(
-        {{"change", c.change}, {"total_bytes", c.estimate.total_bytes}, {"fits", c.fits}});
+    j["changes"].push_back({{"change", c.change},
+                            {"total_bytes", c.estimate.total_bytes},
+                            {"need_bytes", c.estimate.need_bytes()},
+                            {"fits", c.fits}});
   return j;
 }
 
@@ -203,7 +207,7 @@ int run_fit(Context& ctx, const FitArgs& a) {
                                                       {"count", "/count"},
                                                       {"fits", "/fits"},
                                                       {"usable_bytes", "/usable_bytes"},
-                                                      {"need_bytes", "/requested/total_bytes"},
+                                                      {"need_bytes", "/requested/need_bytes"},
                                                       {"max_batch", "/max_batch"},
                                                       {"max_seq_len", "/max_seq_len"},
                                                       {"seq_len_cap", "/seq_len_cap"}});

@@ -74,7 +74,7 @@ std::string remedy_text(const Remedy& r, const std::string& cur) {
   switch (r.kind) {
     case Remedy::Kind::change:
       return trf("{}: then {} fits ({} of {} GiB per GPU, {} tok/s{}) for {}", r.change,
-                 config_label(r.purchase->config), gib(r.purchase->need.total_bytes),
+                 config_label(r.purchase->config), gib(r.purchase->need.need_bytes()),
                  gib(r.purchase->usable_bytes), rate(r.purchase->tokens_per_s),
                  r.purchase->hours ? ", " + duration(*r.purchase->hours) : "",
                  money(r.purchase->price, cur));

@@ -55,8 +55,8 @@ std::vector<std::string> question(const Session& s, const RecommendAnswer& a) {
   std::vector<std::string> q{
       "Workload: " + workload_line(r.workload),
       fmt::format("Memory on one GPU: {} GiB (likely {} to {} GiB)",
-                  gib(a.one_gpu_need.total_bytes), gib(a.one_gpu_need.low_bytes),
-                  gib(a.one_gpu_need.high_bytes))};
+                  gib(a.one_gpu_need.need_bytes()), gib(a.one_gpu_need.need_low_bytes()),
+                  gib(a.one_gpu_need.need_high_bytes()))};
   q.push_back("Prices in " + r.price.currency +
               (r.budget ? ", budget " + money(*r.budget, r.price.currency) : ", no budget"));
   q.push_back(fmt::format("Score weights: compute {:.2f}, budget {:.2f}, ecosystem {:.2f}",

@@ -146,9 +146,9 @@ nlohmann::json result_json(const Result& r, int rank) {
           {"split", r.config.split},
           {"price", price_json(r)},
           {"currency", r.unit_price ? nlohmann::json(r.unit_price->currency) : nlohmann::json()},
-          {"per_gpu_need_bytes", r.need.total_bytes},
-          {"per_gpu_need_low_bytes", r.need.low_bytes},
-          {"per_gpu_need_high_bytes", r.need.high_bytes},
+          {"per_gpu_need_bytes", r.need.need_bytes()},
+          {"per_gpu_need_low_bytes", r.need.need_low_bytes()},
+          {"per_gpu_need_high_bytes", r.need.need_high_bytes()},
           {"usable_bytes", r.usable_bytes},
           {"headroom", r.headroom},
           {"throughput",
@@ -197,7 +197,7 @@ Table results_table(const std::vector<Result>& rs, bool ranked, bool with_time) 
     std::vector<std::string> row;
     if (ranked) row.push_back(std::to_string(++rank));
     row.insert(row.end(),
-               {config_label(r.config), gib(r.need.total_bytes) + "/" + gib(r.usable_bytes),
+               {config_label(r.config), gib(r.need.need_bytes()) + "/" + gib(r.usable_bytes),
                 fmt::format("{:.0f}%", r.headroom * 100), platform_cell(r), price_cell(r),
                 rate(r.tokens_per_s)});
     if (with_time) row.push_back(r.hours ? duration(*r.hours) : "-");
@@ -278,12 +278,12 @@ std::string header_text(const Session& s, const Estimate& need, const std::strin
   std::string out = tr("Workload: ") + workload_line(r.workload) + "\n";
   if (r.workload.tp * r.workload.pp > 1)  // the split is fixed: each row names it
     out += trf("Memory on one GPU: {} GiB (band {}-{} GiB) split as each configuration says",
-               gib(need.total_bytes), gib(need.low_bytes), gib(need.high_bytes)) +
+               gib(need.need_bytes()), gib(need.need_low_bytes()), gib(need.need_high_bytes())) +
            "\n";
   else
     out += trf("Memory on one GPU: {} GiB (band {}-{} GiB); multi-GPU configurations shard it"
                " (training: FSDP/ZeRO-3, inference: tensor parallel)",
-               gib(need.total_bytes), gib(need.low_bytes), gib(need.high_bytes)) +
+               gib(need.need_bytes()), gib(need.need_low_bytes()), gib(need.need_high_bytes())) +
            "\n";
   out += tr("Prices in ") + r.price.currency;
   if (r.budget) out += tr(", budget ") + money(*r.budget, r.price.currency);
@@ -302,9 +302,10 @@ std::string explain_one(const Result& r, const RankRequest& req) {
   const double best_speed = r.scores.best_speed, best_value = r.scores.best_value;
   const ScoringConstants& k = scoring_constants();
   const double slope = 100 / k.compute_decades;
-  std::string out = trf("  need per GPU {} GiB:", gib(r.need.total_bytes));
-  for (const auto& c : r.need.components)
-    if (c.bytes > 0) out += fmt::format(" {} {}", c.name, gib(c.bytes));
+  std::string out = trf("  need per GPU {} GiB:", gib(r.need.need_bytes()));
+  for (const auto& c : r.need.components)  // the parts of the need (the allowance is not one)
+    if (c.bytes > 0 && c.name != "allocator_overhead")
+      out += fmt::format(" {} {}", c.name, gib(c.bytes));
   out += trf("\n  throughput {} tok/s ({}-bound, MFU {:.2f}, scaling {:.2f})\n",
              rate(r.tokens_per_s), r.throughput.bound, r.throughput.mfu, r.throughput.scaling);
   for (const auto& a : r.throughput.assumptions) out += "    " + a + "\n";

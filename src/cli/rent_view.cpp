@@ -68,7 +68,7 @@ Table rent_table(const std::vector<RentalOption>& shown, const std::string& cur)
   for (const auto& o : shown)
     t.rows.push_back(
         {std::to_string(++rank), offer_label(o), config_label(o.eval.config),
-         gib(o.eval.need.total_bytes) + "/" + gib(o.eval.usable_bytes),
+         gib(o.eval.need.need_bytes()) + "/" + gib(o.eval.usable_bytes),
          fmt::format("{:.0f}", o.eval.tokens_per_s), o.hours ? duration(*o.hours) : "-",
          per_hour(o.on_demand_per_hour, true), per_hour(o.spot_per_hour, o.spot_published),
          amount(o.on_demand_cost, cur), amount(o.spot_cost, cur),

@@ -143,8 +143,9 @@ int main(int argc, char** argv) {
       const double pred = predicted_in_metric(c, e);
       if (c.kind != Kind::point) {
         ++bounds;
-        // The same verdict `gpusel fit --gpu ID` gives: the total against the card's usable
-        // memory (its ECC reserve included); a card not in the catalog by its size alone.
+        // The same verdict `gpusel fit --gpu ID` gives: the need (allocated + context) against
+        // the card's usable memory (its ECC share and reserve taken); a card not in the catalog
+        // by its size alone.
         const gpusel::Gpu* card = c.gpu_id.empty() ? nullptr : catalog.find(c.gpu_id);
         if (!c.gpu_id.empty() && !card)  // a stale id would silently judge on the size alone
           throw std::runtime_error("row " + c.id + ": card '" + c.gpu_id +
@@ -152,7 +153,7 @@ int main(int argc, char** argv) {
         gpusel::Gpu sized;
         sized.vram_gb = c.capacity_bytes / 1e9;
         const double usable = gpusel::usable_bytes(card ? *card : sized);
-        const bool fits = e.total_bytes <= usable;
+        const bool fits = e.fits_within(usable);
         const bool right = (c.kind == Kind::oom) != fits;
         if (!right) (c.kind == Kind::oom ? oom_wrong : fits_wrong)++;
         (right ? bounds_by_framework[c.framework].first
@@ -161,7 +162,7 @@ int main(int argc, char** argv) {
                     c.id.c_str(), c.model.c_str(), describe(c.workload).c_str(),
                     c.framework.c_str(), c.kind == Kind::oom ? "OOM" : "fit-bound",
                     (std::to_string(int(c.capacity_bytes / 1e9)) + "G").c_str(),
-                    e.total_bytes / 1e9, right ? "right" : "WRONG", usable / 1e9);
+                    e.need_bytes() / 1e9, right ? "right" : "WRONG", usable / 1e9);
         continue;
       }
       const double err = (pred - c.measured_bytes) / c.measured_bytes;

@@ -34,8 +34,23 @@ struct Estimate {
   double allocated_bytes() const;
   // allocated + allocator overhead (torch.cuda.max_memory_reserved).
   double reserved_bytes() const;
+  // What the fit verdict compares with a card's usable memory: allocated + CUDA context,
+  // without the allocator allowance. Before it reports an OOM the caching allocator frees
+  // every cached block that is not split and retries, so the allowance is memory an OOM
+  // mostly never sees, and the card's reserve (default 10 %) is the one margin kept.
+  double need_bytes() const;
+  // The one fit verdict every command gives (estimate, fit, check, compare, recommend, rent).
+  bool fits_within(double usable_bytes) const { return need_bytes() <= usable_bytes; }
+  // The estimate's band (low_bytes, high_bytes) carried over to the need.
+  double need_low_bytes() const { return band_of_need(low_bytes); }
+  double need_high_bytes() const { return band_of_need(high_bytes); }
   double bytes_of(std::string_view component) const;  // 0 when absent
   double bytes_where(std::string_view where) const;   // sum of the components there
+
+ private:
+  double band_of_need(double edge) const {
+    return total_bytes > 0 ? edge * need_bytes() / total_bytes : 0;
+  }
 };
 
 // full: every component with its formula and the assumptions listed; numbers: the same

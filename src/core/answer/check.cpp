@@ -7,7 +7,7 @@
 namespace gpusel {
 namespace {
 
-bool fits_memory(const Result& r) { return r.need.total_bytes <= r.usable_bytes; }
+bool fits_memory(const Result& r) { return r.need.fits_within(r.usable_bytes); }
 
 // Scores are relative to the best candidate, so a card that cannot run the workload must not
 // set the bar for the others (nor earn points itself).

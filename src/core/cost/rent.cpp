@@ -12,7 +12,7 @@
 namespace gpusel {
 namespace {
 
-bool fits(const Result& r) { return r.need.total_bytes <= r.usable_bytes && !r.rules.excluded; }
+bool fits(const Result& r) { return r.need.fits_within(r.usable_bytes) && !r.rules.excluded; }
 
 struct Extras {
   double storage_price = 0, egress_price = 0;

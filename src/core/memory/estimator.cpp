@@ -98,6 +98,8 @@ double Estimate::allocated_bytes() const {
 
 double Estimate::reserved_bytes() const { return sum_gpu(components, "cuda_context", ""); }
 
+double Estimate::need_bytes() const { return sum_gpu(components, "allocator_overhead", ""); }
+
 double Estimate::bytes_of(std::string_view component) const {
   for (const auto& c : components)
     if (c.name == component) return c.bytes;

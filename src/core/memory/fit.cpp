@@ -16,7 +16,7 @@ namespace {
 
 bool fits_in(const Workload& w, double usable) {
   try {
-    return estimate(w).total_bytes <= usable;
+    return estimate(w).fits_within(usable);
   } catch (const Error&) {
     return false;  // a variant no framework runs does not fit
   }
@@ -40,7 +40,7 @@ int largest(int hi, const std::function<bool(int)>& ok) {
 // the same workload fits when the raised limit holds it.
 std::optional<FitChange> raise_share(const Workload& w, const Gpu& gpu, const FitResult& r) {
   const auto lim = raised_limit(gpu, r.reserve.os);
-  if (!lim || lim->usable_bytes <= r.usable_bytes || r.requested.total_bytes > lim->usable_bytes)
+  if (!lim || lim->usable_bytes <= r.usable_bytes || !r.requested.fits_within(lim->usable_bytes))
     return std::nullopt;
   const double vram = vram_bytes(gpu);
   const int keep = int(std::ceil(100 * (1 - lim->usable_bytes / vram) - 1e-9));
@@ -81,7 +81,7 @@ FitResult fit(const Workload& given, const Gpu& gpu, int count, const Reserve& r
   r.usable_bytes = usable_bytes(gpu, reserve);
   r.requested_workload = w;
   r.requested = estimate(w);
-  r.fits = r.requested.total_bytes <= r.usable_bytes;
+  r.fits = r.requested.fits_within(r.usable_bytes);
   r.max_batch = largest(1 << 16, [&](int b) {
     Workload v = w;
     v.batch = b;

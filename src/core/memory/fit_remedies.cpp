@@ -86,7 +86,7 @@ std::optional<FitChange> evaluate_change(const Workload& w, const std::string& c
   } catch (const Error&) {
     return std::nullopt;  // not a valid combination for this workload
   }
-  f.fits = f.estimate.total_bytes <= usable;
+  f.fits = f.estimate.fits_within(usable);
   return f;
 }
 
@@ -184,7 +184,7 @@ std::vector<FitChange> remedies(const Workload& w, const Gpu& gpu, double usable
   // Those that fit keep the order above; the rest, nearest to fitting first.
   std::stable_sort(out.begin(), out.end(), [](const FitChange& a, const FitChange& b) {
     if (a.fits != b.fits) return a.fits;
-    return !a.fits && a.estimate.total_bytes < b.estimate.total_bytes;
+    return !a.fits && a.estimate.need_bytes() < b.estimate.need_bytes();
   });
   return out;
 }

@@ -28,9 +28,9 @@ void price_configuration(Result& r, const RankRequest& req, const Rates& rates) 
 
 double one_card_need(const Gpu& gpu, const RankRequest& req) {
   if (model_parallel(req.workload))  // one card: no tensor or pipeline split
-    return estimate(without_model_parallel(req.workload), EstimateDetail::numbers).total_bytes;
+    return estimate(without_model_parallel(req.workload), EstimateDetail::numbers).need_bytes();
   return estimate(workload_for(make_config(gpu, 1, req.workload), req), EstimateDetail::numbers)
-      .total_bytes;
+      .need_bytes();
 }
 
 // Everything after the memory estimate: price, speed, rules. `w` is workload_for(r.config).
@@ -75,8 +75,9 @@ Result evaluate_placed(const Config& config, const Workload& w, Estimate need, d
   r.config.split = parallel_label(w);
   r.need = std::move(need);
   r.usable_bytes = usable_bytes(*config.gpu, req.reserve);
-  r.headroom = (r.usable_bytes - r.need.total_bytes) / r.usable_bytes;
-  r.one_card_fits = (config.count == 1 ? r.need.total_bytes : one_card) <= r.usable_bytes;
+  r.headroom = (r.usable_bytes - r.need.need_bytes()) / r.usable_bytes;
+  r.one_card_fits =
+      config.count == 1 ? r.need.fits_within(r.usable_bytes) : one_card <= r.usable_bytes;
   if (texts != Texts::none) {
     evaluate_rest(r, w, rules, rates, req, texts == Texts::all);
   } else {

@@ -124,7 +124,7 @@ void rank_card(const Gpu& gpu, Evaluator& ev, Pass& pass) {
       return;
     }
     if (!usable) usable = usable_bytes(gpu, req.reserve);
-    const double need = ev.need(plan).total_bytes;
+    const double need = ev.need(plan).need_bytes();  // what fits_within compares
     if (need > *usable) {
       ++rej.too_small;
       return;

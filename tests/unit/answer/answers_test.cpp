@@ -49,7 +49,7 @@ std::vector<Filtered> tight_requests() {
 
 bool allowed(const Result& r, const RankRequest& q) {
   return passes_filters(*r.config.gpu, q.filters) && !r.rules.excluded &&
-         r.need.total_bytes <= r.usable_bytes &&
+         r.need.fits_within(r.usable_bytes) &&
          (!q.price.new_only || !r.unit_price || !r.unit_price->used);
 }
 

@@ -84,7 +84,7 @@ TEST_CASE("a default share that says how to raise it leads to raising it, 10 % k
   const Gpu mac =
       soc("apple", {share("macos", "default", 0.75, {}, "sudo sysctl iogpu.wired_limit_mb=<MB>")});
   Workload w = test_models::on(test_models::llama31_8b(), Mode::inference);
-  w.model.params = 50e9;  // ~100 GB: over 96 GiB, under 115 GiB
+  w.model.params = 54e9;  // ~108 GB of weights: over 96 GiB, under 115 GiB
   const FitResult r = fit(w, mac, 1);
   REQUIRE(!r.fits);
   CHECK(r.changes.front().change.find("iogpu.wired_limit_mb") != std::string::npos);

@@ -193,7 +193,7 @@ TEST_CASE("rank()'s scores and counts equal those of every configuration evaluat
     for (const auto& gpu : catalog().gpus)
       for (const auto& config : configurations(gpu, req.max_gpus, req.workload)) {
         Result r = evaluate(config, rules(), rates(), req);
-        if (r.need.total_bytes > r.usable_bytes)
+        if (!r.need.fits_within(r.usable_bytes))
           ++want.too_small;
         else if (r.rules.excluded)
           ++want.excluded_by_rule, ++want.by_rule[r.rules.exclude_rule];

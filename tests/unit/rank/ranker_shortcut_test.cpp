@@ -81,7 +81,7 @@ TEST_CASE("rejection counts equal the plain evaluation of every configuration") 
     for (const auto& gpu : catalog().gpus)
       for (const auto& config : configurations(gpu, req.max_gpus, req.workload)) {
         const Result r = evaluate(config, rules(), rates(), req);
-        if (r.need.total_bytes > r.usable_bytes)
+        if (r.need.need_bytes() > r.usable_bytes)
           ++want.too_small;
         else if (r.rules.excluded)
           ++want.excluded_by_rule;
@@ -113,7 +113,7 @@ TEST_CASE("the per-GPU workload and need of a count are the same on every card")
       for (const auto& config : configurations(gpu, req.max_gpus, req.workload)) {
         const Workload placed = workload_for(config, req);
         const std::pair<double, std::string> got{
-            estimate(placed, EstimateDetail::numbers).total_bytes, parallel_label(placed)};
+            estimate(placed, EstimateDetail::numbers).need_bytes(), parallel_label(placed)};
         CAPTURE(gpu.id, config.count);
         const auto [it, fresh] = by_count.try_emplace(config.count, got);
         CHECK(it->second == got);

@@ -131,7 +131,7 @@ std::set<Pair> admissible(const RankRequest& q) {
   for (const auto& g : catalog().gpus)
     for (const auto& c : configurations(g, q.max_gpus, q.workload)) {
       const Result r = evaluate(c, rules(), rates(), q);
-      if (r.need.total_bytes > r.usable_bytes || r.rules.excluded) continue;
+      if (!r.need.fits_within(r.usable_bytes) || r.rules.excluded) continue;
       if (q.budget && (!r.unit_price || r.price > *q.budget)) continue;
       out.insert({g.id, c.count});
     }
@@ -193,7 +193,7 @@ TEST_CASE("every result fits its cards and its budget, every rejection is over i
       if (budget != 3000.0 || name != "llama-3.1-70b full") REQUIRE_FALSE(r.results.empty());
       for (const auto& res : r.results) {
         CAPTURE(res.config.gpu->id, res.config.count);
-        CHECK(res.need.total_bytes <= res.usable_bytes);
+        CHECK(res.need.fits_within(res.usable_bytes));
         CHECK(res.headroom >= 0);
         CHECK(res.usable_bytes == usable_bytes(*res.config.gpu));
         CHECK_FALSE(res.rules.excluded);
@@ -206,7 +206,7 @@ TEST_CASE("every result fits its cards and its budget, every rejection is over i
       for (const auto& o : r.over_budget) {
         REQUIRE(budget.has_value());
         CHECK(o.price > *budget);
-        CHECK(o.need.total_bytes <= o.usable_bytes);
+        CHECK(o.need.fits_within(o.usable_bytes));
       }
       const Rejections& rej = r.rejected;
       const int kept_or_pruned = r.candidates - rej.too_small - rej.over_budget - rej.no_price -
