@@ -27,13 +27,6 @@ bool is_word_char(char c) {
   return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
 }
 
-// Bytes a string token copies as they are: not a quote, backslash, control or non-ASCII byte.
-constexpr std::array<bool, 256> kPlain = [] {
-  std::array<bool, 256> t{};
-  for (int c = 0x20; c < 0x80; ++c) t[static_cast<std::size_t>(c)] = c != '"' && c != '\\';
-  return t;
-}();
-
 class Scanner {
  public:
   Scanner(std::string_view text, PositionQuery* query, Outline* outline)
@@ -60,9 +53,7 @@ class Scanner {
   bool at_end() const { return pos_ >= text_.size(); }
   char peek() const { return at_end() ? '\0' : text_[pos_]; }
   void skip_ws() {
-    const char* p = text_.data() + pos_;
-    const char* end = text_.data() + text_.size();
-    while (p != end && (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r')) ++p;
+    const char* p = json_detail::skip_ws(text_.data() + pos_, text_.data() + text_.size());
     pos_ = static_cast<std::size_t>(p - text_.data());
   }
 
@@ -164,9 +155,7 @@ class Scanner {
   // into `decoded` (whose strings outlive the object's scan). Sets key_at_.
   std::string_view key_token(std::forward_list<std::string>& decoded) {
     key_at_ = pos_;
-    string_token(nullptr);
-    const std::string_view raw = text_.substr(key_at_ + 1, pos_ - key_at_ - 2);
-    if (raw.find('\\') == std::string_view::npos) return raw;
+    if (!string_token(nullptr)) return text_.substr(key_at_ + 1, pos_ - key_at_ - 2);
     pos_ = key_at_;
     string_token(&decoded.emplace_front());
     return decoded.front();
@@ -213,22 +202,24 @@ class Scanner {
     } while (!next_or_close(']', comma, "array element"));
   }
 
-  // A string token; its decoded text goes to `out` when one is given.
-  void string_token(std::string* out) {
+  // A string token; its decoded text goes to `out` when one is given. True when it has an
+  // escape (its text is not the token's bytes).
+  bool string_token(std::string* out) {
     std::size_t start = pos_++;
-    while (true) {
+    for (bool escaped = false;;) {
       // The plain run up to the next quote, backslash, control or non-ASCII byte.
-      std::size_t run = pos_;
-      while (run < text_.size() && kPlain[static_cast<unsigned char>(text_[run])]) ++run;
+      const auto run = static_cast<std::size_t>(
+          skip_plain(text_.data() + pos_, text_.data() + text_.size()) - text_.data());
       if (out) out->append(text_.substr(pos_, run - pos_));
       pos_ = run;
       if (at_end()) fail(start, "unterminated string");
       auto c = static_cast<unsigned char>(peek());
-      if (c == '"') return void(++pos_);
+      if (c == '"') return ++pos_, escaped;
       if (c == '\n') fail(pos_, "line break inside a string (missing closing '\"'?)");
       if (c < 0x20) fail(pos_, "control character inside a string (escape it)");
       if (c == '\\') {
         escape(out);
+        escaped = true;
       } else {
         utf8_char(out);
       }

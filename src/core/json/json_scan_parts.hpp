@@ -4,11 +4,15 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <functional>
 #include <string_view>
 #include <unordered_set>
 #include <utility>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "gpusel/json/json_source.hpp"
 
@@ -16,6 +20,67 @@ namespace gpusel::json_detail {
 
 // Not a UTF-8 continuation byte: each such byte starts a code point (a column).
 inline bool is_lead_byte(char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }
+
+// Bytes a string token copies as they are: not a quote, backslash, control or non-ASCII byte.
+constexpr std::array<bool, 256> kPlain = [] {
+  std::array<bool, 256> t{};
+  for (int c = 0x20; c < 0x80; ++c) t[static_cast<std::size_t>(c)] = c != '"' && c != '\\';
+  return t;
+}();
+
+inline bool is_ws(char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r'; }
+
+// The first byte at or after `p` that is not JSON whitespace (`end` if none). Pretty-printed
+// data is mostly indentation: sixteen bytes are tested at once where SSE2 is there.
+inline const char* skip_ws(const char* p, const char* end) {
+  if (p == end || !is_ws(*p)) return p;
+#if defined(__SSE2__)
+  const __m128i sp = _mm_set1_epi8(' '), nl = _mm_set1_epi8('\n'), tab = _mm_set1_epi8('\t'),
+                cr = _mm_set1_epi8('\r');
+  for (; end - p >= 16; p += 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const __m128i ws = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, sp), _mm_cmpeq_epi8(v, nl)),
+                                    _mm_or_si128(_mm_cmpeq_epi8(v, tab), _mm_cmpeq_epi8(v, cr)));
+    const unsigned other = ~static_cast<unsigned>(_mm_movemask_epi8(ws)) & 0xFFFFu;
+    if (other) return p + __builtin_ctz(other);
+  }
+#endif
+  while (p != end && is_ws(*p)) ++p;
+  return p;
+}
+
+// The first byte at or after `p` that is not plain (kPlain), `end` if none: sixteen at a time
+// where SSE2 is there (a signed compare below 0x20 catches control and non-ASCII bytes both).
+inline const char* skip_plain(const char* p, const char* end) {
+#if defined(__SSE2__)
+  const __m128i quote = _mm_set1_epi8('"'), slash = _mm_set1_epi8('\\'), low = _mm_set1_epi8(0x20);
+  for (; end - p >= 16; p += 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const __m128i stop = _mm_or_si128(
+        _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, slash)), _mm_cmplt_epi8(v, low));
+    if (const auto mask = static_cast<unsigned>(_mm_movemask_epi8(stop)))
+      return p + __builtin_ctz(mask);
+  }
+#endif
+  while (p != end && kPlain[static_cast<unsigned char>(*p)]) ++p;
+  return p;
+}
+
+// The first '"' or '\\' at or after `p`, `end` if none (the tree builder's string runs: text
+// the scanner has accepted, whatever other bytes it holds).
+inline const char* skip_to_quote(const char* p, const char* end) {
+#if defined(__SSE2__)
+  const __m128i quote = _mm_set1_epi8('"'), slash = _mm_set1_epi8('\\');
+  for (; end - p >= 16; p += 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const __m128i stop = _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, slash));
+    if (const auto mask = static_cast<unsigned>(_mm_movemask_epi8(stop)))
+      return p + __builtin_ctz(mask);
+  }
+#endif
+  while (p != end && *p != '"' && *p != '\\') ++p;
+  return p;
+}
 
 // Line and column of offsets asked for in increasing order, in total time linear in the text:
 // memchr finds the line breaks, and only the part of the last line before the offset has its
@@ -44,27 +109,44 @@ class Cursor {
   int line_ = 1, column_ = 1;
 };
 
-// The keys of one object, for the duplicate check: views of the text, compared by hash
-// first. Records have a few dozen keys, where a linear search beats a hash set; a huge
-// object switches to one so it stays linear.
+// The keys of one object, for the duplicate check: views of the text. Records have a few
+// dozen keys, where a linear search beats a hash set; a 256-bit filter of the keys'
+// fingerprints (length, first, middle and last byte) skips the search for almost every new
+// key. A huge object switches to a hash set so it stays linear.
 class KeySet {
  public:
   bool empty() const { return size_ == 0 && large_.empty(); }
   bool insert(std::string_view key) {
-    const std::size_t h = std::hash<std::string_view>{}(key);
     if (large_.empty()) {
-      for (std::size_t i = 0; i < size_; ++i)
-        if (small_[i].first == h && small_[i].second == key) return false;
-      if (size_ < small_.size()) return small_[size_++] = {h, key}, true;
-      for (const auto& entry : small_) large_.insert(entry.second);
+      const unsigned fp = fingerprint(key);
+      const std::uint64_t bit = std::uint64_t{1} << (fp & 63);
+      std::uint64_t& word = seen_[(fp >> 6) & 3];
+      if (word & bit)
+        for (std::size_t i = 0; i < size_; ++i)
+          if (small_[i].view() == key) return false;
+      word |= bit;
+      if (size_ < kSmall) return small_[size_++] = {key.data(), key.size()}, true;
+      for (const Entry& old : small_) large_.insert(old.view());
     }
     return large_.insert(key).second;
   }
 
  private:
-  // In place: no allocation for an ordinary record's object.
-  std::array<std::pair<std::size_t, std::string_view>, 32> small_;
+  static constexpr std::size_t kSmall = 32;
+  struct Entry {  // trivial: the array below is not zeroed for every object scanned
+    const char* data;
+    std::size_t size;
+    std::string_view view() const { return {data, size}; }
+  };
+  static unsigned fingerprint(std::string_view key) {
+    if (key.empty()) return 0;
+    const auto byte = [&key](std::size_t i) { return static_cast<unsigned char>(key[i]); };
+    return (static_cast<unsigned>(key.size()) * 2654435761u) ^ (byte(0) * 40503u) ^
+           (byte(key.size() / 2) * 131u) ^ byte(key.size() - 1);
+  }
+  std::array<Entry, kSmall> small_;  // NOLINT(cppcoreguidelines-pro-type-member-init)
   std::size_t size_ = 0;
+  std::array<std::uint64_t, 4> seen_{};  // the filter: bit fp % 256 of each key's fingerprint
   std::unordered_set<std::string_view> large_;
 };
 
