@@ -169,14 +169,20 @@ class Checker {
     issue(ptr, "must be one of " + list + " (got " + brief(v) + ")");
   }
 
-  // One hash lookup per member instead of a map search per required name; a list with
-  // repeated or non-string names is left to check_required.
+  // One merge of two sorted lists (the object's members, the required names) instead of a
+  // map search per required name or a hash per member; a list with repeated or non-string
+  // names is left to check_required.
   static bool all_required(const Keywords& kw, const json& v) {
     if (kw.required_names.size() != kw.required->size()) return false;
+    const auto& names = kw.required_sorted;
     std::size_t found = 0;
-    for (const auto& member : v.get_ref<const json::object_t&>())
-      found += kw.required_names.count(member.first);
-    return found == kw.required_names.size();
+    for (const auto& member : v.get_ref<const json::object_t&>()) {
+      if (found == names.size()) break;
+      const int order = std::string_view(member.first).compare(names[found]);
+      if (order > 0) return false;  // names[found] is not a member
+      found += order == 0;
+    }
+    return found == names.size();
   }
 
   void check_required(const json& required, const json& v, const Path& ptr) {
@@ -188,7 +194,8 @@ class Checker {
   }
 
   [[gnu::noinline]] void check_object(const Keywords& kw, const json& v, const Path& ptr) {
-    for (auto& [k, child] : v.items()) {
+    // The map itself, not items(): its iterator proxies cost more than the lookups below.
+    for (const auto& [k, child] : v.get_ref<const json::object_t&>()) {
       const Path p{&ptr, nullptr, k, 0, false};
       const json* prop = nullptr;
       if (auto it = kw.property.find(k); it != kw.property.end()) prop = it->second;

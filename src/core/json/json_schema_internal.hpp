@@ -31,6 +31,7 @@ struct Keywords {
   unsigned type_mask = 0;                                 // bits of TypeBit for the names in "type"
   std::unordered_map<std::string, const json*> property;  // "properties", hashed
   std::unordered_set<std::string_view> required_names;    // "required", hashed (views of it)
+  std::vector<std::string_view> required_sorted;          // the same names, sorted
   std::string pattern_source;
   std::shared_ptr<const json_detail::Pattern> pattern;
   std::string ref_name;  // "#/$defs/x", for messages

@@ -119,9 +119,12 @@ void lint_keyword(const json& root, const std::string& k, const json& v, const s
   }
   if (!slot(kw, k)) schema_error(where, "unsupported keyword '" + k + "'");
   lint_value(k, v, where);
-  if (k == "required")
+  if (k == "required") {
     for (auto& name : v)
       if (name.is_string()) kw.required_names.insert(name.get_ref<const std::string&>());
+    kw.required_sorted.assign(kw.required_names.begin(), kw.required_names.end());
+    std::sort(kw.required_sorted.begin(), kw.required_sorted.end());
+  }
   if (k == "type")
     for (auto& t : v.is_array() ? v : json::array({v}))
       kw.type_mask |= type_bit(t.get<std::string>());
