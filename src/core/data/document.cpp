@@ -65,7 +65,9 @@ class Pass {
       top_level(top, list->items.size());
       for (std::size_t i = 0; i < list->items.size(); ++i) {
         const auto [b, e] = list->items[i];
-        record(i, json_detail::build(text_.substr(b, e - b), f_.file()), Span{b + bom_, e + bom_});
+        json rec = json_detail::build(text_.substr(b, e - b), f_.file());
+        record(i, rec, Span{b + bom_, e + bom_});
+        json_detail::dispose(rec);
         release_before(e);
       }
     } catch (const Error& e) {

@@ -260,6 +260,20 @@ class Builder {
 
 }  // namespace
 
+void dispose(nlohmann::json& tree) {
+  if (tree.is_object()) {
+    auto& members = tree.get_ref<json::object_t&>();
+    for (auto& member : members)
+      if (member.second.is_structured()) dispose(member.second);
+    members.clear();  // each member a scalar or an empty container now: freed without a stack
+  } else if (tree.is_array()) {
+    auto& elements = tree.get_ref<json::array_t&>();
+    for (auto& element : elements)
+      if (element.is_structured()) dispose(element);
+    elements.clear();
+  }
+}
+
 nlohmann::json build(std::string_view text, const std::string& origin, Outline* outline) {
   return Builder(text, origin, outline).document();
 }
