@@ -53,9 +53,11 @@ Peaks training_peaks(const Workload& w, const Gpu& g, const K& k, Throughput& t)
     p.spec = *g.fp8_tflops_dense;
     p.fp8 = true;
     if (tput::texts_on())
-      t.assumptions.push_back("FP8 linear layers (bf16 master weights): " + num(*a.fp8) +
-                              " TFLOPS achievable x " + num(factor) + " [" + id +
-                              "]; attention stays 16-bit");
+      t.assumptions.push_back(
+          std::string("FP8 linear layers (") +
+          (id == "fp8_training_factor" ? "Transformer Engine" : "the stack's own FP8 measurement") +
+          ", bf16 master weights): " + num(*a.fp8) + " TFLOPS achievable x " + num(factor) + " [" +
+          id + "]; attention stays 16-bit");
   } else {
     if (tput::texts_on())
       t.assumptions.push_back(g.id +
