@@ -47,6 +47,7 @@ struct EfficiencyEntry {  // end-to-end training / achievable matmul rate
   std::string id;
   CardMatch match;
   double value = 0;
+  std::optional<double> fp8_factor;  // this stack's FP8 linear-layer factor, where measured
 };
 
 struct Engine {  // a decode engine (--engine)

@@ -47,13 +47,17 @@ Peaks training_peaks(const Workload& w, const Gpu& g, const K& k, Throughput& t)
   if (tput::texts_on()) t.assumptions.push_back("achievable 16-bit matmul rate: " + a.what);
   if (w.precision != Precision::fp8) return p;
   if (a.fp8) {
-    p.linear = *a.fp8 * k.fp8_training_factor;
+    std::string id;
+    const double factor = tput::fp8_training_factor(g, k, id);
+    p.linear = *a.fp8 * factor;
     p.spec = *g.fp8_tflops_dense;
     p.fp8 = true;
     if (tput::texts_on())
-      t.assumptions.push_back("FP8 linear layers (Transformer Engine, bf16 master weights): " +
-                              num(*a.fp8) + " TFLOPS achievable x " + num(k.fp8_training_factor) +
-                              " [fp8_training_factor]; attention stays 16-bit");
+      t.assumptions.push_back(
+          std::string("FP8 linear layers (") +
+          (id == "fp8_training_factor" ? "Transformer Engine" : "the stack's own FP8 measurement") +
+          ", bf16 master weights): " + num(*a.fp8) + " TFLOPS achievable x " + num(factor) + " [" +
+          id + "]; attention stays 16-bit");
   } else {
     if (tput::texts_on())
       t.assumptions.push_back(g.id +

@@ -141,4 +141,14 @@ double training_efficiency(const Gpu& g, const K& k, std::string& id) {
   return k.training_efficiency_default;
 }
 
+double fp8_training_factor(const Gpu& g, const K& k, std::string& id) {
+  for (const auto& e : k.training_efficiency)
+    if (e.match.matches(g)) {
+      if (!e.fp8_factor) break;
+      return id = "training_efficiency." + e.id + ".fp8_factor", *e.fp8_factor;
+    }
+  id = "fp8_training_factor";
+  return k.fp8_training_factor;
+}
+
 }  // namespace gpusel::tput

@@ -59,6 +59,10 @@ struct Achievable {
 };
 Achievable achievable(const Gpu& g, const K& k);
 double training_efficiency(const Gpu& g, const K& k, std::string& id);
+// The FP8 linear layers' rate / (FP8 achievable x training efficiency): the matching
+// training_efficiency entry's own fp8_factor where its stack was measured, else
+// constants.fp8_training_factor (Transformer Engine on H100). `id` names the figure used.
+double fp8_training_factor(const Gpu& g, const K& k, std::string& id);
 
 // --- links and collectives (throughput_link.cpp) -----------------------------------------
 struct Fabric {

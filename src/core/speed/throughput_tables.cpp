@@ -107,8 +107,9 @@ void parse_efficiency(const json& doc, const std::string& origin, ThroughputCons
     const std::string at = origin + ": training_efficiency[" + std::to_string(i) + "]";
     const json& e = entry(list, i, origin + ": training_efficiency");
     if (!e.contains("value")) throw data_error(at + ".value: missing");
-    k.training_efficiency.push_back(
-        {text(e, "id", at), match_of(e, at), in_range(e["value"], at + ".value", 0.01, 1)});
+    k.training_efficiency.push_back({text(e, "id", at), match_of(e, at),
+                                     in_range(e["value"], at + ".value", 0.01, 1),
+                                     optional_number(e, "fp8_factor", at, 0.1, 1.5)});
   }
 }
 

@@ -201,3 +201,29 @@ TEST_CASE("bad throughput data are data errors naming the key") {
   doc["matmul"][0]["fraction"] = 0.5;  // both tflops and fraction
   CHECK_THROWS_AS(parse_throughput_constants(doc, "t.json"), Error);
 }
+
+TEST_CASE("Gaudi's FP8 gain is its own measured figure, below Transformer Engine's on H100") {
+  Workload w = llama(7, Mode::full);
+  w.grad_ckpt = false, w.seq_len = 4096, w.batch = 1;
+  const auto gain = [&](const char* id) {
+    Workload fp8 = w;
+    fp8.precision = Precision::fp8;
+    const Throughput t = estimate_throughput(fp8, gpu(id), 1, false);
+    return std::pair{
+        t.train_tokens_per_s / estimate_throughput(w, gpu(id), 1, false).train_tokens_per_s,
+        joined(t)};
+  };
+  const auto [gaudi, gaudi_why] = gain("gaudi-2");
+  const auto [h100, h100_why] = gain("h100-sxm");
+  // Intel measured up to ~1.34x for Llama 2 7B on Gaudi 2 (arXiv 2409.12517).
+  // Without its own factor (Transformer Engine's 0.89) Gaudi came out at ~1.5x, above the
+  // H100's gain, whose memory-bound share is larger.
+  CHECK(gaudi == Approx(1.34).margin(0.06));
+  CHECK(h100 > gaudi);
+  CHECK(gaudi_why.find("training_efficiency.gaudi.fp8_factor") != std::string::npos);
+  CHECK(h100_why.find("[fp8_training_factor]") != std::string::npos);
+  auto doc = nlohmann::json::parse(embedded_text("data/throughput.json"));
+  for (auto& e : doc["training_efficiency"])
+    if (e["id"] == "gaudi") e["fp8_factor"] = 2.5;
+  CHECK_THROWS_AS(parse_throughput_constants(doc, "t.json"), Error);
+}
