@@ -9,6 +9,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "gpusel/data/quantization.hpp"
+
 namespace tput_calibration {
 namespace {
 
@@ -143,6 +145,11 @@ gpusel::Workload workload_for(const Row& r, bool inference) {
   const std::string& how = r.at("method") + " " + r.at("framework");
   w.mode = Mode::inference;
   w.engine = engine_of(r.at("framework"));
+  // llama.cpp rows name their GGUF type (Q4_0, Q4_K_M, Q8_0): --precision q4_k_m ..., whose
+  // bits per weight cover every tensor (data/quantizations.json).
+  if (w.engine.rfind("llama.cpp", 0) == 0)
+    if (gpusel::find_gguf(r.at("precision_or_quant")))
+      gpusel::set_precision(w, r.at("precision_or_quant"));
   const auto [prompt, out] = prompt_and_output(r.at("seq_len"));
   w.prompt_len = prompt, w.seq_len = prompt + out;
   const std::string& b = r.at("batch");
