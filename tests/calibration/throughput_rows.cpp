@@ -155,6 +155,10 @@ gpusel::Workload workload_for(const Row& r, bool inference) {
   const std::string& b = r.at("batch");
   w.batch = std::regex_match(b, std::regex(R"(\d+)")) ? std::stoi(b) : 1;
   w.shard = has(how, "tensor parallel") && w.gpus > 1 ? Shard::tp : Shard::none;
+  // llama.cpp before ggml-org/llama.cpp#4766 (January 2024) split every weight matrix by rows
+  // over the GPUs (today's -sm row): --split-mode row.
+  w.row_split = w.gpus > 1 && w.engine == "llama.cpp-nograph" &&
+                (has(r.at("framework"), "2023") || has(r.at("framework"), "9476b01"));
   // vLLM's FP8 on Gaudi (Intel Neural Compressor) runs with the KV cache in FP8 too: the
   // documented command is `--quantization inc --kv-cache-dtype fp8_inc`
   // (vllm-project/vllm@e6dff3c:docs/features/quantization/inc.md).
