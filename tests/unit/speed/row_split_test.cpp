@@ -61,7 +61,7 @@ TEST_CASE("the row split reads each card's rows at once, unlike the layer split"
   CHECK(step_seconds(m8, 1, 0) >= m8.host_floor_s);
 }
 
-TEST_CASE("--split-mode row is refused outside llama.cpp inference") {
+TEST_CASE("the row split (split-mode row) is refused outside llama.cpp inference") {
   Workload w = llama70(true, "vllm");
   CHECK_THROWS_AS(require_split_mode(w), Error);
   CHECK_NOTHROW(require_split_mode(llama70(true, "ollama")));
