@@ -177,7 +177,7 @@ void prefill_rates(Ctx& c, Throughput& t) {
 // parallelism, but the KV cache is read one card at a time, every split matmul forks and joins
 // over the link, and the host issuing each card's calls is a floor under the step.
 void apply_row_split(const Ctx& c, int row, StepModel& m) {
-  const RowSplit r = row_split_costs(c.s, c.f, row, c.k);
+  const RowSplit r = row_split_costs(c.s, c.f, row, c.k, is_quantized(c.w.precision));
   m.tp = row;
   m.kv_bytes_per_seq *= row;
   m.fixed_s += r.matmuls * r.sync_s;
@@ -268,7 +268,7 @@ double prefill_rate(const Ctx& c) {
   const int width = std::max(c.tp, c.row);
   double t_tok = (lin / c.linear + att / c.attention) / (width * 1e12 * eff);
   if (c.row > 1) {  // copies between the cards, and each prompt chunk's fork-joins
-    const RowSplit r = row_split_costs(c.s, c.f, c.row, c.k);
+    const RowSplit r = row_split_costs(c.s, c.f, c.row, c.k, is_quantized(c.w.precision));
     t_tok +=
         r.comm_s_per_token + r.matmuls * r.sync_s / std::min(prompt, c.k.llama_cpp_ubatch * 1.0);
   }
@@ -301,7 +301,8 @@ void describe(const Ctx& c, int count, Throughput& t) {
   if (count == 1) return;
   const std::string over = " over " + c.f.what;
   if (c.row > 1)
-    t.assumptions.push_back(describe_row_split(row_split_costs(c.s, c.f, c.row, c.k), c.row, over));
+    t.assumptions.push_back(describe_row_split(
+        row_split_costs(c.s, c.f, c.row, c.k, is_quantized(c.w.precision)), c.row, over));
   else if (c.tp > 1)
     t.assumptions.push_back("tensor parallel over " + std::to_string(c.tp) + " cards" + over +
                             ": bandwidth adds, 2 all-reduces per layer [allreduce_latency_*]" +

@@ -13,7 +13,7 @@
 
 namespace gpusel::tput {
 
-RowSplit row_split_costs(const Shape& s, const Fabric& f, int cards, const K& k) {
+RowSplit row_split_costs(const Shape& s, const Fabric& f, int cards, const K& k, bool quantized) {
   RowSplit r;
   if (cards < 2) return r;
   const double h = s.hidden, a = s.attn_dim, kv = s.kv_dim, ff = s.inter;
@@ -26,8 +26,11 @@ RowSplit row_split_costs(const Shape& s, const Fabric& f, int cards, const K& k)
   if (s.logits > 0) r.matmuls += 1, in += h, out += s.logits;  // the LM head
   Fabric group = f;
   group.count = cards, group.nodes = 1;
-  // The activations go from the main card to each other card; each card's rows come back.
-  r.comm_s_per_token = (cards * gather_s(group, 4 * in) + gather_s(group, 4 * out));
+  // The activations go from the main card to each other card, as fp32 or, for quantized
+  // weights, as q8_1 blocks (36 B per 32 values: block_q8_1, ggml-common.h); each card's rows
+  // of the result come back in fp32.
+  const double in_bytes = quantized ? 36.0 / 32 : 4;
+  r.comm_s_per_token = cards * gather_s(group, in_bytes * in) + gather_s(group, 4 * out);
   r.sync_s = latency_s(group, cards, k);  // one small exchange per split matmul
   r.host_s = r.matmuls * cards * k.row_split_calls_per_card * k.host_launch_s;
   return r;
