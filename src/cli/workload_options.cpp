@@ -102,6 +102,10 @@ void add_parallel_options(CLI::App* cmd, WorkloadArgs& a) {
   cmd->add_option("--engine", a.engine,
                   "inference engine: " + choices(engine_names()) +
                       " (default llama.cpp at batch 1, vllm for batched serving)");
+  cmd->add_option("--split-mode", a.split_mode,
+                  "llama.cpp on several GPUs: layer|row (default layer: --shard none's layer "
+                  "split; row: every weight matrix split by rows over the cards, llama.cpp's "
+                  "-sm row and its default before January 2024)");
 }
 
 // What the training framework does (issue 11): a profile from data/frameworks.json, and each
@@ -218,7 +222,11 @@ Workload resolve_workload(const WorkloadArgs& a) {
   w.offload = parse_offload(a.offload);
   require_engine(a.engine);
   w.engine = a.engine;
+  if (!a.split_mode.empty() && a.split_mode != "layer" && a.split_mode != "row")
+    throw usage_error("invalid --split-mode '" + a.split_mode + "' (expected layer|row)");
+  w.row_split = a.split_mode == "row";
   validate(w);
+  require_split_mode(w);
   return on_gpus(w, w.gpus);
 }
 

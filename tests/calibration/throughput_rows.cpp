@@ -9,6 +9,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "gpusel/data/quantization.hpp"
+
 namespace tput_calibration {
 namespace {
 
@@ -143,11 +145,20 @@ gpusel::Workload workload_for(const Row& r, bool inference) {
   const std::string& how = r.at("method") + " " + r.at("framework");
   w.mode = Mode::inference;
   w.engine = engine_of(r.at("framework"));
+  // llama.cpp rows name their GGUF type (Q4_0, Q4_K_M, Q8_0): --precision q4_k_m ..., whose
+  // bits per weight cover every tensor (data/quantizations.json).
+  if (w.engine.rfind("llama.cpp", 0) == 0)
+    if (gpusel::find_gguf(r.at("precision_or_quant")))
+      gpusel::set_precision(w, r.at("precision_or_quant"));
   const auto [prompt, out] = prompt_and_output(r.at("seq_len"));
   w.prompt_len = prompt, w.seq_len = prompt + out;
   const std::string& b = r.at("batch");
   w.batch = std::regex_match(b, std::regex(R"(\d+)")) ? std::stoi(b) : 1;
   w.shard = has(how, "tensor parallel") && w.gpus > 1 ? Shard::tp : Shard::none;
+  // llama.cpp before ggml-org/llama.cpp#4766 (January 2024) split every weight matrix by rows
+  // over the GPUs (today's -sm row): --split-mode row.
+  w.row_split = w.gpus > 1 && w.engine == "llama.cpp-nograph" &&
+                (has(r.at("framework"), "2023") || has(r.at("framework"), "9476b01"));
   // vLLM's FP8 on Gaudi (Intel Neural Compressor) runs with the KV cache in FP8 too: the
   // documented command is `--quantization inc --kv-cache-dtype fp8_inc`
   // (vllm-project/vllm@e6dff3c:docs/features/quantization/inc.md).

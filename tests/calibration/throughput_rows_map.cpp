@@ -156,8 +156,18 @@ Precision precision_of(const std::string& text) {
   return Precision::fp16;
 }
 
+// llama.cpp builds before CUDA graphs (ggml-org/llama.cpp PR #6766, merged 2024-05-08) launch
+// every kernel from the host each token: the rows' commits and dates say which they ran.
+bool llama_cpp_before_graphs(const std::string& f) {
+  for (const char* mark :
+       {"2023", "jan 2024", "feb 2024", "mar 2024", "9476b01", "32d9f7d9", "15499eb"})
+    if (has(f, mark)) return true;
+  return false;
+}
+
 std::string engine_of(const std::string& framework) {
   const std::string f = lower(framework);
+  if (has(f, "llama.cpp") && llama_cpp_before_graphs(f)) return "llama.cpp-nograph";
   for (const auto& [word, engine] :
        std::vector<std::pair<const char*, const char*>>{{"llama.cpp", "llama.cpp"},
                                                         // vLLM of Oct 2023: before CUDA

@@ -67,6 +67,9 @@ struct Workload {
   double weight_bits = 0;  // 0: bytes_per_value(precision)
   KvDtype kv_dtype = KvDtype::compute;
   std::string engine;  // inference engine (--engine, speed/ knows them); empty: by batch
+  // --split-mode row: llama.cpp splits every weight matrix by rows over the cards (the
+  // default before ggml-org/llama.cpp#4766, `-sm row` since); false: its layer split.
+  bool row_split = false;
 };
 
 bool is_training(Mode m);

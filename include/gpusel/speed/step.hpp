@@ -31,6 +31,7 @@ struct StepModel {
                                 // 16-bit rate (prompt and decode tokens alike)
   double comm_s_per_token = 0;  // tensor parallel: all-reduce transfer time per token, added
                                 // to the step (on the critical path, not overlapped)
+  double host_floor_s = 0;      // llama.cpp row split: the host's time issuing a step's calls
   std::vector<std::string> assumptions;
 };
 

@@ -94,6 +94,9 @@ struct ThroughputConstants {
   int pcie_gpus_per_socket = 0;
   std::map<int, double> allreduce_latency_linked_s;  // by GPU count
   int llama_cpp_ubatch = 512;
+  // llama.cpp --split-mode row: CUDA calls the host issues per card for each split matmul,
+  // and what one enqueued call costs without CUDA graphs.
+  double row_split_calls_per_card = 6, host_launch_s = 2.5e-6;
   std::map<int, double> host_copy_fraction;  // by PCIe generation
   double matmul_default_fraction = 0.77, fp8_default_fraction = 0.72;
   double training_efficiency_default = 0.6;
@@ -120,6 +123,10 @@ const Engine& engine_for(const Workload& w, const ThroughputConstants& k);
 std::vector<std::string> engine_names();
 // Error(usage) unless `name` is empty or a known engine.
 void require_engine(const std::string& name);
+// Error(usage) when the workload asks for llama.cpp's row split (--split-mode row) with an
+// engine other than llama.cpp, or for a mixture of experts (llama.cpp splits no expert
+// tensors by rows).
+void require_split_mode(const Workload& w);
 
 // GPUs that share one machine (and its fast link) before a cluster network joins machines:
 // the card's NVLink domain where it spans more than 8 (GB200 NVL72), else 8.

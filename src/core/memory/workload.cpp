@@ -235,6 +235,15 @@ void validate_context(const Workload& w) {
 namespace detail {
 
 void validate_sharding(const Workload& w) {
+  if (w.row_split && is_training(w.mode))
+    throw usage_error(
+        "--split-mode row is an inference engine's (llama.cpp) split: --mode "
+        "inference");
+  if (w.row_split && w.shard_given && w.shard != Shard::none)
+    throw usage_error(
+        "--split-mode row splits each matrix by rows itself: use it with "
+        "--shard none (the default), not --shard " +
+        to_string(w.shard));
   const bool shards = w.shard != Shard::none && w.shard != Shard::ddp;
   if (!is_training(w.mode) && shards && w.shard != Shard::tp)
     throw usage_error("--shard " + to_string(w.shard) + " is a training strategy; " +
@@ -277,6 +286,10 @@ Workload on_gpus(const Workload& given, int count) {
   }
   if (w.model.cnn) {  // convolutional networks run data-parallel
     w.shard = Shard::ddp;
+    return w;
+  }
+  if (w.row_split) {  // llama.cpp's row split: its own layout, on --shard none
+    w.shard = Shard::none;
     return w;
   }
   const bool heads_divide =

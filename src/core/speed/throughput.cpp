@@ -206,6 +206,20 @@ void require_engine(const std::string& name) {
   engine_for(w, default_throughput_constants());
 }
 
+void require_split_mode(const Workload& w) {
+  if (!w.row_split) return;
+  const std::string engine = engine_for(w, default_throughput_constants()).name;
+  if (engine.rfind("llama.cpp", 0) != 0)
+    throw usage_error(
+        "--split-mode row is llama.cpp's (--engine llama.cpp|ollama|"
+        "llama.cpp-nograph); the engine here is " +
+        engine);
+  if (w.model.moe)
+    throw usage_error(
+        "--split-mode row: llama.cpp splits no expert tensors by rows "
+        "(ggml-org/llama.cpp#10026); use the layer split (--shard none)");
+}
+
 int node_size(const Gpu& g) {
   if (g.unified_memory || g.form_factor == "soc") return 1;
   return g.interconnect.kind != "none" && g.interconnect.max_gpus > 8 ? g.interconnect.max_gpus : 8;

@@ -93,6 +93,8 @@ void parse_scalars(const json& c, const std::string& at, ThroughputConstants& k)
   for (const auto& [n, us] : by_int(c, "allreduce_latency_linked_us", at, 0, 1e5))
     k.allreduce_latency_linked_s[n] = us * 1e-6;
   k.llama_cpp_ubatch = int(number(c, "llama_cpp_ubatch", at, 1, 1e6));
+  k.row_split_calls_per_card = number(c, "llama_cpp_row_split_calls", at, 1, 100);
+  k.host_launch_s = number(c, "host_launch_us", at, 0, 1e3) * 1e-6;
   k.host_copy_fraction = by_int(c, "host_copy_fraction", at, 0.01, 1);
   k.matmul_default_fraction = number(c, "matmul_default_fraction", at, 0.05, 1.5);
   k.fp8_default_fraction = number(c, "fp8_default_fraction", at, 0.05, 1.5);

@@ -84,6 +84,7 @@ struct Ctx {
   double prefill_eff = 1;            // the engine's prompt efficiency on this card
   double gemm_quant = 1;             // int8/int4 weights: x this on every GEMM's rate
   int tp = 1, stages = 1;            // tensor-parallel width, sequential stages
+  int row = 1;                       // llama.cpp --split-mode row: cards splitting each matrix
   bool fp8_weight_only = false;      // FP8 weights on a card without FP8 tensor cores
 };
 
@@ -172,8 +173,21 @@ void prefill_rates(Ctx& c, Throughput& t) {
   t.assumptions.push_back(how);
 }
 
-// The step model of `tp` x `stages` cards: the same rates prefill and decode use.
-StepModel build_step(const Ctx& c, int tp, int stages) {
+// llama.cpp's row split over `row` cards: bandwidth and GEMM rates add as in tensor
+// parallelism, but the KV cache is read one card at a time, every split matmul forks and joins
+// over the link, and the host issuing each card's calls is a floor under the step.
+void apply_row_split(const Ctx& c, int row, StepModel& m) {
+  const RowSplit r = row_split_costs(c.s, c.f, row, c.k, is_quantized(c.w.precision));
+  m.tp = row;
+  m.kv_bytes_per_seq *= row;
+  m.fixed_s += r.matmuls * r.sync_s;
+  m.host_floor_s = r.host_s + c.s.layers * c.e.layer_overhead_s;
+  m.comm_s_per_token = r.comm_s_per_token;
+}
+
+// The step model of `tp` x `stages` cards (or `row` cards of llama.cpp's row split): the
+// same rates prefill and decode use.
+StepModel build_step(const Ctx& c, int tp, int stages, int row = 1) {
   StepModel m;
   m.engine = c.e.name, m.tp = tp, m.stages = stages, m.layers = c.s.layers;
   m.weight_bytes = weight_bytes(c.w, c.s, c.k);
@@ -198,6 +212,7 @@ StepModel build_step(const Ctx& c, int tp, int stages) {
     group.count = tp, group.nodes = 1;
     m.comm_s_per_token = 2 * c.s.layers * allreduce_s(group, c.s.hidden * 2);
   }
+  if (row > 1) apply_row_split(c, row, m);
   return m;
 }
 
@@ -218,6 +233,7 @@ Parts step_parts(const StepModel& m, double b, double t, bool pipelined) {
   const double spread = pipelined ? m.stages : 1;
   Parts p;
   p.memory = (weights + b * m.kv_bytes_per_seq / spread) / (m.tp * m.bandwidth) + m.fixed_s;
+  p.memory = std::max(p.memory, m.host_floor_s);  // the host cannot issue the step faster
   const double prefill = m.prefill_linear_flops / std::max(1e-30, m.linear_flops_per_s) +
                          m.prefill_attention_flops / std::max(1e-30, m.attention_flops_per_s);
   // Quantized weights slow every GEMM, the decoding batch's as much as the prompts'.
@@ -236,8 +252,8 @@ struct Rate {
 };
 
 // One decode step of `batch` sequences.
-Rate decode_rate(const Ctx& c, int tp, int stages) {
-  const Parts p = step_parts(build_step(c, tp, stages), c.w.batch, 0, false);
+Rate decode_rate(const Ctx& c, int tp, int stages, int row = 1) {
+  const Parts p = step_parts(build_step(c, tp, stages, row), c.w.batch, 0, false);
   return {c.w.batch / p.seconds(), p.memory >= p.compute};
 }
 
@@ -249,15 +265,21 @@ double prefill_rate(const Ctx& c) {
   // Causal attention: a prompt token attends to half the prompt on average (FlashAttention-2
   // skips the masked blocks, Dao 2023 Sec. 3.1).
   const double lin = 2 * c.s.matmul, att = 4 * c.s.layers * c.s.attn_dim * prompt / 2;
-  double t_tok = (lin / c.linear + att / c.attention) / (c.tp * 1e12 * eff);
+  const int width = std::max(c.tp, c.row);
+  double t_tok = (lin / c.linear + att / c.attention) / (width * 1e12 * eff);
+  if (c.row > 1) {  // copies between the cards, and each prompt chunk's fork-joins
+    const RowSplit r = row_split_costs(c.s, c.f, c.row, c.k, is_quantized(c.w.precision));
+    t_tok +=
+        r.comm_s_per_token + r.matmuls * r.sync_s / std::min(prompt, c.k.llama_cpp_ubatch * 1.0);
+  }
   if (c.tp > 1) {  // the two all-reduces per layer now carry hidden x 2 B per token
     Fabric group = c.f;
     group.count = c.tp, group.nodes = 1;
     t_tok += 2 * c.s.layers * allreduce_s(group, c.s.hidden * 2);
   }
-  const double floor = weight_bytes(c.w, c.s, c.k) / (c.tp * c.bw) / (prompt * c.w.batch);
+  const double floor = weight_bytes(c.w, c.s, c.k) / (width * c.bw) / (prompt * c.w.batch);
   double rate = 1 / std::max(t_tok, floor);
-  if (c.stages > 1 && c.e.name == "llama.cpp") {  // prompt chunks pipelined over the stages
+  if (c.stages > 1 && c.e.name.rfind("llama.cpp", 0) == 0) {  // prompt chunks pipelined
     const double chunks = std::ceil(prompt / c.k.llama_cpp_ubatch);
     rate *= chunks * c.stages / (chunks + c.stages - 1);
   }
@@ -278,7 +300,10 @@ void describe(const Ctx& c, int count, Throughput& t) {
            : ""));
   if (count == 1) return;
   const std::string over = " over " + c.f.what;
-  if (c.tp > 1)
+  if (c.row > 1)
+    t.assumptions.push_back(describe_row_split(
+        row_split_costs(c.s, c.f, c.row, c.k, is_quantized(c.w.precision)), c.row, over));
+  else if (c.tp > 1)
     t.assumptions.push_back("tensor parallel over " + std::to_string(c.tp) + " cards" + over +
                             ": bandwidth adds, 2 all-reduces per layer [allreduce_latency_*]" +
                             (c.stages > 1 ? "; " + std::to_string(c.stages) +
@@ -287,7 +312,7 @@ void describe(const Ctx& c, int count, Throughput& t) {
   else if (c.stages > 1)
     t.assumptions.push_back("layers split over " + std::to_string(count) + " cards" + over +
                             ": one card works at a time" +
-                            (c.e.name == "llama.cpp"
+                            (c.e.name.rfind("llama.cpp", 0) == 0
                                  ? "; prompts pipelined in chunks of " +
                                        std::to_string(c.k.llama_cpp_ubatch) + " [llama_cpp_ubatch]"
                                  : ""));
@@ -314,6 +339,7 @@ Ctx make_ctx(const Workload& w, const Gpu& g, int count, bool linked, const K& k
   prompt_efficiency(c, t);
   if (w.shard == Shard::tp) c.tp = std::min(count, c.f.per_node), c.stages = c.f.nodes;
   if (w.shard == Shard::none) c.stages = count;
+  if (w.row_split && count > 1) c.tp = 1, c.stages = 1, c.row = count;
   return c;
 }
 
@@ -322,8 +348,8 @@ Ctx make_ctx(const Workload& w, const Gpu& g, int count, bool linked, const K& k
 void estimate_inference(const Workload& w, const Gpu& g, int count, bool linked, const K& k,
                         const Shape& s, Throughput& t, const NodeNetwork* nodes) {
   const Ctx c = make_ctx(w, g, count, linked, k, s, t, nodes);
-  const int replicas = c.tp * c.stages == 1 ? count : 1;
-  const Rate d = decode_rate(c, c.tp, c.stages);
+  const int replicas = c.tp * c.stages * c.row == 1 ? count : 1;
+  const Rate d = decode_rate(c, c.tp, c.stages, c.row);
   t.decode_tokens_per_s = replicas * d.per_s;
   t.prefill_tokens_per_s = replicas * prefill_rate(c);
   t.scaling = count > 1 ? t.decode_tokens_per_s / (count * decode_rate(c, 1, 1).per_s) : 1;
@@ -349,7 +375,7 @@ StepModel step_model(const Workload& w, const Gpu& g, int count, bool linked) {
   Throughput t;
   const tput::Ctx c = tput::make_ctx(w, g, count, linked, k, s, t);
   // One replica: cards without a shard strategy are still one copy's stages here.
-  StepModel m = tput::build_step(c, c.tp, c.tp * c.stages == 1 ? count : c.stages);
+  StepModel m = tput::build_step(c, c.tp, c.tp * c.stages * c.row == 1 ? count : c.stages, c.row);
   tput::describe(c, count, t);
   m.assumptions = std::move(t.assumptions);
   return m;
