@@ -45,7 +45,8 @@ void describe_framework(const Setup& s, std::vector<std::string>& a) {
     if (s.quantized)
       b += ", embeddings/head " + num(s.emb_b * 8) + "-bit, residual stream " + num(s.rb * 8) +
            "-bit, " + (s.four_bit ? "4-bit" : "8-bit") + " layers keep their input: " +
-           yes(s.four_bit ? f.four_bit_keeps_input.value : f.eight_bit_keeps_input.value);
+           yes(s.four_bit ? f.four_bit_keeps_input.value : f.eight_bit_keeps_input.value) +
+           (f.dequant_saved.value ? ", their matmul saves the dequantized weight" : "");
     b += "; ";
   }
   b += std::string("autocast ") + yes(s.autocast) + ", checkpointing " + yes(s.ckpt) +
