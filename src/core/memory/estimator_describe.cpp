@@ -55,9 +55,10 @@ void describe_framework(const Setup& s, std::vector<std::string>& a) {
        "backward " +
        yes(s.opt_in_bwd) + ", compile " + yes(f.compile.value) + " (memory counted eager)";
   a.push_back(b);
-  for (const auto* c : {&f.adapter_dtype.source, &f.lora_dropout.source,
-                        &f.four_bit_keeps_input.source, &f.activation_offload.source,
-                        &f.optimizer_in_backward.source, &f.kbit_upcast_embeddings.source})
+  for (const auto* c :
+       {&f.adapter_dtype.source, &f.lora_dropout.source, &f.four_bit_keeps_input.source,
+        &f.activation_offload.source, &f.optimizer_in_backward.source,
+        &f.kbit_upcast_embeddings.source, &f.dequant_saved.source})
     if (c->rfind("set by --", 0) == 0) a.push_back(*c);
 }
 

@@ -122,6 +122,12 @@ TEST_CASE("AutoGPTQ's torch path saves each block's dequantized weights (dequant
   CHECK(estimate(w).bytes_of("dequant_saved") == Approx(32 * block * 2).epsilon(0.001));
   w.mode = Mode::inference, w.precision = Precision::int4;  // no gradients: nothing saved
   CHECK(estimate(w).bytes_of("dequant_saved") == 0);
+  Workload flag = on(test_models::llama2_7b(), Mode::qlora);  // --dequant-saved over hf
+  FrameworkOverrides o;
+  o.dequant_saved = true;
+  apply_framework(flag, framework_profile("hf"), false, true, o);
+  flag.grad_ckpt = true;
+  CHECK(estimate(flag).bytes_of("dequant_saved") == Approx(block * 2).epsilon(0.001));
 }
 
 TEST_CASE("litgpt's loss sees fp32 logits: Fabric converts the model's outputs to fp32") {
