@@ -145,6 +145,9 @@ void add_framework_options(CLI::App* cmd, WorkloadArgs& a) {
             "offload checkpointed activations to CPU (torchtune, Unsloth)");
   tri_state(cmd, "nf4-keeps-input", a.overrides.nf4_keeps_input,
             "4-bit layers keep their input (bitsandbytes before 0.43.2)");
+  tri_state(cmd, "dequant-saved", a.overrides.dequant_saved,
+            "quantized layers' matmul saves the dequantized 16-bit weight for backward "
+            "(AutoGPTQ's torch path)");
   tri_state(
       cmd, "kbit-upcast", a.overrides.kbit_upcast,
       "QLoRA: embeddings, LM head and norms cast to fp32 (PEFT prepare_model_for_kbit_training)");

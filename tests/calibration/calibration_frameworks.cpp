@@ -109,8 +109,21 @@ void apply_source_versions(const Row& r, gpusel::Workload& w) {
     set_by_source(f.kbit_upcast_embeddings, false, "GPTQ: no fp32 cast (peft other.py:198)");
     set_by_source(f.kbit_upcast_norms, false, "GPTQ: no fp32 cast (peft other.py:198)");
     set_by_source(f.four_bit_keeps_input, false, "GPTQ matmul keeps no input");
-    // AutoGPTQ's kernels are not bitsandbytes': no full-weight dequantized copy is counted.
-    f.dequant_copies = {0, "GPTQ kernels (not bitsandbytes MatMul4Bit)", ""};
+    // Qwen pairs torch 2.0 with auto-gptq < 0.5.0 (QwenLM/Qwen@e8e15962 README.md:419-420);
+    // finetune.py loads GPTQConfig(bits=4, disable_exllama=True) (lines 306-307), so a
+    // desc_act=False model gets auto-gptq 0.4.2's qlinear_cuda_old (utils/import_utils.py
+    // dynamically_import_QuantLinear). From 128 tokens on its forward unpacks the weight to
+    // int8, subtracts the int8 zeros and scales to fp16 (two int8 temporaries beside the fp16
+    // result: one 16-bit copy's worth), then torch.matmul(x.half(), weight), which saves the
+    // dequantized weight for backward (AutoGPTQ@ef442d9 (v0.4.2)
+    // auto_gptq/nn_modules/qlinear/qlinear_cuda_old.py:199-200, 226-269).
+    // Inference rows: Qwen's profile.py is not in stored material, so its kernel is unknown
+    // and no copy is counted, as before.
+    f.dequant_copies = {0, "GPTQ inference kernel not known (profile.py not stored)", ""};
+    if (gpusel::is_training(w.mode)) {
+      f.dequant_copies = {1, "auto-gptq 0.4.2 qlinear_cuda_old: int8 unpack + zero shift", ""};
+      set_by_source(f.dequant_saved, true, "auto-gptq 0.4.2 qlinear_cuda_old: matmul saves W");
+    }
   }
 }
 

@@ -46,9 +46,11 @@ struct FrameworkProfile {
   Cited<double> lora_dropout;
   Cited<bool> four_bit_keeps_input, eight_bit_keeps_input;
   // litgpt: the LM head is its own matrix even for a tied checkpoint, and 4/8-bit runs
-  // quantize it; dequant_copies: full-size 16-bit copies of one 4-bit weight alive at once.
+  // quantize it; dequant_copies: full-size 16-bit copies of one 4-bit weight alive at once;
+  // dequant_saved: the matmul saves each layer's dequantized weight for backward (AutoGPTQ).
   Cited<bool> separate_lm_head, quantizes_lm_head;
   Cited<int> dequant_copies;
+  Cited<bool> dequant_saved;
   Cited<double> norm_saved_bytes;
   Cited<bool> fused_lora_kernels, fused_qkv, kv_repeat;
   Cited<std::string> optimizer_in_backward;  // never | full-single-gpu | always

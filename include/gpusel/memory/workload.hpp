@@ -109,6 +109,7 @@ struct FrameworkOverrides {
   std::optional<std::string> adapter_dtype;  // fp32 | bf16 | base
   std::optional<double> lora_dropout;
   std::optional<bool> opt_in_bwd, act_offload, nf4_keeps_input, kbit_upcast, compile;
+  std::optional<bool> dequant_saved;     // the quantized matmul saves its 16-bit weight (AutoGPTQ)
   std::optional<bool> ds_overlap_comm;   // DeepSpeed overlap_comm (ZeRO-1/2: a second bucket)
   std::optional<double> ds_live_params;  // DeepSpeed stage3_max_live_parameters / reuse distance
 };

@@ -75,6 +75,7 @@ void parse_behaviours(FrameworkProfile& f, const json& b, const std::string& at)
   f.separate_lm_head = cited<bool>(b, "separate_lm_head", at);
   f.quantizes_lm_head = cited<bool>(b, "quantizes_lm_head", at);
   f.dequant_copies = cited<int>(b, "dequant_copies", at);
+  f.dequant_saved = cited<bool>(b, "dequant_saved", at);
   f.norm_saved_bytes = cited<double>(b, "norm_saved_bytes", at);
   f.fused_lora_kernels = cited<bool>(b, "fused_lora_kernels", at);
   f.fused_qkv = cited<bool>(b, "fused_qkv", at);

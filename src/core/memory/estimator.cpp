@@ -70,6 +70,7 @@ Estimate estimate(const Workload& w, EstimateDetail level) {
   if (level == EstimateDetail::full) detail::describe(s, e.assumptions);
   detail::add_state_components(s, e.components);
   detail::add_dequant_component(s, e.components);
+  detail::add_dequant_saved_component(s, e.components);
   if (w.model.cnn) {
     detail::add_vision_components(s, e.components);
   } else if (is_training(w.mode)) {

@@ -45,7 +45,8 @@ void describe_framework(const Setup& s, std::vector<std::string>& a) {
     if (s.quantized)
       b += ", embeddings/head " + num(s.emb_b * 8) + "-bit, residual stream " + num(s.rb * 8) +
            "-bit, " + (s.four_bit ? "4-bit" : "8-bit") + " layers keep their input: " +
-           yes(s.four_bit ? f.four_bit_keeps_input.value : f.eight_bit_keeps_input.value);
+           yes(s.four_bit ? f.four_bit_keeps_input.value : f.eight_bit_keeps_input.value) +
+           (f.dequant_saved.value ? ", their matmul saves the dequantized weight" : "");
     b += "; ";
   }
   b += std::string("autocast ") + yes(s.autocast) + ", checkpointing " + yes(s.ckpt) +
@@ -54,9 +55,10 @@ void describe_framework(const Setup& s, std::vector<std::string>& a) {
        "backward " +
        yes(s.opt_in_bwd) + ", compile " + yes(f.compile.value) + " (memory counted eager)";
   a.push_back(b);
-  for (const auto* c : {&f.adapter_dtype.source, &f.lora_dropout.source,
-                        &f.four_bit_keeps_input.source, &f.activation_offload.source,
-                        &f.optimizer_in_backward.source, &f.kbit_upcast_embeddings.source})
+  for (const auto* c :
+       {&f.adapter_dtype.source, &f.lora_dropout.source, &f.four_bit_keeps_input.source,
+        &f.activation_offload.source, &f.optimizer_in_backward.source,
+        &f.kbit_upcast_embeddings.source, &f.dequant_saved.source})
     if (c->rfind("set by --", 0) == 0) a.push_back(*c);
 }
 

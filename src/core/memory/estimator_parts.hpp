@@ -68,6 +68,8 @@ void add_vision_components(const Setup& s, std::vector<Component>& out);
 void add_step_component(const Setup& s, std::vector<Component>& out);
 // The transient full-size 16-bit copies of the largest 4-bit weight while it is multiplied.
 void add_dequant_component(const Setup& s, std::vector<Component>& out);
+// Dequantized weights a matmul saves for backward (AutoGPTQ's torch path): one block's.
+void add_dequant_saved_component(const Setup& s, std::vector<Component>& out);
 void describe(const Setup& s, std::vector<std::string>& a);
 
 // Bytes of one trained or adapter value: gradients, and the optimizer's state dtype.

@@ -285,6 +285,23 @@ void add_dequant_component(const Setup& s, std::vector<Component>& out) {
                      " weight " + num(elems) + " x 2 B (dequantized for its matmul)"});
 }
 
+// AutoGPTQ's torch path (qlinear_cuda_old, taken from 128 tokens on and whenever the layer
+// trains) multiplies by the dequantized 16-bit weight with torch.matmul, which saves that
+// weight for the input's gradient: a block being run with gradients holds every quantized
+// layer's 16-bit weight until its backward reaches it. With checkpointing that is the one
+// block recomputed at a time; without it, every block (profile key dequant_saved).
+void add_dequant_saved_component(const Setup& s, std::vector<Component>& out) {
+  const Workload& w = s.w;
+  if (!s.f.dequant_saved.value || !s.quantized || !is_training(w.mode) || w.model.cnn) return;
+  const int layers = std::max(1, w.model.layers);
+  const double per_block = std::max(0.0, s.p.linear - s.quantized_head) / layers;
+  const int blocks = s.ckpt ? 1 : layers;
+  out.push_back({"dequant_saved", blocks * per_block * s.cb,
+                 std::to_string(blocks) + " block" + (blocks > 1 ? "s" : "") + " x " +
+                     num(per_block) + " quantized weights x " + num(s.cb) +
+                     " B (dequantized, saved by the matmul for backward)"});
+}
+
 void add_state_components(const Setup& s, std::vector<Component>& out) {
   add_weights(s, out);
   add_quant_state(s, out);

@@ -330,6 +330,7 @@ void apply_overrides(FrameworkProfile& f, const FrameworkOverrides& o) {
     f.offload_gpu_checkpoints = {
         5, "torchtune's max_fwd_stash_size=5 (_activation_offloading.py:66-72)", "2026-04-23"};
   override_with(f.four_bit_keeps_input, o.nf4_keeps_input, "--nf4-keeps-input");
+  override_with(f.dequant_saved, o.dequant_saved, "--dequant-saved");
   override_with(f.kbit_upcast_embeddings, o.kbit_upcast, "--kbit-upcast");
   override_with(f.kbit_upcast_norms, o.kbit_upcast, "--kbit-upcast");
   override_with(f.compile, o.compile, "--compile");

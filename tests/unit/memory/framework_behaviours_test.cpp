@@ -1,6 +1,7 @@
 // Framework behaviours of data/frameworks.json that add transient or duplicated tensors:
 // the dequantized copy of a 4-bit weight, litgpt's own quantized LM head, a foreach AdamW
-// step's temporary, DeepSpeed's reduce buckets. Exact bytes from estimator_fixtures.hpp.
+// step's temporary, DeepSpeed's reduce buckets, AutoGPTQ's saved dequantized weights,
+// litgpt's fp32 loss. Exact bytes from estimator_fixtures.hpp.
 #include <catch2/catch.hpp>
 
 #include "estimator_fixtures.hpp"
@@ -101,4 +102,38 @@ TEST_CASE("the ds-overlap-comm flag sets overlap_comm over the profile and names
   off.gpus = 2, off.shard = Shard::zero2;
   apply_framework(off, framework_profile("hf"), false, true, o);
   CHECK(two == 2 * estimate(off).bytes_of("comm_buffers"));
+}
+
+TEST_CASE("AutoGPTQ's torch path saves each block's dequantized weights (dequant_saved)") {
+  FrameworkProfile f = framework_profile("hf");
+  Workload w = on(test_models::llama2_7b(), Mode::qlora);
+  apply_framework(w, f, false, true);
+  w.grad_ckpt = true;
+  CHECK(estimate(w).bytes_of("dequant_saved") == 0);  // bitsandbytes saves the packed weight
+  f.dequant_saved.value = true;
+  apply_framework(w, f, false, true);
+  w.grad_ckpt = true;
+  // One Llama-2-7B block's quantized weights (q, k, v, o and three MLP matrices) at 2 B: the
+  // one block recomputed at a time under checkpointing, every block without it (the 6.74e9
+  // count's remainder spreads over the linear layers: within 0.1 %).
+  const double block = 4 * 4096.0 * 4096 + 3 * 4096.0 * 11008;
+  CHECK(estimate(w).bytes_of("dequant_saved") == Approx(block * 2).epsilon(0.001));
+  w.grad_ckpt = false;
+  CHECK(estimate(w).bytes_of("dequant_saved") == Approx(32 * block * 2).epsilon(0.001));
+  w.mode = Mode::inference, w.precision = Precision::int4;  // no gradients: nothing saved
+  CHECK(estimate(w).bytes_of("dequant_saved") == 0);
+  Workload flag = on(test_models::llama2_7b(), Mode::qlora);  // --dequant-saved over hf
+  FrameworkOverrides o;
+  o.dequant_saved = true;
+  apply_framework(flag, framework_profile("hf"), false, true, o);
+  flag.grad_ckpt = true;
+  CHECK(estimate(flag).bytes_of("dequant_saved") == Approx(block * 2).epsilon(0.001));
+}
+
+TEST_CASE("litgpt's loss sees fp32 logits: Fabric converts the model's outputs to fp32") {
+  Workload w = with(on(test_models::llama2_7b(), Mode::lora), "litgpt");
+  w.batch = 1, w.seq_len = 1024;
+  // fp32 logits and fp32 log-softmax kept (8 B), the fp32 gradients of one 128-token chunk
+  // of eight (8 B / 8).
+  CHECK(estimate(w).bytes_of("logits") == Approx(1024.0 * 32000 * (8 + 8.0 / 8)));
 }
