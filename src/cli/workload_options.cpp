@@ -228,6 +228,8 @@ Workload resolve_workload(const WorkloadArgs& a) {
   if (!a.split_mode.empty() && a.split_mode != "layer" && a.split_mode != "row")
     throw usage_error("invalid --split-mode '" + a.split_mode + "' (expected layer|row)");
   w.row_split = a.split_mode == "row";
+  if (a.split_mode == "layer" && w.shard_given && w.shard != Shard::none)
+    throw usage_error("--split-mode layer is --shard none's layer split, not --shard " + a.shard);
   validate(w);
   require_split_mode(w);
   return on_gpus(w, w.gpus);

@@ -54,7 +54,10 @@ struct Workload {
   // (Megatron-Core/NeMo: tp_comm_overlap, overlap_p2p_comm, overlap_param_gather). Speed only.
   bool comm_overlap = false;
   Shard shard = Shard::none;
-  bool shard_given = false;         // the user chose --shard: on_gpus keeps it (or refuses it)
+  bool shard_given = false;  // the user chose --shard: on_gpus keeps it (or refuses it)
+  // A given --shard tp that on_gpus set aside on one GPU (where it means none): restored when
+  // the same request is placed on several, so `check --count 2 --shard tp` still runs tp.
+  std::optional<Shard> shard_set_aside;
   bool allow_long_context = false;  // --seq-len beyond a preset's context is allowed
   Offload offload = Offload::none;
   // What the training framework does (data/frameworks.json), with any behaviour the user set

@@ -270,6 +270,8 @@ Workload on_gpus(const Workload& given, int count) {
   if (model_parallel(given)) return detail::place_model_parallel(given, count);
   Workload w = given;
   w.gpus = count;
+  if (w.shard_given && w.shard == Shard::none && w.shard_set_aside)
+    w.shard = *std::exchange(w.shard_set_aside, std::nullopt);
   if (w.shard_given && (count > 1 || w.shard != Shard::tp)) {
     if (count > 1) detail::validate_sharding(w);
     return w;
@@ -279,6 +281,7 @@ Workload on_gpus(const Workload& given, int count) {
   const Shard framework_shard =
       w.framework.default_shard.value == "zero3" ? Shard::zero3 : Shard::fsdp;
   if (count == 1) {
+    if (w.shard_given) w.shard_set_aside = w.shard;  // tp: nothing to split on one card
     w.shard = Shard::none;
     if (is_training(w.mode) && w.offload == Offload::optimizer) w.shard = Shard::zero2;
     if (is_training(w.mode) && w.offload == Offload::params) w.shard = Shard::zero3;
