@@ -273,6 +273,26 @@ std::string converted_note(const Session& s, bool converted) {
   return converted ? trf("* = converted at the rates of {} (data/rates.json)", s.rates.as_of) : "";
 }
 
+// The split the request fixes (a given --shard, llama.cpp's row split), else the defaults.
+std::string memory_line(const Workload& w, const Estimate& need) {
+  const std::string a = gib(need.need_bytes()), lo = gib(need.need_low_bytes()),
+                    hi = gib(need.need_high_bytes());
+  if (w.row_split)
+    return trf(
+        "Memory on one GPU: {} GiB (band {}-{} GiB); multi-GPU configurations split every"
+        " weight matrix by rows (llama.cpp --split-mode row)",
+        a, lo, hi);
+  if (w.shard_given)
+    return trf(
+        "Memory on one GPU: {} GiB (band {}-{} GiB); multi-GPU configurations run"
+        " --shard {}",
+        a, lo, hi, to_string(w.shard_set_aside.value_or(w.shard)));
+  return trf(
+      "Memory on one GPU: {} GiB (band {}-{} GiB); multi-GPU configurations shard it"
+      " (training: FSDP/ZeRO-3, inference: tensor parallel)",
+      a, lo, hi);
+}
+
 std::string header_text(const Session& s, const Estimate& need, const std::string& price_note) {
   const RankRequest& r = s.request;
   std::string out = tr("Workload: ") + workload_line(r.workload) + "\n";
@@ -281,10 +301,7 @@ std::string header_text(const Session& s, const Estimate& need, const std::strin
                gib(need.need_bytes()), gib(need.need_low_bytes()), gib(need.need_high_bytes())) +
            "\n";
   else
-    out += trf("Memory on one GPU: {} GiB (band {}-{} GiB); multi-GPU configurations shard it"
-               " (training: FSDP/ZeRO-3, inference: tensor parallel)",
-               gib(need.need_bytes()), gib(need.need_low_bytes()), gib(need.need_high_bytes())) +
-           "\n";
+    out += memory_line(r.workload, need) + "\n";
   out += tr("Prices in ") + r.price.currency;
   if (r.budget) out += tr(", budget ") + money(*r.budget, r.price.currency);
   out += s.currency_origin + (price_note.empty() ? "" : tr("; ") + price_note) + "\n";
