@@ -74,5 +74,8 @@ struct PrefillChunk {
   double tokens = 0;
 };
 PrefillChunk prefill_chunk(const Workload& w);
+// llama.cpp or a build of it (--engine llama.cpp, llama.cpp-nograph, ollama; any case): its
+// prompt chunks, its layer and row splits.
+bool is_llama_cpp(const std::string& engine);
 
 }  // namespace gpusel

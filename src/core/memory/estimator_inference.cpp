@@ -30,13 +30,18 @@ namespace gpusel {
 // default_engine: llama.cpp at batch 1, vLLM batched; --engine overrides), kept in step by
 // tests/unit/speed/prefill_engine_test.cpp. Engines gpusel has no documented chunk for run
 // the whole prompt (0).
+bool is_llama_cpp(const std::string& engine) {
+  std::string e;
+  for (char c : engine) e += char(std::tolower(static_cast<unsigned char>(c)));
+  return e.rfind("llama.cpp", 0) == 0 || e == "ollama";
+}
+
 PrefillChunk prefill_chunk(const Workload& w) {
   std::string e;
   for (char c : w.engine) e += char(std::tolower(static_cast<unsigned char>(c)));
   if (e.empty()) e = w.batch > 1 ? "vllm" : "llama.cpp";
   if (e == "vllm") return {"vllm", data_constant("prefill_chunk_tokens_vllm")};
-  if (e == "llama.cpp" || e == "ollama")
-    return {"llama.cpp", data_constant("prefill_chunk_tokens_llama_cpp")};
+  if (is_llama_cpp(e)) return {"llama.cpp", data_constant("prefill_chunk_tokens_llama_cpp")};
   return {e, 0};
 }
 

@@ -22,6 +22,7 @@ Workload without_model_parallel(const Workload& w) {
 }
 
 std::string parallel_label(const Workload& w) {
+  if (w.row_split && w.gpus > 1) return "row split";  // llama.cpp --split-mode row
   if (!model_parallel(w)) return to_string(w.shard);
   return "tp " + std::to_string(w.tp) + " x pp " + std::to_string(w.pp) +
          (w.vpp > 1 ? " (vpp " + std::to_string(w.vpp) + ")" : "") + " x dp " +

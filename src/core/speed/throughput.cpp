@@ -12,6 +12,7 @@
 
 #include "gpusel/base/error.hpp"
 #include "gpusel/base/text.hpp"
+#include "gpusel/memory/estimator.hpp"
 #include "throughput_infer.hpp"
 #include "throughput_model.hpp"
 
@@ -209,7 +210,7 @@ void require_engine(const std::string& name) {
 void require_split_mode(const Workload& w) {
   if (!w.row_split) return;
   const std::string engine = engine_for(w, default_throughput_constants()).name;
-  if (engine.rfind("llama.cpp", 0) != 0)
+  if (!is_llama_cpp(engine))
     throw usage_error(
         "--split-mode row is llama.cpp's (--engine llama.cpp|ollama|"
         "llama.cpp-nograph); the engine here is " +

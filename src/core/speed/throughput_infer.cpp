@@ -13,6 +13,7 @@
 
 #include "gpusel/base/error.hpp"
 #include "gpusel/data/models.hpp"
+#include "gpusel/memory/estimator.hpp"
 #include "gpusel/memory/kv_cache.hpp"
 #include "gpusel/speed/step.hpp"
 
@@ -279,7 +280,7 @@ double prefill_rate(const Ctx& c) {
   }
   const double floor = weight_bytes(c.w, c.s, c.k) / (width * c.bw) / (prompt * c.w.batch);
   double rate = 1 / std::max(t_tok, floor);
-  if (c.stages > 1 && c.e.name.rfind("llama.cpp", 0) == 0) {  // prompt chunks pipelined
+  if (c.stages > 1 && is_llama_cpp(c.e.name)) {  // prompt chunks pipelined
     const double chunks = std::ceil(prompt / c.k.llama_cpp_ubatch);
     rate *= chunks * c.stages / (chunks + c.stages - 1);
   }
@@ -312,7 +313,7 @@ void describe(const Ctx& c, int count, Throughput& t) {
   else if (c.stages > 1)
     t.assumptions.push_back("layers split over " + std::to_string(count) + " cards" + over +
                             ": one card works at a time" +
-                            (c.e.name.rfind("llama.cpp", 0) == 0
+                            (is_llama_cpp(c.e.name)
                                  ? "; prompts pipelined in chunks of " +
                                        std::to_string(c.k.llama_cpp_ubatch) + " [llama_cpp_ubatch]"
                                  : ""));

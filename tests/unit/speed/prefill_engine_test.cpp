@@ -69,3 +69,15 @@ TEST_CASE("the prefill workspace never shrinks as the prompt or batch grows") {
     }
   }
 }
+
+TEST_CASE("every build of llama.cpp chunks its prompt as llama.cpp does") {
+  const double chunk = data_constant("prefill_chunk_tokens_llama_cpp");
+  for (const auto& e : engine_names()) {
+    INFO("engine " << e);
+    if (is_llama_cpp(e)) CHECK(prefill_chunk(serving(1, 4096, e.c_str())).tokens == chunk);
+  }
+  CHECK(is_llama_cpp("llama.cpp-nograph"));
+  CHECK(is_llama_cpp("Ollama"));
+  CHECK_FALSE(is_llama_cpp("vllm"));
+  CHECK(prefill_chunk(serving(1, 4096, "llama.cpp-nograph")).tokens == chunk);
+}
