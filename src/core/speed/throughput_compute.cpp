@@ -134,19 +134,27 @@ Achievable achievable(const Gpu& g, const K& k) {
   return a;
 }
 
-double training_efficiency(const Gpu& g, const K& k, std::string& id) {
+namespace {
+
+// The first training_efficiency entry that matches the card (the table lists narrow first).
+const EfficiencyEntry* training_entry(const Gpu& g, const K& k) {
   for (const auto& e : k.training_efficiency)
-    if (e.match.matches(g)) return id = "training_efficiency." + e.id, e.value;
+    if (e.match.matches(g)) return &e;
+  return nullptr;
+}
+
+}  // namespace
+
+double training_efficiency(const Gpu& g, const K& k, std::string& id) {
+  if (const EfficiencyEntry* e = training_entry(g, k))
+    return id = "training_efficiency." + e->id, e->value;
   id = "training_efficiency_default";
   return k.training_efficiency_default;
 }
 
 double fp8_training_factor(const Gpu& g, const K& k, std::string& id) {
-  for (const auto& e : k.training_efficiency)
-    if (e.match.matches(g)) {
-      if (!e.fp8_factor) break;
-      return id = "training_efficiency." + e.id + ".fp8_factor", *e.fp8_factor;
-    }
+  if (const EfficiencyEntry* e = training_entry(g, k); e && e->fp8_factor)
+    return id = "training_efficiency." + e->id + ".fp8_factor", *e->fp8_factor;
   id = "fp8_training_factor";
   return k.fp8_training_factor;
 }
