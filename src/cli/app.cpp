@@ -92,7 +92,7 @@ int usage(const CLI::App& app, const CLI::ParseError& e, int argc, char** argv) 
   const std::vector<std::string> args(argv + 1, argv + argc);
   const CLI::App* reached = &app;
   std::string msg = unknown_word(app, args, &reached);
-  if (msg.empty()) msg = e.what();
+  if (msg.empty()) msg = clip_words(e.what());
   std::cerr << tr("gpusel: error: ") << safe_text(msg)
             << trf("; see {} --help", command_name(*reached)) << "\n";
   return static_cast<int>(ExitCode::usage);
@@ -115,6 +115,10 @@ int parse(CLI::App& app, int argc, char** argv) {
 
 }  // namespace
 
+// The longest run of non-space bytes an error line keeps: room for a long file path with its
+// line and column, far below a value that floods (a 30,000-digit number).
+constexpr std::size_t kMaxWordInError = 256;
+
 int run(int argc, char** argv) {
   // `gpusel ... | head` ends quietly when head stops reading (status 141, no message), even
   // when the parent (a Python subprocess, say) left SIGPIPE ignored.
@@ -134,10 +138,13 @@ int run(int argc, char** argv) {
     return ctx.action ? ctx.action() : 0;
   } catch (const Error& e) {
     std::cout.flush();
-    std::cerr << tr("gpusel: error: ") << safe_text(e.what()) << "\n";
+    // Every value a message quotes should be cut where it is quoted (quote_input); this is
+    // the net for any that is not, so no input can flood a terminal or a CI log.
+    std::cerr << tr("gpusel: error: ") << safe_text(clip_words(e.what(), kMaxWordInError)) << "\n";
     return static_cast<int>(e.code());
   } catch (const std::exception& e) {
-    std::cerr << tr("gpusel: error: ") << "internal: " << safe_text(e.what()) << "\n";
+    std::cerr << tr("gpusel: error: ")
+              << "internal: " << safe_text(clip_words(e.what(), kMaxWordInError)) << "\n";
     return static_cast<int>(ExitCode::data);
   }
 }

@@ -151,7 +151,7 @@ std::string unknown_word(const CLI::App& root, const std::vector<std::string>& a
       const std::string name = a.substr(0, a.find('='));
       const CLI::Option* o = find_option(cur, name);
       if (!o)
-        error = "unknown option '" + safe_cell(name) + "' for '" + command_name(*cur) + "'" +
+        error = "unknown option '" + quote_input(name) + "' for '" + command_name(*cur) + "'" +
                 nearest_names(name, long_names(cur));
       else if (o->get_type_size_max() > 0 && a.find('=') == std::string::npos)
         ++i;  // its value
@@ -168,7 +168,7 @@ std::string unknown_word(const CLI::App& root, const std::vector<std::string>& a
       std::vector<std::string> names;
       for (const CLI::App* s : cur->get_subcommands([](const CLI::App* x) { return visible(x); }))
         names.push_back(s->get_name());
-      error = "unknown command '" + safe_cell(a) + "'" +
+      error = "unknown command '" + quote_input(a) + "'" +
               (cur == &root ? "" : " for '" + command_name(*cur) + "'") + nearest_names(a, names);
     }
   }

@@ -9,6 +9,7 @@
 #include "cli/recommend_view.hpp"
 #include "gpusel/answer/answers.hpp"
 #include "gpusel/base/error.hpp"
+#include "gpusel/base/text.hpp"
 #include "gpusel/i18n/i18n.hpp"
 
 namespace gpusel::cli {
@@ -33,7 +34,8 @@ std::pair<int, std::size_t> leading_count(const std::string& text) {
   std::size_t digits = 0;
   while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
   if (digits == 0 || digits > 4 || digits >= text.size() || text[digits] != 'x') return {0, 0};
-  return {checked_count(std::stoi(text.substr(0, digits)), "count in '" + text + "':"), digits + 1};
+  return {checked_count(std::stoi(text.substr(0, digits)), "count in '" + quote_input(text) + "':"),
+          digits + 1};
 }
 
 // One card id, or "local": this machine's card, as many as it holds unless a count is written.
@@ -57,7 +59,7 @@ std::vector<CardCount> parse_cards(Context& ctx, const std::vector<std::string>&
     } else if (i + 1 < args.size()) {
       out.push_back(card(ctx, args[++i], n));
     } else {
-      throw usage_error("'" + args[i] + "' names no GPU: write 2x rtx-3090");
+      throw usage_error("'" + quote_input(args[i]) + "' names no GPU: write 2x rtx-3090");
     }
   }
   return out;

@@ -32,7 +32,7 @@ int run_help(Context& ctx, const CLI::App& root, const std::vector<std::string>&
     }
     if (cmd == &root) names.push_back("environment");
     if (!next)
-      throw usage_error("no help on '" + safe_cell(w) + "'" + did_you_mean(w, names) +
+      throw usage_error("no help on '" + quote_input(w) + "'" + did_you_mean(w, names) +
                         "; gpusel help lists the commands");
     cmd = next;
   }

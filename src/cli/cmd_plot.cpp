@@ -88,7 +88,7 @@ int run_metric(Context& ctx, const PlotArgs& a) {
 
 int run_plot(Context& ctx, const PlotArgs& a) {
   if (a.format != "svg" && a.format != "json")
-    throw usage_error("unknown format '" + a.format + "' for plot (use svg or json)");
+    throw usage_error("unknown format '" + quote_input(a.format) + "' for plot (use svg or json)");
   if (a.top < 0) throw usage_error(fmt::format("--top {} must be 0 or more", a.top));
   if (!a.metric.empty()) return run_metric(ctx, a);
   const Session s = resolve_session(a.rank);

@@ -277,7 +277,7 @@ std::string completion_script(const CLI::App& root, const std::string& shell) {
   if (shell == "zsh")
     return "#compdef gpusel\n# zsh " + head + "\n" + shared_functions(ls) + zsh_driver;
   if (shell == "fish") return "# fish " + head + "\n" + fish_script(ls);
-  throw usage_error("no completions for shell '" + shell + "'" +
+  throw usage_error("no completions for shell '" + quote_input(shell) + "'" +
                     did_you_mean(shell, {"bash", "zsh", "fish"}) + " (use bash, zsh or fish)");
 }
 

@@ -143,7 +143,7 @@ Format parse_format(const std::string& name, const std::vector<Format>& allowed)
   else if (name == "html")
     f = Format::html;
   else
-    throw usage_error("unknown format '" + safe_cell(name) + "' (use " + format_names(allowed) +
+    throw usage_error("unknown format '" + quote_input(name) + "' (use " + format_names(allowed) +
                       ")");
   if (std::find(allowed.begin(), allowed.end(), f) == allowed.end())
     throw usage_error("--format " + name + " is not available here (use " + format_names(allowed) +

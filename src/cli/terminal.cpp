@@ -8,6 +8,7 @@
 #include <cstdlib>
 
 #include "gpusel/base/error.hpp"
+#include "gpusel/base/text.hpp"
 
 namespace gpusel::cli {
 namespace {
@@ -130,7 +131,7 @@ std::string github_escape(std::string_view s, bool property) {
 
 Display detect_display(const std::string& color_mode, bool wide) {
   if (color_mode != "auto" && color_mode != "always" && color_mode != "never")
-    throw usage_error("--color '" + safe_cell(color_mode) + "' must be auto, always or never");
+    throw usage_error("--color '" + quote_input(color_mode) + "' must be auto, always or never");
   Display d;
   const bool tty = isatty(STDOUT_FILENO) == 1;
   // no-color.org: NO_COLOR set and not empty turns colour off; a flag on the command line wins.

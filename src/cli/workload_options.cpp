@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "gpusel/base/error.hpp"
+#include "gpusel/base/text.hpp"
 #include "gpusel/data/data_source.hpp"
 #include "gpusel/data/families.hpp"
 #include "gpusel/data/frameworks.hpp"
@@ -175,6 +176,9 @@ ModelArch pick_model(const WorkloadArgs& a, bool& known_shape) {
     throw usage_error(
         "--family and --vocab shape a bare --params count; --model and "
         "--model-config have their own");
+  // A presets file nothing reads would be ignored unread, even when the path is wrong.
+  if (!a.models_path.empty() && a.model.empty())
+    throw usage_error("--models holds the presets --model picks from: give --model ID with it");
   if (!a.model_config.empty()) return read_hf_config(a.model_config);
   if (!a.model.empty()) return require_model(load_models(a.models_path), a.model);
   return typical_arch(parse_param_count(a.params), {a.family, a.vocab});
@@ -226,7 +230,8 @@ Workload resolve_workload(const WorkloadArgs& a) {
   require_engine(a.engine);
   w.engine = a.engine;
   if (!a.split_mode.empty() && a.split_mode != "layer" && a.split_mode != "row")
-    throw usage_error("invalid --split-mode '" + a.split_mode + "' (expected layer|row)");
+    throw usage_error("invalid --split-mode '" + quote_input(a.split_mode) +
+                      "' (expected layer|row)");
   w.row_split = a.split_mode == "row";
   if (a.split_mode == "layer" && w.shard_given && w.shard != Shard::none)
     throw usage_error("--split-mode layer is --shard none's layer split, not --shard " + a.shard);

@@ -25,6 +25,11 @@ std::string read_file(const std::string& path);
 // user's input can neither flood nor drive the terminal.
 std::string quote_input(std::string_view s, std::size_t max = 64);
 
+// `s` with every run of non-space bytes longer than `max` cut to `max` (on a UTF-8 boundary,
+// "..." appended): for messages that quote input inside text of their own (CLI11's "Could not
+// convert: --count = <value>"), so a 30,000-digit value cannot flood the terminal or a log.
+std::string clip_words(std::string_view s, std::size_t max = 64);
+
 // `s` without leading and trailing ASCII whitespace (space, \t, \n, \v, \f, \r).
 std::string_view trim(std::string_view s);
 

@@ -117,6 +117,11 @@ struct Ranking {
 // The card passes the user's --vendor/--ecosystem/--segment/--min-vram/--exclude filters
 // (case-insensitive).
 bool passes_filters(const Gpu& gpu, const Filters& filters);
+// Error(usage) naming the flag when a filter asks for what cannot exist: a vendor, segment or
+// ecosystem outside the catalog schema's closed sets, or an --exclude id the catalog lacks
+// (with the nearest names). A typo would otherwise filter every card out and answer
+// "nothing fits" (exit 1) to a usage mistake.
+void check_filters(const Catalog& catalog, const Filters& filters);
 
 // The configurations a card can realistically be run in: consumer boards two cards at
 // most (K18), a unified-memory SoC one, link groups up to their size; counts 1, 2, 4, 8 to

@@ -102,6 +102,31 @@ std::string quote_input(std::string_view s, std::size_t max) {
   return out;
 }
 
+std::string clip_words(std::string_view s, std::size_t max) {
+  std::string out;
+  out.reserve(std::min(s.size(), std::size_t{4096}));
+  std::size_t run = 0;  // bytes of the current word copied so far
+  bool cut = false;     // the current word was cut: skip the rest of it
+  for (char ch : s) {
+    if (ch == ' ') {
+      run = 0;
+      cut = false;
+      out.push_back(ch);
+    } else if (!cut && run == max) {
+      // Never end inside a UTF-8 sequence: drop the continuation bytes of a cut character.
+      while (!out.empty() && (static_cast<unsigned char>(out.back()) & 0xC0) == 0x80)
+        out.pop_back();
+      if (!out.empty() && (static_cast<unsigned char>(out.back()) & 0xC0) == 0xC0) out.pop_back();
+      out += "...";
+      cut = true;
+    } else if (!cut) {
+      ++run;
+      out.push_back(ch);
+    }
+  }
+  return out;
+}
+
 std::string_view trim(std::string_view s) {
   auto space = [](char c) { return c == ' ' || (c >= '\t' && c <= '\r'); };
   while (!s.empty() && space(s.front())) s.remove_prefix(1);

@@ -120,6 +120,7 @@ Config across_instances(const Gpu& gpu, int gpus, const Workload& w, const Offer
 RentalRanking rank_rentals(const Catalog& catalog, const Cloud& cloud, const RuleSet& rules,
                            const Rates& rates, const RankRequest& req, const RentalRequest& rr,
                            std::size_t keep) {
+  check_filters(catalog, req.filters);
   RentalRanking out;
   const std::string& cur = req.price.currency;
   const Extras extras = extras_for(cloud, rates, cur, rr);

@@ -85,6 +85,34 @@ bool passes_filters(const Gpu& g, const Filters& f) {
          std::none_of(f.exclude_ids.begin(), f.exclude_ids.end(), excluded);
 }
 
+namespace {
+
+void check_listed(const std::string& flag, const std::vector<std::string>& asked,
+                  const std::vector<std::string>& known) {
+  for (const auto& a : asked) {
+    if (std::find(known.begin(), known.end(), to_lower(a)) != known.end()) continue;
+    std::string all;
+    for (const auto& k : known) all += (all.empty() ? "" : "|") + k;
+    throw usage_error(trf("{} '{}' is none of {}", flag, quote_input(a), all));
+  }
+}
+
+const std::vector<std::string>& closed_set(std::string_view fact) {
+  return find_fact(fact)->values;  // the vocabulary's fixed names: never null
+}
+
+}  // namespace
+
+void check_filters(const Catalog& catalog, const Filters& f) {
+  check_listed("--vendor", f.vendors, closed_set("gpu.vendor"));
+  check_listed("--segment", f.segments, closed_set("gpu.segment"));
+  check_listed("--ecosystem", f.ecosystems, closed_set("gpu.ecosystem"));
+  for (const auto& id : f.exclude_ids)
+    if (!catalog.find(to_lower(id)))
+      throw usage_error(trf("--exclude: unknown GPU id '{}'{}; `gpusel catalog list` shows all ids",
+                            quote_input(id), did_you_mean_tr(to_lower(id), catalog.ids())));
+}
+
 void score_results(std::vector<Result>& results, const RankRequest& req) {
   detail::score(results, req);
 }
@@ -163,6 +191,7 @@ std::vector<Result> materialise(const std::vector<Candidate>& cs, std::size_t n,
 
 Ranking rank(const Catalog& catalog, const RuleSet& rules, const Rates& rates,
              const RankRequest& req) {
+  check_filters(catalog, req.filters);
   Ranking out;
   Pass pass{out, {}, {}};
   Evaluator ev(rules, rates, req);

@@ -60,6 +60,7 @@ Metric parse_metric(const std::string& name) {
 
 SpecChart spec_chart(const Catalog& catalog, const Filters& filters, Metric metric,
                      const PricePolicy& price, const Rates& rates) {
+  check_filters(catalog, filters);
   const MetricInfo mi = info(metric);
   SpecChart c;
   c.unit = metric == Metric::price_per_gb ? price.currency + "/GB" : mi.unit;

@@ -89,6 +89,7 @@ ServePlan plan_serving(const Catalog& catalog, const Cloud* cloud, const RuleSet
   const serve_detail::PlanEnv env = serve_detail::plan_env(req, rates);
   plan.kwh_price = env.kwh_price, plan.kwh_basis = env.kwh_basis, plan.years = env.years;
   const Filters& f = req.rank.filters;
+  check_filters(catalog, f);
   for (const auto& gpu : catalog.gpus) {
     for (const Config& c : configurations(gpu, req.rank.max_gpus, req.rank.workload)) {
       ++plan.counts.candidates;

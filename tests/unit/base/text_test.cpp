@@ -83,3 +83,14 @@ TEST_CASE("terminal_safe: control characters from data cannot drive the terminal
   CHECK(terminal_safe("x\x1b") == "x\xEF\xBF\xBD");
   CHECK(terminal_safe("x\x1b[31") == "x\xEF\xBF\xBD[31");
 }
+
+TEST_CASE("clip_words: a long value inside a message is cut, the message kept") {
+  const std::string digits(30000, '9');
+  const std::string msg = "Could not convert: --count = " + digits;
+  const std::string clipped = clip_words(msg, 64);
+  CHECK(clipped == "Could not convert: --count = " + std::string(64, '9') + "...");
+  CHECK(clip_words("short words stay as they are", 64) == "short words stay as they are");
+  CHECK(clip_words("abcdef ghi", 3) == "abc... ghi");
+  // A cut never ends inside a UTF-8 character: "é" is two bytes, the cut drops both.
+  CHECK(clip_words("ab\xC3\xA9xyz", 3) == "ab...");
+}
