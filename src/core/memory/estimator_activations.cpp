@@ -97,8 +97,13 @@ double layer_bytes(const Setup& s, double seq, bool trained_block) {
     b += (cb * (2 * d.q + 2 * kv) + 4.0 * m.heads) / tp;  // q, k, v, output, logsumexp
   } else {
     const double sm = data_constant("softmax_saved_bytes");
+    // The product with V keeps its input: a 16-bit autocast copy when compute is 16-bit
+    // (matmul autocasts to float16, softmax to float32: PyTorch docs amp.rst, autocast op
+    // reference), else the probabilities themselves. Attention dropout (encoders) keeps its
+    // 1-byte mask only (derivatives.yaml native_dropout: the gradient needs result1, the
+    // mask); its output is what the product keeps, a separate tensor only when no cast made one.
     double probs = sm + (cb < sm ? cb : 0);
-    if (encoder) probs += 1 + sm;  // attention dropout: mask and output
+    if (encoder) probs += 1 + (cb < sm ? 0 : sm);
     b += (cb * (d.q + 2 * d.kv) + m.heads * seq * probs) / tp;
   }
   b += group_bytes(s, {d.q / tp, cb, 1, double(l.o), keeps});

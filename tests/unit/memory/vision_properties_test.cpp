@@ -51,3 +51,26 @@ TEST_CASE("vision memory grows with image size and batch, training and inference
       }
     }
 }
+
+// BERT's eager attention, per score: softmax keeps its fp32 output (4 B) and dropout its mask
+// (1 B); the product with V keeps its input, under fp16 autocast a 16-bit copy (2 B) of the
+// dropout output, which is then freed; in fp32 the dropout output itself (4 B). Only the
+// scores grow with seq^2, so A(2s) - 2 A(s) = 2 layers heads probs s^2 at batch 1.
+TEST_CASE("an encoder's attention dropout keeps its mask; autocast's copy replaces its output") {
+  const auto second_difference = [](bool amp) {
+    Workload w = test_models::on(preset("bert-large-uncased"), Mode::full);
+    w.precision = amp ? Precision::fp16 : Precision::fp32;
+    w.amp = amp;
+    w.grad_ckpt = false;
+    w.flash_attn = false;
+    w.batch = 1;
+    const auto act = [&](int s) {
+      w.seq_len = s;
+      return estimate(w).bytes_of("activations");
+    };
+    return act(512) - 2 * act(256);
+  };
+  const double scores = 2.0 * 24 * 16 * 256.0 * 256.0;  // 24 layers, 16 heads
+  CHECK(second_difference(true) == Approx(scores * (4 + 1 + 2)));
+  CHECK(second_difference(false) == Approx(scores * (4 + 1 + 4)));
+}
