@@ -168,6 +168,8 @@ bool llama_cpp_before_graphs(const std::string& f) {
 std::string engine_of(const std::string& framework) {
   const std::string f = lower(framework);
   if (has(f, "llama.cpp") && llama_cpp_before_graphs(f)) return "llama.cpp-nograph";
+  // ExLlamaV2 of 2023: the author's October 2023 benchmark table (engines.exllamav2-2023)
+  if (has(f, "exllamav2") && has(f, "2023")) return "exllamav2-2023";
   for (const auto& [word, engine] :
        std::vector<std::pair<const char*, const char*>>{{"llama.cpp", "llama.cpp"},
                                                         // vLLM of Oct 2023: before CUDA

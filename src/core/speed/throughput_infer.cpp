@@ -135,8 +135,12 @@ double decode_bandwidth(const Ctx& c, Throughput& t) {
   const auto mt = c.k.memory_types.find(c.g.memory_type);
   const double mem = mt != c.k.memory_types.end() ? mt->second : 1.0;
   const std::string cls = memory_class(c.g);
+  // The GDDR figures were measured on an RTX 4090; Ampere's GA10x cards keep less in L2.
+  const bool ampere =
+      cls == "gddr" && c.e.kernel_gddr_ampere > 0 && c.g.architecture.rfind("Ampere", 0) == 0;
   const double kernel = cls == "hbm"       ? c.e.kernel_hbm
                         : cls == "unified" ? c.e.kernel_unified
+                        : ampere           ? c.e.kernel_gddr_ampere
                                            : c.e.kernel_gddr;
   const Precision p = c.w.precision;
   const double quant = p == Precision::int4                          ? c.e.int4_factor
@@ -145,8 +149,9 @@ double decode_bandwidth(const Ctx& c, Throughput& t) {
   t.assumptions.push_back(
       "decode bandwidth " + num(c.g.bandwidth_gbs) + " GB/s x " + num(mem) + " achievable (" +
       c.g.memory_type + (mt == c.k.memory_types.end() ? ", not in the data: 1 assumed" : "") +
-      ") [memory_types] x " + num(kernel) + " " + c.e.label + " on " + cls + " [engines." +
-      c.e.name + ".kernel]" +
+      ") [memory_types] x " + num(kernel) + " " + c.e.label + " on " +
+      (ampere ? "Ampere gddr" : cls) + " [engines." + c.e.name +
+      (ampere ? ".kernel.gddr_ampere]" : ".kernel]") +
       (quant != 1 ? " x " + num(quant) + " for " + to_string(p) + " weights" : ""));
   return c.g.bandwidth_gbs * 1e9 * mem * kernel * quant;
 }
