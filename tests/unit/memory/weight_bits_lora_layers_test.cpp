@@ -1,11 +1,13 @@
 // --weight-bits (quantized linear weights at any bits per weight, EXL2 2.5 bpw) and
 // --lora-layers (adapters and backward on the last N blocks): the memory side and the checks.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 
 #include "estimator_fixtures.hpp"
 #include "gpusel/data/models.hpp"
 #include "gpusel/memory/estimator.hpp"
+#include "gpusel/memory/fit.hpp"
 
 using namespace gpusel;
 using test_models::on;
@@ -82,4 +84,15 @@ TEST_CASE("option --lora-layers is checked: 1 to the model's layers, lora or qlo
   CHECK_THROWS_WITH(validate(w), Catch::Contains("--lora-layers applies to --mode lora or qlora"));
   w.mode = Mode::qlora, w.precision = Precision::int4;
   CHECK_NOTHROW(validate(w));
+}
+
+TEST_CASE("under --weight-bits the remedies offer fewer bits, not another precision") {
+  std::vector<std::string> offered;
+  for (const WorkloadChange& c : workload_changes(served(6))) offered.push_back(c.change);
+  CHECK(std::find(offered.begin(), offered.end(), "--weight-bits 4") != offered.end());
+  CHECK(std::find(offered.begin(), offered.end(), "--weight-bits 2.5") != offered.end());
+  for (const std::string& c : offered) CHECK(c.find("--precision") == std::string::npos);
+  offered.clear();
+  for (const WorkloadChange& c : workload_changes(served(2.5))) offered.push_back(c.change);
+  for (const std::string& c : offered) CHECK(c.find("--weight-bits") == std::string::npos);
 }
