@@ -26,7 +26,7 @@ struct ServeArgs {
 void drop_options(CLI::App* cmd) {
   for (const char* name : {"--mode", "--batch", "--seq-len", "--prompt-len", "--tokens",
                            "--dataset-tokens", "--epochs", "--weights", "--optimizer", "--amp",
-                           "--lora-rank", "--lora-targets", "--loss", "--offload"})
+                           "--lora-rank", "--lora-targets", "--lora-layers", "--loss", "--offload"})
     if (CLI::Option* o = cmd->get_option_no_throw(name)) cmd->remove_option(o);
 }
 

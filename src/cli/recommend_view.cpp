@@ -115,23 +115,28 @@ std::string workload_line(const Workload& w) {
     s += trf(", batch {}, context {} tokens{}", w.batch, w.seq_len,
              w.kv_dtype == KvDtype::compute ? "" : tr(", KV cache ") + to_string(w.kv_dtype));
   if (w.mode == Mode::lora || w.mode == Mode::qlora)
-    s += trf(", LoRA r{} on {}", w.lora_rank, to_string(w.lora_targets));
+    s += trf(", LoRA r{} on {}", w.lora_rank, to_string(w.lora_targets)) +
+         (w.lora_layers > 0 ? trf(", last {} layers", w.lora_layers) : "");
   return s;
 }
 
 nlohmann::json workload_json(const Workload& w) {
-  return {{"model", w.model.id.empty() ? nlohmann::json() : nlohmann::json(w.model.id)},
-          {"params", w.model.params},
-          {"from_preset", w.model_from_preset},
-          {"mode", to_string(w.mode)},
-          {"precision", precision_label(w)},
-          {"optimizer", to_string(w.optimizer)},
-          {"batch", w.batch},
-          {"seq_len", w.seq_len},
-          {"grad_ckpt", w.grad_ckpt},
-          {"flash_attn", w.flash_attn},
-          {"lora_rank", w.lora_rank},
-          {"lora_targets", to_string(w.lora_targets)}};
+  nlohmann::json j{{"model", w.model.id.empty() ? nlohmann::json() : nlohmann::json(w.model.id)},
+                   {"params", w.model.params},
+                   {"from_preset", w.model_from_preset},
+                   {"mode", to_string(w.mode)},
+                   {"precision", precision_label(w)},
+                   {"optimizer", to_string(w.optimizer)},
+                   {"batch", w.batch},
+                   {"seq_len", w.seq_len},
+                   {"grad_ckpt", w.grad_ckpt},
+                   {"flash_attn", w.flash_attn},
+                   {"lora_rank", w.lora_rank},
+                   {"lora_targets", to_string(w.lora_targets)}};
+  // Present only when given (--weight-bits, --lora-layers).
+  if (w.linear_bits > 0) j["weight_bits"] = w.linear_bits;
+  if (w.lora_layers > 0) j["lora_layers"] = w.lora_layers;
+  return j;
 }
 
 nlohmann::json result_json(const Result& r, int rank) {

@@ -37,6 +37,10 @@ void add_model_options(CLI::App* cmd, WorkloadArgs& a) {
                   choices(precision_names()) +
                       " weights (default bf16; qlora: NF4 base), or a llama.cpp GGUF type: " +
                       choices(gguf_names()));
+  cmd->add_option_function<double>(
+      "--weight-bits", [&a](const double& v) { a.weight_bits = v; },
+      "inference with --precision int4|int8: bits per weight of the quantized linear matrices, "
+      "scales included (ExLlamaV2 EXL2 2.5, 4.0; 1-8); embeddings and LM head stay 16-bit");
   cmd->add_option(
       "--kv-dtype", a.kv_dtype,
       choices(kv_dtype_names()) + " inference KV cache values (default auto: the compute dtype)");
@@ -73,6 +77,9 @@ void add_training_options(CLI::App* cmd, WorkloadArgs& a) {
                   choices(loss_names()) + " cross-entropy (default: the framework's; " +
                       "data/frameworks.json losses)");
   cmd->add_option("--lora-rank", a.lora_rank, "LoRA rank (default 16)");
+  cmd->add_option("--lora-layers", a.lora_layers,
+                  "lora/qlora: adapters on the last N blocks only, backward through them alone "
+                  "(mlx-examples lora.py --lora-layers, PEFT layers_to_transform; default: all)");
   cmd->add_option("--lora-targets", a.lora_targets,
                   choices(lora_target_names()) + " (default all-linear)");
   cmd->add_flag("--train-embeddings", a.train_embeddings,
@@ -200,6 +207,7 @@ Workload resolve_workload(const WorkloadArgs& a) {
   w.model = pick_model(a, w.model_from_preset);
   w.mode = parse_mode(a.mode);
   if (!a.precision.empty()) set_precision(w, a.precision);
+  if (a.weight_bits) set_weight_bits(w, *a.weight_bits);
   w.kv_dtype = parse_kv_dtype(a.kv_dtype);
   w.double_quant = a.double_quant;
   w.amp = a.amp;
@@ -216,6 +224,7 @@ Workload resolve_workload(const WorkloadArgs& a) {
   w.flash_attn = a.flash_attn;
   if (!a.loss.empty()) w.loss = parse_loss(a.loss);
   w.lora_rank = a.lora_rank;
+  if (a.lora_layers != kNotGiven) set_lora_layers(w, a.lora_layers);
   w.lora_targets = parse_lora_targets(a.lora_targets);
   w.train_embeddings = a.train_embeddings;
   w.freeze_trainable_layers = a.trainable_layers;

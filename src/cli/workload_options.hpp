@@ -1,6 +1,7 @@
 #pragma once
 // The workload flags shared by `estimate`, `fit` and the commands that rank GPUs.
 #include <CLI/CLI.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,7 +22,8 @@ struct WorkloadArgs {
   std::string split_mode;       // --split-mode layer|row (llama.cpp)
   int tp = 1, pp = 1, vpp = 1;  // Megatron-style model parallelism (1: none)
   int batch = 1, grad_accum = 1, seq_len = 0, prompt_len = 0, lora_rank = 16, gpus = kNotGiven,
-      trainable_layers = 2;
+      trainable_layers = 2, lora_layers = kNotGiven;  // not given: every block
+  std::optional<double> weight_bits;                  // --weight-bits
   bool seq_len_given = false;
   bool grad_ckpt = true, flash_attn = true, amp = false, double_quant = true;
   bool train_embeddings = false, allow_long_context = false, comm_overlap = false;

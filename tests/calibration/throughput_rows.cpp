@@ -85,6 +85,26 @@ void set_parallel_degrees(const Row& r, gpusel::Workload& w) {
   if (samples > 0) w.grad_accum = std::max(1, int(samples / (w.batch * dp)));
 }
 
+// The LoRA recipes the rows' stacks run.
+void lora_settings(const std::string& how, gpusel::Workload& w) {
+  // mlx-examples lora.py (ml-explore/mlx-examples@0d863ab lora/lora.py): adapters on q_proj
+  // and v_proj of the last --lora-layers 16 blocks (rank 8: lora/models.py
+  // LoRALinear.from_linear), batch 4, no gradient checkpointing: --lora-layers 16.
+  if (has(how, "lora.py")) {
+    w.lora_targets = gpusel::LoraTargets::qv, w.lora_rank = 8;
+    gpusel::set_lora_layers(w, 16);
+  }
+  // NeMo 1.x LoRA (the 24.07 tables): one rank-32 adapter on the fused QKV projection, no
+  // adapter dropout (examples/nlp/language_modeling/tuning/conf/
+  // megatron_gpt_finetuning_config.yaml, peft.lora_tuning: target_modules ['attention_qkv'],
+  // adapter_dim 32, adapter_dropout 0.0). --lora-targets qv moves the same bytes (q and v
+  // adapters: 22·h per token and layer against the fused one's 21·h).
+  if (w.mode == Mode::lora && has(how, "NeMo")) {
+    w.lora_targets = gpusel::LoraTargets::qv, w.lora_rank = 32;
+    w.framework.lora_dropout.value = 0;
+  }
+}
+
 void training_workload(const Row& r, gpusel::Workload& w) {
   const std::string& method = r.at("method");
   const std::string how = method + " " + r.at("framework");
@@ -113,15 +133,7 @@ void training_workload(const Row& r, gpusel::Workload& w) {
             : has(how, "4D-pa") ? Shard::zero2
                                 : Shard::ddp;
   if (has(method, "offload")) w.offload = Offload::params;
-  // NeMo 1.x LoRA (the 24.07 tables): one rank-32 adapter on the fused QKV projection, no
-  // adapter dropout (examples/nlp/language_modeling/tuning/conf/
-  // megatron_gpt_finetuning_config.yaml, peft.lora_tuning: target_modules ['attention_qkv'],
-  // adapter_dim 32, adapter_dropout 0.0). --lora-targets qv moves the same bytes (q and v
-  // adapters: 22·h per token and layer against the fused one's 21·h).
-  if (w.mode == Mode::lora && has(how, "NeMo")) {
-    w.lora_targets = gpusel::LoraTargets::qv, w.lora_rank = 32;
-    w.framework.lora_dropout.value = 0;
-  }
+  lora_settings(how, w);
   // NeMo's pretraining recipes (NeMo-Framework-Launcher conf/training: llama/llama2_7b.yaml,
   // llama/llama3_70b.yaml, gpt3/175b.yaml) overlap the distributed optimizer's gradient
   // reduce and weight gather (optim.overlap_grad_sync, overlap_param_sync) and, with tensor
@@ -150,6 +162,11 @@ gpusel::Workload workload_for(const Row& r, bool inference) {
   if (w.engine.rfind("llama.cpp", 0) == 0)
     if (gpusel::find_gguf(r.at("precision_or_quant")))
       gpusel::set_precision(w, r.at("precision_or_quant"));
+  // ExLlamaV2's EXL2 at a stated bits per weight ("EXL2 2.5 bpw"): --precision int4
+  // --weight-bits 2.5.
+  std::smatch bpw;
+  if (std::regex_search(r.at("precision_or_quant"), bpw, std::regex(R"(EXL2 (\d+(?:\.\d+)?) bpw)")))
+    gpusel::set_weight_bits(w, std::stod(bpw[1]));
   const auto [prompt, out] = prompt_and_output(r.at("seq_len"));
   w.prompt_len = prompt, w.seq_len = prompt + out;
   const std::string& b = r.at("batch");

@@ -1,7 +1,8 @@
 // How the wording of throughput_measured.csv maps to gpusel's terms: architectures (the
 // published configurations: Llama/Mistral litgpt config.py as tabulated in shared
 // ESTIMATOR.md; Llama 3.1 405B its config.json; MPT: llm-foundry benchmarking yamls; GPT-3:
-// Brown et al. 2020 Table 2.1; BERT-large: Devlin et al. 2019; Transformer-XL large: Dai et
+// Brown et al. 2020 Table 2.1; GPT-2 124M: Hugging Face gpt2 config.json (n_layer 12, n_embd
+// 768, n_head 12, vocab 50257, tied); BERT-large: Devlin et al. 2019; Transformer-XL large: Dai et
 // al. 2019 WT103 config), catalog cards, precisions, engines and sequence lengths.
 #include <algorithm>
 #include <regex>
@@ -41,6 +42,7 @@ constexpr Arch kArchs[] = {
     {"mpt-30b", "decoder", 29.975, 48, 7168, 64, 64, 28672, 50368, true, "gelu", "layernorm"},
     {"mpt-70b", "decoder", 64.862, 80, 8192, 64, 64, 32768, 50368, true, "gelu", "layernorm"},
     {"gpt-3-175b", "decoder", 175, 96, 12288, 96, 96, 49152, 50257, true, "gelu", "layernorm"},
+    {"gpt-2-124m", "decoder", 0.124, 12, 768, 12, 12, 3072, 50257, true, "gelu", "layernorm"},
     {"bert-large", "encoder", 0.335, 24, 1024, 16, 16, 4096, 30522, true, "gelu", "layernorm"},
     {"transformer-xl-large", "decoder", 0.52, 18, 1024, 16, 16, 4096, 267735, true, "gelu",
      "layernorm"},
@@ -55,6 +57,7 @@ std::string arch_key(const std::string& model) {
   const std::string m = lower(model);
   if (has(m, "transformer-xl")) return "transformer-xl-large";
   if (has(m, "bert")) return "bert-large";
+  if (has(m, "gpt-2")) return "gpt-2-124m";
   for (const char* mpt : {"mpt-1b", "mpt-7b", "mpt-13b", "mpt-30b", "mpt-70b"})
     if (has(m, mpt)) return mpt;
   if (has(m, "175b")) return "gpt-3-175b";
@@ -82,6 +85,9 @@ const std::map<std::string, std::pair<std::string, std::string>> kCards = {
     {"RTX 4070 Laptop GPU 8GB", {"rtx-4070-laptop", ""}},
     {"Tesla P40 24GB", {"tesla-p40", ""}},
     {"Quadro RTX 8000 (NVLink)", {"quadro-rtx-8000", ""}},
+    {"TITAN RTX 24GB (NVLink, NV2)", {"titan-rtx", ""}},
+    {"TITAN RTX 24GB (P2P disabled)", {"titan-rtx", "NCCL_P2P_DISABLE: through host memory"}},
+    {"AMD MI250X (one GCD)", {"mi250x-gcd", ""}},
     {"V100 16GB", {"v100-sxm2-32gb", "V100 variant not stated: SXM2 rates assumed"}},
     {"A100 40GB", {"a100-40gb-sxm", "MosaicML cluster: SXM"}},
     {"A100 40GB SXM4", {"a100-40gb-sxm", ""}},
@@ -218,16 +224,9 @@ std::string parallel_note(const Row& r) {
 }
 
 std::string unexpressible(const Row& r) {
-  const std::string& p = r.at("precision_or_quant");
   const std::string& how = r.at("method") + " " + r.at("framework");
-  if (has(p, "EXL2 2.5"))
-    return "EXL2 at 2.5 bits per weight has no --precision (int4 is 4.5 bits)";
   if (has(how, "bigdl") || has(how, "ipex-llm"))
     return "ipex-llm (bigdl-llm) is not one of the modelled engines";
-  if (has(r.at("gpu"), "one GCD")) return "one GCD of an MI250X: the catalog's mi250x is the card";
-  if (has(how, "lora.py"))
-    return "MLX lora.py adapts only the last 16 layers (backward through half the model): no "
-           "CLI equivalent";
   if (has(r.at("model"), "Transformer-XL"))
     return "Transformer-XL: relative-position attention and adaptive softmax are not "
            "expressible as a ModelArch, so FLOPs per token are unknown";

@@ -44,6 +44,9 @@ struct Workload {
   LoraTargets lora_targets = LoraTargets::all_linear;
   bool train_embeddings = false;    // lora: embeddings and LM head trained too
   int freeze_trainable_layers = 2;  // freeze: the last N blocks train (LLaMA-Factory)
+  // --lora-layers N: adapters on the last N blocks only (mlx-examples lora.py --lora-layers,
+  // default 16; PEFT layers_to_transform); 0: every block. lora_blocks() reads it.
+  int lora_layers = 0;
   int gpus = 1;
   // Megatron-style model parallelism (--tp, --pp, --vpp): tensor-parallel degree inside a
   // node, pipeline stages, interleaved (virtual) stages per GPU. With tp x pp > 1 the other
@@ -68,6 +71,10 @@ struct Workload {
   // (int8/int4) for rules and remedies, and the weights take weight_bits per parameter.
   std::string weight_format;
   double weight_bits = 0;  // 0: bytes_per_value(precision)
+  // --weight-bits B: bits per weight of the quantized linear matrices, their scales included
+  // (ExLlamaV2's EXL2 at 2.5 or 4.0 bpw, GPTQ at 3 bits); 0: the precision's own. The
+  // embeddings and the LM head stay 16-bit. linear_weight_bytes() reads it.
+  double linear_bits = 0;
   KvDtype kv_dtype = KvDtype::compute;
   std::string engine;  // inference engine (--engine, speed/ knows them); empty: by batch
   // --split-mode row: llama.cpp splits every weight matrix by rows over the cards (the
@@ -105,6 +112,18 @@ KvDtype parse_kv_dtype(std::string_view s);
 void set_precision(Workload& w, std::string_view name);
 // What the output calls the weights' format: the GGUF type when there is one, else precision.
 std::string precision_label(const Workload& w);
+
+// --weight-bits: Error(usage) unless 1 <= bits <= 8 (a finite number); sets linear_bits.
+void set_weight_bits(Workload& w, double bits);
+// --lora-layers: Error(usage) unless 1 <= n <= the model's layers; sets lora_layers.
+void set_lora_layers(Workload& w, int n);
+// Bytes per stored linear-layer weight: linear_bits / 8 under --weight-bits, else
+// `precision_bytes` (the precision's own). Memory's weights and speed's decode traffic both
+// ask here, so the two stages agree.
+double linear_weight_bytes(const Workload& w, double precision_bytes);
+// The blocks that carry LoRA adapters and that backward runs through: the last
+// --lora-layers of them, else all (model.layers).
+int lora_blocks(const Workload& w);
 
 // Behaviours set alone (--adapter-dtype, --lora-dropout, --opt-in-bwd...), written over the
 // framework's profile; each one's source then names its flag.

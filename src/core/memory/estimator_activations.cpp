@@ -128,6 +128,9 @@ double layer_bytes(const Setup& s, double seq, bool trained_block) {
 
 int layers_with_grad(const Setup& s) {
   if (s.w.mode == Mode::freeze) return std::min(s.w.freeze_trainable_layers, s.w.model.layers);
+  // --lora-layers: the blocks below the adapted ones need no gradient, so autograd (and MLX's
+  // value_and_grad) keeps nothing of them for backward.
+  if (s.adapters) return lora_blocks(s.w);
   return s.w.model.layers;
 }
 

@@ -13,6 +13,9 @@ std::string weights_text(const Workload& w) {
                                                                        : precision_label(w));
   if (!w.weight_format.empty())
     s += " (llama.cpp GGUF, " + num(w.weight_bits) + " bits per weight)";
+  else if (w.linear_bits > 0)
+    s += " (--weight-bits: linear matrices at " + num(w.linear_bits) +
+         " bits per weight, scales included; embeddings and LM head 16-bit)";
   else if (w.mode == Mode::qlora || w.precision == Precision::int4)
     s += w.double_quant ? " with double quantization" : " without double quant";
   if (w.mode == Mode::full && w.precision == Precision::fp8)
@@ -86,7 +89,12 @@ void describe(const Setup& s, std::vector<std::string>& a) {
     if (s.adapters)
       a.push_back("LoRA rank " + std::to_string(w.lora_rank) + " on " + to_string(w.lora_targets) +
                   (m.moe ? " of every expert" : "") +
-                  (w.train_embeddings ? ", embeddings and LM head trained" : ""));
+                  (w.train_embeddings ? ", embeddings and LM head trained" : "") +
+                  (w.lora_layers > 0 ? ", on the last " + std::to_string(lora_blocks(w)) + " of " +
+                                           std::to_string(m.layers) +
+                                           " blocks only (--lora-layers: the blocks below keep "
+                                           "no activations and take no backward pass)"
+                                     : ""));
     if (w.mode == Mode::freeze)
       a.push_back("freeze: the last " + std::to_string(w.freeze_trainable_layers) +
                   " blocks train");

@@ -148,8 +148,8 @@ double linear_bytes(const Workload& w) {
     return data_constant("nf4_bits_per_param") / 8;
   if (w.mode == Mode::full && w.precision == Precision::fp8) return w.amp ? 4 : 2;
   if (w.amp && (w.mode == Mode::full || w.mode == Mode::freeze)) return 2;
-  if (w.amp) return 4;  // lora over an fp32 base
-  return bytes_per_value(w.precision);
+  if (w.amp) return 4;                                          // lora over an fp32 base
+  return linear_weight_bytes(w, bytes_per_value(w.precision));  // --weight-bits, else its own
 }
 
 void set_dtypes(Setup& s) {
@@ -192,7 +192,8 @@ void add_separate_head(Setup& s) {
 }
 
 void quantize_head(Setup& s) {
-  if (!s.quantized || !s.f.quantizes_lm_head.value || s.w.weight_bits > 0) return;
+  if (!s.quantized || !s.f.quantizes_lm_head.value || s.w.weight_bits > 0 || s.w.linear_bits > 0)
+    return;
   s.quantized_head = s.p.lm_head;
   s.p.linear += s.p.lm_head, s.p.lm_head = 0;
 }
@@ -239,7 +240,7 @@ Setup make_setup(const Workload& w, std::vector<std::string>& assumptions) {
   quantize_head(s);
   s.rest_params = std::max(0.0, s.p.total - s.p.linear - s.p.embedding - s.p.lm_head);
   if (s.adapters)
-    s.lora_params = w.model.layers * lora_params_per_layer(w.model, w.lora_rank, w.lora_targets);
+    s.lora_params = lora_blocks(w) * lora_params_per_layer(w.model, w.lora_rank, w.lora_targets);
   s.trainable = trainable_params(s);
   s.dropout = s.adapters ? w.framework.lora_dropout.value : 0;
   const bool fsdp_ckpt = s.shard == Shard::fsdp && s.n > 1 && w.framework.fsdp_checkpointing.value;

@@ -66,7 +66,7 @@ void add_weights(const Setup& s, std::vector<Component>& out) {
 }
 
 void add_quant_state(const Setup& s, std::vector<Component>& out) {
-  if (!s.quantized || s.w.weight_bits > 0) return;
+  if (!s.quantized || s.w.weight_bits > 0 || s.w.linear_bits > 0) return;  // bits include scales
   const Workload& w = s.w;
   double per_param = 0;
   std::string f;
@@ -193,7 +193,7 @@ bool paged(const Setup& s) {
 double paged_params(const Setup& s) {
   const double min_numel = data_constant("bnb_paged_min_numel");
   if (s.adapters)
-    return s.w.model.layers *
+    return lora_blocks(s.w) *
            lora_params_in_large_tensors(s.w.model, s.w.lora_rank, s.w.lora_targets, min_numel);
   return std::max(0.0, s.trainable - (s.w.model.hidden < min_numel ? s.rest_params : 0));
 }

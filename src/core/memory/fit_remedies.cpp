@@ -10,6 +10,7 @@
 #include "gpusel/data/quantization.hpp"
 #include "gpusel/i18n/i18n.hpp"
 #include "gpusel/memory/fit.hpp"
+#include "workload_internal.hpp"
 
 namespace gpusel::detail {
 namespace {
@@ -64,6 +65,13 @@ void inference_candidates(const Workload& w, std::vector<Candidate>& out) {
       if (w.weight_bits > find_gguf(smaller)->bits_per_weight)
         out.push_back({std::string("--precision ") + smaller,
                        [smaller](Workload& v) { set_precision(v, smaller); }, "precision"});
+    return;
+  }
+  if (w.linear_bits > 0) {  // --weight-bits: fewer bits, as ExLlamaV2's EXL2 files come (4.0, 2.5)
+    for (const double fewer : {4.0, 2.5})
+      if (w.linear_bits > fewer)
+        out.push_back({"--weight-bits " + detail::bits_label(fewer),
+                       [fewer](Workload& v) { set_weight_bits(v, fewer); }, "precision"});
     return;
   }
   if (bytes_per_value(w.precision) > 1 && !is_quantized(w.precision))

@@ -155,6 +155,8 @@ void set_precision(Workload& w, std::string_view name) {
 }
 
 std::string precision_label(const Workload& w) {
+  if (w.linear_bits > 0)
+    return to_string(w.precision) + " at " + detail::bits_label(w.linear_bits) + " bits";
   return w.weight_format.empty() ? to_string(w.precision) : w.weight_format;
 }
 
@@ -373,6 +375,7 @@ void validate(const Workload& w) {
                       ")");
   if (w.mode == Mode::lora || w.mode == Mode::qlora) require_positive(w.lora_rank, "--lora-rank");
   if (w.mode == Mode::freeze) require_positive(w.freeze_trainable_layers, "--trainable-layers");
+  detail::validate_layers_and_bits(w);
   if (w.model.cnn) {
     // Convolutional networks train whole (torchvision, ultralytics): no adapters, no layers
     // to freeze or split by heads.

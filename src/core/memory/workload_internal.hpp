@@ -1,8 +1,16 @@
 #pragma once
-// Shared between workload.cpp and workload_parallel.cpp; not a public header.
+// Shared between workload.cpp, workload_bits.cpp and workload_parallel.cpp; not public.
+#include <string>
+
 #include "gpusel/memory/workload.hpp"
 
 namespace gpusel::detail {
+
+// --lora-layers within 1..layers for lora/qlora; --weight-bits for quantized inference
+// weights that are not a GGUF type (workload_bits.cpp).
+void validate_layers_and_bits(const Workload& w);
+// "2.5", "4": a --weight-bits value as the output writes it.
+std::string bits_label(double bits);
 
 // Error(usage) for a --shard that cannot apply to the workload (workload.cpp).
 void validate_sharding(const Workload& w);

@@ -77,7 +77,11 @@ Flops train_flops(const Workload& w, const Shape& s, Throughput& t) {
   const double fwd = 2 * s.matmul, att = 4.0 * s.layers * s.attn_dim * w.seq_len;
   const double f = std::min(1.0, double(w.freeze_trainable_layers) / std::max(1, s.layers));
   double lin_x = 3, att_x = 3, recompute = 1;
-  if (w.mode == Mode::lora || w.mode == Mode::qlora) lin_x = 2;  // no weight gradients
+  if (w.mode == Mode::lora || w.mode == Mode::qlora) {  // no weight gradients
+    // --lora-layers N: backward (input gradients) and recompute through the last N blocks.
+    const double n = std::min(1.0, double(lora_blocks(w)) / std::max(1, s.layers));
+    lin_x = 1 + n, att_x = 1 + 2 * n, recompute = n;
+  }
   if (w.mode == Mode::freeze) {  // backward only through the last N blocks
     lin_x = att_x = 1 + 2 * f;
     recompute = f;

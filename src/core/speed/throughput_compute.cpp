@@ -29,7 +29,7 @@ double lora_params(const Workload& w) {
               : m.intermediate;
     per_layer += mats * (h * (m.moe ? m.moe->experts + m.moe->shared_experts : 1) + width);
   }
-  return w.lora_rank * per_layer * m.layers;
+  return w.lora_rank * per_layer * lora_blocks(w);  // --lora-layers: the last N blocks
 }
 
 double trainable_params(const Workload& w, const ArchParams& a) {

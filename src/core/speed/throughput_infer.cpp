@@ -33,6 +33,7 @@ double weight_bytes(const Workload& w, const Shape& s, const K& k) {
   double bpv = bytes_per_value(w.precision);
   if (w.precision == Precision::int4) bpv = k.int4_bits_per_weight / 8;
   if (w.precision == Precision::int8) bpv = k.int8_bits_per_weight / 8;
+  bpv = linear_weight_bytes(w, bpv);  // --weight-bits: the bits the user gave, as memory
   return (s.matmul - s.head) * bpv + s.head * std::max(2.0, bpv);  // LM head stays 16-bit
 }
 
@@ -301,6 +302,8 @@ void describe(const Ctx& c, int count, Throughput& t) {
       " us per layer [engines." + c.e.name + ".layer_overhead_us]" +
       (!w.weight_format.empty() ? ", GGUF " + w.weight_format + " at " + num(w.weight_bits) +
                                       " bits/weight [data/quantizations.json]"
+       : w.linear_bits > 0
+           ? ", linear weights at " + num(w.linear_bits) + " bits/weight [--weight-bits]"
        : w.precision == Precision::int4
            ? ", int4 at " + num(c.k.int4_bits_per_weight) + " bits/weight [int4_bits_per_weight]"
            : ""));

@@ -197,6 +197,15 @@ TEST_CASE("older and smaller cards users benchmark are found by their tool names
   CHECK(id_of(matched("system_profiler", "apple", "Apple M4", 16.0, 8)) == "unknown");
 }
 
+TEST_CASE("a laptop GPU, the Turing TITAN and Quadro, and one GCD of an MI250X are found") {
+  CHECK(id_of(matched("nvidia-smi", "nvidia", "NVIDIA GeForce RTX 4070 Laptop GPU", 7.99)) ==
+        "rtx-4070-laptop");
+  CHECK(id_of(matched("nvidia-smi", "nvidia", "NVIDIA TITAN RTX", 23.99)) == "titan-rtx");
+  CHECK(id_of(matched("nvidia-smi", "nvidia", "Quadro RTX 8000", 47.99)) == "quadro-rtx-8000");
+  // ROCm lists each GCD of an MI250X as a GPU of 64 GB: the memory picks the GCD record.
+  CHECK(id_of(matched("rocm-smi", "amd", "AMD Instinct MI250X", 64.0)) == "mi250x-gcd");
+}
+
 TEST_CASE("NVIDIA names a PCIe board as such: a bare 'H100 80GB HBM3' is the SXM module") {
   CHECK(id_of(matched("nvidia-smi", "nvidia", "NVIDIA H100 80GB HBM3", 79.65)) == "h100-sxm");
   CHECK(id_of(matched("nvidia-smi", "nvidia", "NVIDIA H100 PCIe", 79.65)) == "h100-pcie");

@@ -1,0 +1,63 @@
+// Two workload settings that narrow what the precision and the mode cover: --weight-bits
+// (quantized linear weights at any bits per weight) and --lora-layers (adapters on the last
+// N blocks). Memory and speed read them through the functions here, so the stages agree.
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "gpusel/base/error.hpp"
+#include "workload_internal.hpp"
+
+namespace gpusel {
+
+void set_weight_bits(Workload& w, double bits) {
+  if (!std::isfinite(bits) || bits < 1 || bits > 8)
+    throw usage_error("--weight-bits must be between 1 and 8 bits per weight (got " +
+                      detail::bits_label(bits) + ")");
+  w.linear_bits = bits;
+}
+
+void set_lora_layers(Workload& w, int n) {
+  if (n < 1 || (w.model.layers > 0 && n > w.model.layers))
+    throw usage_error("--lora-layers must be between 1 and the model's " +
+                      std::to_string(w.model.layers) + " layers (got " + std::to_string(n) + ")");
+  w.lora_layers = n;
+}
+
+double linear_weight_bytes(const Workload& w, double precision_bytes) {
+  return w.linear_bits > 0 ? w.linear_bits / 8 : precision_bytes;
+}
+
+int lora_blocks(const Workload& w) {
+  const int all = w.model.layers;
+  return w.lora_layers > 0 ? std::min(w.lora_layers, all) : all;
+}
+
+namespace detail {
+
+std::string bits_label(double bits) { return fmt::format("{:g}", bits); }
+
+void validate_layers_and_bits(const Workload& w) {
+  if (w.lora_layers != 0) {
+    if (w.mode != Mode::lora && w.mode != Mode::qlora)
+      throw usage_error("--lora-layers applies to --mode lora or qlora");
+    if (w.lora_layers < 0 || (w.model.layers > 0 && w.lora_layers > w.model.layers))
+      throw usage_error("--lora-layers must be between 1 and the model's " +
+                        std::to_string(w.model.layers) + " layers (got " +
+                        std::to_string(w.lora_layers) + ")");
+  }
+  if (w.linear_bits <= 0) return;
+  if (w.mode != Mode::inference)
+    throw usage_error(
+        "--weight-bits sets quantized weights for --mode inference (training quantizes "
+        "with --mode qlora)");
+  if (!w.weight_format.empty())
+    throw usage_error("--weight-bits and the GGUF type " + w.weight_format +
+                      " both set the bits: give one");
+  if (!is_quantized(w.precision))
+    throw usage_error("--weight-bits needs quantized kernels: add --precision int4 (or int8)");
+}
+
+}  // namespace detail
+}  // namespace gpusel
