@@ -1,5 +1,6 @@
 #include "json/json_flat.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cstring>
 #include <limits>
@@ -22,6 +23,7 @@ class FlatBuilder {
     if (text.size() >= std::numeric_limits<std::uint32_t>::max()) malformed();
     t_.text_ = text;
     t_.nodes_.clear();
+    t_.keys_.clear();
     t_.decoded_.clear();
     p_ = text.data();
     end_ = p_ + text.size();
@@ -80,34 +82,52 @@ class FlatBuilder {
     return at;
   }
 
-  // An object's members or an array's elements, p_ at the opening bracket.
+  // An object's members or an array's elements, p_ at the opening bracket. An object's keys
+  // are gathered apart (nested objects gather theirs meanwhile) and then listed together.
   void children(std::uint32_t at, int depth, char close) {
-    t_.nodes_[at].type = close == '}' ? FlatType::object : FlatType::array;
+    const bool object = close == '}';
+    t_.nodes_[at].type = object ? FlatType::object : FlatType::array;
     ++p_;
     std::uint32_t count = 0;
-    if (peek() == close) {
+    if (t_.pending_.size() <= static_cast<std::size_t>(depth)) t_.pending_.resize(depth + 1);
+    t_.pending_[depth].clear();
+    if (peek() == close)
       ++p_;
-      return;
-    }
-    while (true) {
-      std::uint32_t key_at = 0, key_size = 0;
-      bool key_decoded = false;
-      if (close == '}') {
-        if (peek() != '"') malformed();
-        string_token(key_at, key_size, key_decoded);
-        if (peek() != ':') malformed();
+    else
+      while (true) {
+        std::uint32_t key_at = 0, key_size = 0;
+        bool key_decoded = false;
+        if (object) {
+          if (peek() != '"') malformed();
+          string_token(key_at, key_size, key_decoded);
+          if (peek() != ':') malformed();
+          ++p_;
+        }
+        const std::uint32_t child = value(depth + 1);
+        FlatNode& c = t_.nodes_[child];  // after value(): the vector may have moved
+        c.key_at = key_at, c.key_size = key_size, c.key_decoded = key_decoded;
+        if (object) {
+          FlatKey k = flat_key(t_.key(c));
+          k.node = child;
+          t_.pending_[depth].push_back(k);
+        }
+        ++count;
+        const char next = peek();
         ++p_;
+        if (next == close) break;
+        if (next != ',') malformed();
       }
-      const std::uint32_t child = value(depth + 1);
-      FlatNode& c = t_.nodes_[child];  // after value(): the vector may have moved
-      c.key_at = key_at, c.key_size = key_size, c.key_decoded = key_decoded;
-      ++count;
-      const char next = peek();
-      ++p_;
-      if (next == close) break;
-      if (next != ',') malformed();
-    }
-    t_.nodes_[at].count = count;
+    FlatNode& n = t_.nodes_[at];
+    n.count = count;
+    if (!object) return;
+    n.str_at = static_cast<std::uint32_t>(t_.keys_.size());
+    auto& keys = t_.pending_[depth];
+    const auto less = [this](const FlatKey& a, const FlatKey& b) {
+      return compare_keys(a, t_.key(t_.node(a.node)), b, t_.key(t_.node(b.node))) < 0;
+    };
+    if (!std::is_sorted(keys.begin(), keys.end(), less))  // gpusel's files: sorted already
+      std::sort(keys.begin(), keys.end(), less);
+    t_.keys_.insert(t_.keys_.end(), keys.begin(), keys.end());
   }
 
   void literal(std::string_view word, std::uint32_t at, FlatType type, bool b) {
@@ -204,9 +224,22 @@ std::size_t FlatValue::size() const {
 
 FlatValue FlatValue::find(std::string_view key) const {
   if (!is_object()) return {};
-  for (std::uint32_t i = i_ + 1, stop = n().end; i != stop; i = t_->node(i).end) {
-    const FlatNode& c = t_->node(i);
-    if (c.key_size == key.size() && t_->key(c) == key) return {t_, i};
+  const FlatKey probe = flat_key(key);
+  const FlatKey* keys = t_->keys(n());
+  std::uint32_t lo = 0, hi = n().count;  // binary search of the key list
+  while (lo < hi) {
+    const std::uint32_t mid = lo + (hi - lo) / 2;
+    const FlatKey& k = keys[mid];
+    // The first eight bytes decide but for keys that share them: compared in full then only.
+    const int order = k.prefix != probe.prefix
+                          ? (k.prefix < probe.prefix ? -1 : 1)
+                          : compare_keys(k, t_->key(t_->node(k.node)), probe, key);
+    if (order == 0) return {t_, k.node};
+    if (order < 0) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
   }
   return {};
 }

@@ -8,8 +8,10 @@
 //
 // FlatValue offers the part of nlohmann::json's reading interface the record readers use
 // (json_fields.hpp, the semantic checks), so that they are written once for both trees.
+#include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -29,13 +31,46 @@ enum class FlatType : std::uint8_t {
   array
 };
 
+// A key's first eight bytes (zero-padded, big-endian: numbers compare as the text does) and
+// length: most keys are told apart and ordered by these two numbers alone.
+struct FlatKey {
+  std::uint64_t prefix = 0;
+  std::uint32_t size = 0;
+  std::uint32_t node = 0;  // the member's node (in an object's key list)
+};
+inline FlatKey flat_key(std::string_view key) {
+  FlatKey k;
+  if (key.size() >= 8) {
+    std::memcpy(&k.prefix, key.data(), 8);  // one load, not a call
+  } else {
+    for (std::size_t i = 0; i < key.size(); ++i)
+      k.prefix |= std::uint64_t{static_cast<unsigned char>(key[i])} << (8 * i);
+  }
+  if constexpr (std::endian::native == std::endian::little) k.prefix = __builtin_bswap64(k.prefix);
+  k.size = static_cast<std::uint32_t>(key.size());
+  return k;
+}
+// The keys' order (byte by byte, as std::string orders them): <0, 0 or >0.
+inline int compare_keys(const FlatKey& a, std::string_view at, const FlatKey& b,
+                        std::string_view bt) {
+  if (a.prefix != b.prefix) return a.prefix < b.prefix ? -1 : 1;
+  if (a.size <= 8 || b.size <= 8) return a.size == b.size ? 0 : a.size < b.size ? -1 : 1;
+  return at.substr(8).compare(bt.substr(8));
+}
+// Whether `k` (from flat_key(text)) and `probe` (from flat_key(name)) are the same key.
+inline bool same_key(const FlatKey& k, std::string_view text, const FlatKey& probe,
+                     std::string_view name) {
+  return k.prefix == probe.prefix && k.size == probe.size &&
+         (k.size <= 8 || std::memcmp(text.data() + 8, name.data() + 8, k.size - 8) == 0);
+}
+
 struct FlatNode {
   FlatType type = FlatType::null;
   bool key_decoded = false, str_decoded = false;  // the view is in the tree's decoded buffer
   std::uint32_t end = 0;                          // one past this subtree's last node
   std::uint32_t count = 0;                        // members or elements
   std::uint32_t key_at = 0, key_size = 0;         // an object member's key
-  std::uint32_t str_at = 0, str_size = 0;         // a string's bytes
+  std::uint32_t str_at = 0, str_size = 0;         // a string's bytes; an object's key list
   union {
     bool b;
     std::int64_t i;
@@ -62,12 +97,16 @@ class FlatTree {
   std::string_view str(const FlatNode& n) const {
     return {(n.str_decoded ? decoded_.data() : text_.data()) + n.str_at, n.str_size};
   }
+  // An object's members' keys, in key order (n.count of them).
+  const FlatKey* keys(const FlatNode& n) const { return keys_.data() + n.str_at; }
 
  private:
   friend class FlatBuilder;
   std::string_view text_;
   std::string decoded_;
   std::vector<FlatNode> nodes_;
+  std::vector<FlatKey> keys_;                  // every object's key list, one after another
+  std::vector<std::vector<FlatKey>> pending_;  // per depth: the keys of an object being read
 };
 
 // A value of a FlatTree, or none: what find() gives for an absent key and end() is. It is its
@@ -77,6 +116,8 @@ class FlatValue {
  public:
   FlatValue() = default;
   FlatValue(const FlatTree* t, std::uint32_t i) : t_(t), i_(i) {}
+  const FlatTree* tree() const { return t_; }
+  const FlatNode& node() const { return t_->node(i_); }
 
   FlatType type() const { return n().type; }
   bool is_null() const { return type() == FlatType::null; }

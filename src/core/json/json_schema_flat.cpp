@@ -130,19 +130,33 @@ class FlatChecker {
     return std::adjacent_find(strings.begin(), strings.end()) == strings.end();
   }
 
+  // A member's place among the schema object's names: looked for from after the previous
+  // member's, as a record's keys mostly come in the (sorted) order of the names.
+  static std::size_t name_index(const Keywords& kw, const json_detail::FlatKey& key,
+                                std::string_view text, std::size_t& from) {
+    const std::size_t n = kw.member_keys.size();
+    for (std::size_t step = 0, k = from; step < n; ++step, k = k + 1 == n ? 0 : k + 1) {
+      const json_detail::FlatKey& probe = kw.member_keys[k];
+      if (probe.prefix == key.prefix && probe.size == key.size &&
+          json_detail::same_key(key, text, probe, kw.member_names[k])) {
+        from = k + 1 == n ? 0 : k + 1;
+        return k;
+      }
+    }
+    return n;
+  }
+
   bool object(const Keywords& kw, const FlatValue& v, int depth) {
     if (kw.required && !kw.required_fits) return false;
     std::uint64_t seen = 0;
-    const auto& names = kw.member_names;
-    for (auto it = v.begin(); it != v.end(); ++it) {
-      const FlatValue child = *it;
-      const auto at = std::lower_bound(names.begin(), names.end(), child.key());
-      const json* prop = nullptr;
-      if (at != names.end() && *at == child.key()) {
-        const auto k = static_cast<std::size_t>(at - names.begin());
-        if (k < 64) seen |= std::uint64_t{1} << k;
-        prop = kw.member_schemas[k];
-      }
+    std::size_t from = 0;
+    const json_detail::FlatTree& t = *v.tree();
+    const json_detail::FlatKey* keys = t.keys(v.node());
+    for (std::uint32_t m = 0; m < v.node().count; ++m) {
+      const FlatValue child(&t, keys[m].node);
+      const std::size_t k = name_index(kw, keys[m], child.key(), from);
+      const json* prop = k < kw.member_schemas.size() ? kw.member_schemas[k] : nullptr;
+      if (k < 64) seen |= std::uint64_t{1} << k;
       if (prop) {
         if (!check(*prop, child, depth + 1)) return false;
       } else if (kw.additional && (kw.additional->is_boolean() && !kw.additional->get<bool>())) {

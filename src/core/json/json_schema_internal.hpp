@@ -40,6 +40,7 @@ struct Keywords {
   // in 64 bits; otherwise the flat checker leaves the object to the full one).
   std::vector<std::string_view> member_names;
   std::vector<const json*> member_schemas;
+  std::vector<json_detail::FlatKey> member_keys;  // each name's length and first bytes
   std::uint64_t required_bits = 0;
   bool required_fits = true;
   std::string pattern_source;

@@ -140,6 +140,7 @@ void compile_members(Keywords& kw) {
   for (const auto& [name, sub] : names) {
     kw.member_names.push_back(name);
     kw.member_schemas.push_back(sub);
+    kw.member_keys.push_back(json_detail::flat_key(name));
   }
   kw.required_fits =
       !kw.required || (kw.required_names.size() == kw.required->size() && names.size() <= 64);
