@@ -43,7 +43,7 @@ template <typename J>
 Interconnect parse_interconnect(const J& rec, const std::string& at) {
   Interconnect ic;
   if (!rec.contains("interconnect") || rec["interconnect"].is_null()) return ic;
-  const J j = rec["interconnect"];
+  const J& j = rec["interconnect"];
   const std::string where = at + ".interconnect";  // once, not per field of every card
   ic.kind = optional_field<std::string>(j, "kind", "none", where);
   ic.bandwidth_gbs = optional_field<double>(j, "bandwidth_gbs", 0.0, where);

@@ -154,7 +154,7 @@ template <typename J>
 void check_interconnect(const J& g, const std::string& p, Findings& f) {
   const auto it = g.find("interconnect");
   if (it == g.end() || !it->is_object()) return;
-  const J ic = *it;
+  const J& ic = *it;
   const bool none = str(ic, "kind") == "none";
   const double bw = num(ic, "bandwidth_gbs"), n = num(ic, "max_gpus");
   if (none && (bw > 0 || n > 1))
@@ -175,7 +175,7 @@ void check_prices(const J& g, const std::string& p, const std::string& as_of, Fi
     return;
   }
   for (std::size_t i = 0; i < prices->size(); ++i) {
-    const J pr = (*prices)[i];
+    const J& pr = (*prices)[i];
     const std::string at = p + "/prices/" + std::to_string(i);
     const std::string date(str(pr, "as_of")), kind(str(pr, "kind"));
     if (!is_date(date)) continue;  // the schema reports it
