@@ -130,7 +130,11 @@ class Pass {
     if (pass_.trusted || !kind_->check_record_flat ||
         (sink_ && sink_->record && !sink_->record_flat))
       return false;
-    flat_.build(rec_text, f_.file());
+    try {
+      flat_.build(rec_text, f_.file());
+    } catch (const Error&) {  // never after a clean scan: the full way says what it says
+      return false;
+    }
     const json_detail::FlatValue rec = flat_.root();
     if (!schema_for(*kind_).accepts_item(rec, kind_->list)) return false;
     const std::string ptr = "/" + std::string(kind_->list) + "/" + std::to_string(i);
