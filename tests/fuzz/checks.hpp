@@ -21,7 +21,9 @@ void check_param_count(std::string_view input);
 // --budget, --weights, --reserve, --currency, the locale variables, dates.
 void check_text_parsers(std::string_view input);
 // The JSON scanner against nlohmann: same acceptance (but for the stricter rules), same value,
-// and every value's position pointing at its first character.
+// and every value's position pointing at its first character; on accepted text, the loaders'
+// flat tree has the same value, finds every member, and its schema check of catalog and
+// offers records agrees with the full check.
 void check_json_source(std::string_view input);
 // A data file (catalog, offers or models): catalog validate and the loader agree, and what
 // loads goes through recommend, rent or estimate.

@@ -4,6 +4,10 @@
 #include <nlohmann/json.hpp>
 
 #include "checks.hpp"
+#include "core/json/json_flat.hpp"
+#include "gpusel/base/error.hpp"
+#include "gpusel/json/embedded.hpp"
+#include "gpusel/json/json_schema.hpp"
 #include "gpusel/json/json_source.hpp"
 
 namespace gpusel::fuzz {
@@ -70,6 +74,54 @@ void check_positions(const LocatedJson& src) {
   }
 }
 
+// Every member of every object found by the flat tree's find(), as nlohmann has it.
+void check_flat_lookups(const json_detail::FlatValue& v, const nlohmann::json& doc, int budget) {
+  if (budget <= 0 || !v.is_structured()) return;
+  require(v.size() == doc.size(), "flat size differs");
+  std::size_t i = 0;
+  for (auto it = v.begin(); it != v.end(); ++it, ++i) {
+    const json_detail::FlatValue child = *it;
+    const nlohmann::json& theirs = v.is_object() ? doc.at(std::string(child.key())) : doc.at(i);
+    require(!v.is_object() || v.find(child.key()) == child, "find() misses a member");
+    require(!v.is_array() || (i > 64 || v[i] == child), "operator[] misses an element");
+    check_flat_lookups(child, theirs, budget - 1);
+  }
+  require(!v.is_object() || !v.find("\x01no such key"), "find() found an absent key");
+}
+
+// The records of a catalog or offers document: the flat schema check (the loaders' fast path)
+// accepts exactly the records the full check finds nothing in.
+void check_flat_schema(const json_detail::FlatValue& root, const nlohmann::json& doc) {
+  static const Schema gpus(embedded_json("data/schema/gpus.schema.json"));
+  static const Schema offers(embedded_json("data/schema/cloud.schema.json"));
+  for (const auto& [list, schema] : {std::pair<const char*, const Schema*>{"gpus", &gpus},
+                                     std::pair<const char*, const Schema*>{"offers", &offers}}) {
+    const json_detail::FlatValue records = root.find(list);
+    if (!records || !records.is_array()) continue;
+    std::size_t i = 0;
+    for (auto it = records.begin(); it != records.end(); ++it, ++i) {
+      bool clean = false;
+      try {
+        clean = schema->check_item(doc.at(list).at(i), list, i).empty();
+      } catch (const Error&) {  // too deep to check: the fast path leaves it to the full one
+        clean = false;
+      }
+      require(
+          schema->accepts_item(*it, list) == clean,
+          "flat schema check disagrees on " + std::string(list) + "[" + std::to_string(i) + "]");
+    }
+  }
+}
+
+// The flat tree of accepted text: the same value as nlohmann's, type for type.
+void check_flat(std::string_view text, const nlohmann::json& doc) {
+  json_detail::FlatTree tree;
+  tree.build(text, "f.json");
+  require(same_tree(tree.root().to_json(), doc), "flat tree differs");
+  check_flat_lookups(tree.root(), doc, 8);
+  check_flat_schema(tree.root(), doc);
+}
+
 }  // namespace
 
 bool same_tree(const nlohmann::json& a, const nlohmann::json& b) {
@@ -109,6 +161,7 @@ void check_json_source(std::string_view input) {
   require(theirs, "accepted what nlohmann refuses");
   require(same_tree(src.doc, nlohmann::json::parse(input.begin(), input.end())), "value differs");
   check_positions(src);
+  check_flat(src.text, src.doc);
 }
 
 }  // namespace gpusel::fuzz

@@ -15,6 +15,9 @@
 #include <vector>
 
 namespace gpusel {
+namespace json_detail {
+class FlatValue;  // json/json_flat.hpp: a record read as a flat tree
+}
 
 struct SchemaIssue {
   std::string pointer;         // JSON pointer (RFC 6901) of the offending value in the document
@@ -46,6 +49,9 @@ class Schema {
                                          std::size_t count) const;
   std::vector<SchemaIssue> check_item(const nlohmann::json& item, const std::string& list,
                                       std::size_t index) const;
+  // Whether check_item would find nothing in `item` (a record of the loaders' flat tree),
+  // answered without writing a message.
+  bool accepts_item(const json_detail::FlatValue& item, const std::string& list) const;
 
  private:
   struct Impl;

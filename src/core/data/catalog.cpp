@@ -18,16 +18,18 @@ using nlohmann::json;
 using detail::present;
 using detail::required;
 
-template <typename T>
-T optional_field(const json& rec, const char* key, T fallback, const std::string& at) {
+template <typename T, typename J>
+T optional_field(const J& rec, const char* key, T fallback, const std::string& at) {
   return present<T>(rec, key, at).value_or(fallback);
 }
 
-std::optional<double> number_or_null(const json& rec, const char* key, const std::string& at) {
+template <typename J>
+std::optional<double> number_or_null(const J& rec, const char* key, const std::string& at) {
   return present<double>(rec, key, at);
 }
 
-Price parse_price(const json& p, const std::string& at) {
+template <typename J>
+Price parse_price(const J& p, const std::string& at) {
   Price price;
   price.amount = required<double>(p, "amount", at);
   price.currency = required<std::string>(p, "currency", at);
@@ -37,10 +39,11 @@ Price parse_price(const json& p, const std::string& at) {
   return price;
 }
 
-Interconnect parse_interconnect(const json& rec, const std::string& at) {
+template <typename J>
+Interconnect parse_interconnect(const J& rec, const std::string& at) {
   Interconnect ic;
   if (!rec.contains("interconnect") || rec["interconnect"].is_null()) return ic;
-  const json& j = rec["interconnect"];
+  const J& j = rec["interconnect"];
   const std::string where = at + ".interconnect";  // once, not per field of every card
   ic.kind = optional_field<std::string>(j, "kind", "none", where);
   ic.bandwidth_gbs = optional_field<double>(j, "bandwidth_gbs", 0.0, where);
@@ -48,7 +51,8 @@ Interconnect parse_interconnect(const json& rec, const std::string& at) {
   return ic;
 }
 
-void parse_numbers(Gpu& g, const json& rec, const std::string& at) {
+template <typename J>
+void parse_numbers(Gpu& g, const J& rec, const std::string& at) {
   g.vram_gb = required<double>(rec, "vram_gb", at);
   g.bandwidth_gbs = required<double>(rec, "bandwidth_gbs", at);
   g.fp32_tflops = optional_field<double>(rec, "fp32_tflops", 0.0, at);
@@ -61,7 +65,8 @@ void parse_numbers(Gpu& g, const json& rec, const std::string& at) {
   g.tdp_w = optional_field<double>(rec, "tdp_w", 0.0, at);
 }
 
-void parse_text(Gpu& g, const json& rec, const std::string& at) {
+template <typename J>
+void parse_text(Gpu& g, const J& rec, const std::string& at) {
   g.id = required<std::string>(rec, "id", at);
   g.name = required<std::string>(rec, "name", at);
   g.vendor = required<std::string>(rec, "vendor", at);
@@ -73,7 +78,8 @@ void parse_text(Gpu& g, const json& rec, const std::string& at) {
   g.platform_target = optional_field<std::string>(rec, "platform_target", "", at);
 }
 
-MemoryShare parse_share(const json& j, const std::string& at) {
+template <typename J>
+MemoryShare parse_share(const J& j, const std::string& at) {
   if (!j.is_object()) throw data_error(at + ": a unified_memory_share entry must be an object");
   MemoryShare m;
   m.os = required<std::string>(j, "os", at);
@@ -93,7 +99,8 @@ MemoryShare parse_share(const json& j, const std::string& at) {
 
 }  // namespace
 
-Gpu detail::parse_gpu_record(const json& rec, const std::string& at) {
+template <typename J>
+Gpu detail::parse_gpu_record(const J& rec, const std::string& at) {
   if (!rec.is_object()) throw data_error(at + ": a GPU record must be an object");
   Gpu g;
   parse_text(g, rec, at);
@@ -101,23 +108,25 @@ Gpu detail::parse_gpu_record(const json& rec, const std::string& at) {
   g.launch_year = optional_field<int>(rec, "launch_year", 0, at);
   g.ecc = optional_field<bool>(rec, "ecc", false, at);
   g.unified_memory = optional_field<bool>(rec, "unified_memory", false, at);
-  if (const json* shares = detail::present_ref(rec, "unified_memory_share")) {
+  if (const auto shares = detail::present_ref(rec, "unified_memory_share")) {
     if (!shares->is_array()) detail::wrong_type(at, "unified_memory_share", "a list");
     for (const auto& j : *shares)
       g.unified_memory_share.push_back(parse_share(j, at + ".unified_memory_share"));
   }
   g.interconnect = parse_interconnect(rec, at);
-  if (const json* pcie = detail::present_ref(rec, "pcie"); pcie && pcie->is_object()) {
+  if (const auto pcie = detail::present_ref(rec, "pcie"); pcie && pcie->is_object()) {
     const std::string where = at + ".pcie";
     g.pcie_gen = optional_field<int>(*pcie, "gen", 0, where);
     g.pcie_lanes = optional_field<int>(*pcie, "lanes", 0, where);
   }
-  if (const json* prices = detail::present_ref(rec, "prices")) {
+  if (const auto prices = detail::present_ref(rec, "prices")) {
     if (!prices->is_array()) detail::wrong_type(at, "prices", "a list");
     for (const auto& p : *prices) g.prices.push_back(parse_price(p, at));
   }
   return g;
 }
+template Gpu detail::parse_gpu_record(const json&, const std::string&);
+template Gpu detail::parse_gpu_record(const json_detail::FlatValue&, const std::string&);
 
 double Gpu::tensor16_tflops() const {
   if (bf16_tflops_dense) return *bf16_tflops_dense;

@@ -26,12 +26,13 @@ constexpr int kMaxGpusPerInstance = 1024;
 // 100 Tbit/s: beyond any instance's network (the largest publish 6.4 Tbit/s).
 constexpr double kMaxNetworkGbps = 1e5;
 
-template <typename T>
-T field(const json& rec, const char* key, const std::string& at) {
+template <typename T, typename J>
+T field(const J& rec, const char* key, const std::string& at) {
   return detail::required<T>(rec, key, at);
 }
 
-std::string date_field(const json& rec, const char* key, const std::string& at) {
+template <typename J>
+std::string date_field(const J& rec, const char* key, const std::string& at) {
   auto d = field<std::string>(rec, key, at);
   if (!is_date(d))
     throw data_error(at + ": '" + key + "' is not a date YYYY-MM-DD ('" + quote_input(d) + "')");
@@ -39,7 +40,8 @@ std::string date_field(const json& rec, const char* key, const std::string& at) 
 }
 
 // A price the source may not give: null or absent -> nullopt; negative -> error.
-std::optional<double> price(const json& rec, const char* key, const std::string& at) {
+template <typename J>
+std::optional<double> price(const J& rec, const char* key, const std::string& at) {
   const auto p = detail::present<double>(rec, key, at);
   if (!p) return std::nullopt;
   const double v = *p;
@@ -74,8 +76,9 @@ CloudDefaults parse_defaults(const json& defs, const std::string& origin) {
 
 // An offer's optional network: {gbps, rdma | nvlink_domain, source, as_of[, notes]}, as the
 // schema has it: a rate comes with its transport unless the entry gives an NVLink domain.
-std::optional<InstanceNetwork> parse_network(const json& rec, const std::string& at) {
-  const json* j = detail::present_ref(rec, "network");  // the record's own, not a copy
+template <typename J>
+std::optional<InstanceNetwork> parse_network(const J& rec, const std::string& at) {
+  const auto j = detail::present_ref(rec, "network");  // the record's own, not a copy
   if (!j) return std::nullopt;
   const std::string in = at + ": network";
   if (!j->is_object()) throw data_error(in + ": must be an object with gbps, rdma and source");
@@ -98,7 +101,8 @@ std::optional<InstanceNetwork> parse_network(const json& rec, const std::string&
 }
 
 // On-demand may be null only for a spot-only offer, which then needs its spot price.
-void parse_prices(Offer& o, const json& rec, const std::string& at) {
+template <typename J>
+void parse_prices(Offer& o, const J& rec, const std::string& at) {
   o.on_demand_per_hour = detail::present<double>(rec, "on_demand_per_hour", at);
   if (o.on_demand_per_hour &&
       (!(*o.on_demand_per_hour > 0) || !std::isfinite(*o.on_demand_per_hour)))
@@ -138,7 +142,8 @@ void check_figure_range(const Figure& f, const std::string& at) {
                      fmt::format("{}, {}", f.low, f.high) + "]");
 }
 
-Offer detail::parse_offer_record(const json& rec, const std::string& at) {
+template <typename J>
+Offer detail::parse_offer_record(const J& rec, const std::string& at) {
   if (!rec.is_object()) throw data_error(at + ": an offer must be an object");
   Offer o;
   o.id = field<std::string>(rec, "id", at);
@@ -160,6 +165,8 @@ Offer detail::parse_offer_record(const json& rec, const std::string& at) {
   o.network = parse_network(rec, at);
   return o;
 }
+template Offer detail::parse_offer_record(const json&, const std::string&);
+template Offer detail::parse_offer_record(const json_detail::FlatValue&, const std::string&);
 
 void detail::parse_cloud_top(Cloud& c, const json& doc, const std::string& origin, bool overlay) {
   c.has_defaults = !overlay || doc.contains("defaults");
@@ -273,6 +280,10 @@ Cloud cloud_from_text(std::string_view text, const std::string& origin, bool ove
   sink.top = [&](const json& top) { detail::parse_cloud_top(c, top, origin, overlay); };
   sink.size = [&c](std::size_t count) { c.offers.reserve(count); };
   sink.record = [&c](std::size_t, const json& rec, const std::string& at, detail::Span) {
+    c.offers.push_back(detail::parse_offer_record(rec, at));
+  };
+  sink.record_flat = [&c](std::size_t, const json_detail::FlatValue& rec, const std::string& at,
+                          detail::Span) {
     c.offers.push_back(detail::parse_offer_record(rec, at));
   };
   detail::PassOptions pass;

@@ -56,12 +56,16 @@ Catalog catalog_from_text(std::string content, const std::string& origin, bool t
     if (auto r = top.find("reviewed"); r != top.end() && r->is_string()) cat.reviewed = *r;
   };
   sink.size = [&cat](std::size_t count) { cat.gpus.reserve(count); };
-  sink.record = [&cat, &text, record_text](std::size_t, const nlohmann::json& rec,
-                                           const std::string& at, detail::Span span) {
+  const auto read = [&cat, &text, record_text](const auto& rec, const std::string& at,
+                                               detail::Span span) {
     Gpu g = detail::parse_gpu_record(rec, at);
     if (record_text) g.set_raw({text, span.begin, span.end - span.begin});
     cat.gpus.push_back(std::move(g));
   };
+  sink.record = [&read](std::size_t, const nlohmann::json& rec, const std::string& at,
+                        detail::Span span) { read(rec, at, span); };
+  sink.record_flat = [&read](std::size_t, const json_detail::FlatValue& rec, const std::string& at,
+                             detail::Span span) { read(rec, at, span); };
   detail::PassOptions pass;
   pass.expected = &detail::gpus_kind();
   pass.trusted = trusted;

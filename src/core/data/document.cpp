@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <optional>
 #include <tuple>
 #include <unordered_map>
 
+#include "document_locate.hpp"
 #include "gpusel/base/error.hpp"
 #include "gpusel/base/text.hpp"
 #include "gpusel/json/embedded.hpp"
@@ -20,8 +22,6 @@ namespace gpusel::detail {
 namespace {
 
 using nlohmann::json;
-
-constexpr std::size_t kMaxPointerShown = 200;
 
 const Schema& schema_for(const DocKind& kind) {
   static std::map<std::string, std::unique_ptr<Schema>> schemas;  // read once per process
@@ -39,12 +39,22 @@ const std::array<const DocKind*, 4>& all_kinds() {
 void no_top(const json&, const ValidateOptions&, Findings&) {}
 
 // "gpus[3] (rtx-4090)": a record as messages name it.
-std::string record_name(const DocKind& kind, std::size_t i, const json& rec) {
+template <typename J>
+std::string record_name(const DocKind& kind, std::size_t i, const J& rec) {
   std::string s = std::string(kind.list) + "[" + std::to_string(i) + "]";
   if (rec.is_object())
     if (auto id = rec.find("id"); id != rec.end() && id->is_string())
-      s += " (" + quote_input(id->get_ref<const std::string&>()) + ")";
+      s += " (" + quote_input(json_detail::text_of(*id)) + ")";
   return s;
+}
+
+// A record's id, if it has one (a string).
+template <typename J>
+std::optional<std::string_view> id_of(const J& rec) {
+  if (!rec.is_object()) return std::nullopt;
+  auto id = rec.find("id");
+  if (id == rec.end() || !id->is_string()) return std::nullopt;
+  return std::string_view(json_detail::text_of(*id));
 }
 
 class Pass {
@@ -65,9 +75,12 @@ class Pass {
       top_level(top, list->items.size());
       for (std::size_t i = 0; i < list->items.size(); ++i) {
         const auto [b, e] = list->items[i];
-        json rec = json_detail::build(text_.substr(b, e - b), f_.file());
-        record(i, rec, Span{b + bom_, e + bom_});
-        json_detail::dispose(rec);
+        const std::string_view rec_text = text_.substr(b, e - b);
+        if (!fast_record(i, rec_text, Span{b + bom_, e + bom_})) {
+          json rec = json_detail::build(rec_text, f_.file());
+          record(i, rec, Span{b + bom_, e + bom_});
+          json_detail::dispose(rec);
+        }
         release_before(e);
       }
     } catch (const Error& e) {
@@ -107,6 +120,49 @@ class Pass {
   const DocKind* kind_ = nullptr;
   std::unordered_map<std::string, std::size_t> ids_;
   SourcePos kept_{1, 1, 0};
+  json_detail::FlatTree flat_;  // the fast path's record, reused
+
+  // The fast path: a record read as a flat tree, kept when the schema finds nothing, the
+  // semantic checks no error or warning (their notes are the same code's, kept) and the
+  // sink reads it; false (and nothing kept) sends the record the full way, which words every
+  // finding as before. Trusted text, and kinds or sinks without a flat reading, go the full way.
+  bool fast_record(std::size_t i, std::string_view rec_text, Span span) {
+    if (pass_.trusted || !kind_->check_record_flat ||
+        (sink_ && sink_->record && !sink_->record_flat))
+      return false;
+    try {
+      flat_.build(rec_text, f_.file());
+    } catch (const Error&) {  // never after a clean scan: the full way says what it says
+      return false;
+    }
+    const json_detail::FlatValue rec = flat_.root();
+    if (!schema_for(*kind_).accepts_item(rec, kind_->list)) return false;
+    const std::string ptr = "/" + std::string(kind_->list) + "/" + std::to_string(i);
+    const Findings::Mark mark = f_.mark();
+    kind_->check_record_flat(rec, ptr, opt_, f_);
+    if (f_.serious_since(mark)) {
+      f_.rollback(mark);
+      return false;
+    }
+    const auto id = id_of(rec);
+    if ((id && ids_.count(std::string(*id))) ||  // a duplicate: worded the full way
+        (sink_ && sink_->record_flat && !read_flat(i, rec, span))) {
+      f_.rollback(mark);
+      return false;
+    }
+    unique_id(i, id, ptr);
+    return true;
+  }
+
+  // The sink's flat reading; false when it refused the record (an Error), before any effect.
+  bool read_flat(std::size_t i, const json_detail::FlatValue& rec, Span span) {
+    try {
+      sink_->record_flat(i, rec, record_name(*kind_, i, rec), span);
+      return true;
+    } catch (const Error&) {
+      return false;
+    }
+  }
 
   // Gives the records read so far back (PassOptions::release) while nothing has been found:
   // a later finding is placed from the kept text's start, whose position is counted here.
@@ -171,7 +227,7 @@ class Pass {
         schema_issue(issue);
       kind_->check_record(rec, ptr, opt_, f_);
     }
-    unique_id(i, rec, ptr);
+    unique_id(i, id_of(rec), ptr);
     if (f_.errors() == before && sink_ && sink_->record)
       guarded(ptr, [&] { sink_->record(i, rec, record_name(*kind_, i, rec), span); });
   }
@@ -183,11 +239,9 @@ class Pass {
       f_.error(issue.pointer, "schema", issue.message);
   }
 
-  void unique_id(std::size_t i, const json& rec, const std::string& ptr) {
-    if (!rec.is_object()) return;
-    auto id = rec.find("id");
-    if (id == rec.end() || !id->is_string()) return;
-    const auto& s = id->get_ref<const std::string&>();
+  void unique_id(std::size_t i, std::optional<std::string_view> id, const std::string& ptr) {
+    if (!id) return;
+    const std::string s(*id);
     auto [it, fresh] = ids_.emplace(s, i);
     if (!fresh)
       f_.error(ptr + "/id", "unique-ids",
@@ -206,104 +260,12 @@ class Pass {
   }
 };
 
-// The record a finding's pointer lies in ("/gpus/14/prices" -> 14), if it lies in one.
-bool record_of(const std::string& pointer, const std::string& prefix, std::size_t records,
-               std::size_t& index) {
-  if (prefix.empty() || pointer.compare(0, prefix.size(), prefix) != 0) return false;
-  std::size_t i = prefix.size(), n = 0;
-  for (; i < pointer.size() && pointer[i] != '/'; ++i) {
-    if (pointer[i] < '0' || pointer[i] > '9' || n > records) return false;
-    n = n * 10 + static_cast<std::size_t>(pointer[i] - '0');
-  }
-  if (i == prefix.size() || n >= records) return false;
-  index = n;
-  return true;
-}
-
-// Positions of findings inside records are looked up in those records' text alone, placed by
-// where each record starts: scanning the whole document with every finding's pointer cost
-// more than checking it when thousands of records had a note.
-// Counted from `kept` (where the text still held starts; PassOptions::release): every record
-// with a finding starts there or later.
-void locate_in_records(std::string_view text, const json_detail::Outline::List& list,
-                       std::size_t prefix_size,
-                       std::map<std::size_t, std::vector<std::size_t>>& by_record,
-                       ValidationReport& report, const SourcePos& kept) {
-  std::vector<std::size_t> starts;
-  for (const auto& [index, _] : by_record) starts.push_back(list.items[index].first - kept.offset);
-  auto bases = json_detail::positions_of(text.substr(kept.offset), starts);
-  for (auto& p : bases)
-    p = {kept.line + p.line - 1, p.line == 1 ? kept.column + p.column - 1 : p.column,
-         kept.offset + p.offset};
-  const std::size_t skip = prefix_size;  // "/gpus/"
-  std::size_t k = 0;
-  for (const auto& [index, found] : by_record) {
-    const auto [b, e] = list.items[index];
-    const SourcePos base = bases[k++];
-    std::vector<std::string> pointers;
-    for (std::size_t i : found) {
-      const std::string& p = report.diagnostics[i].pointer;
-      const std::size_t slash = p.find('/', skip);
-      pointers.push_back(slash == std::string::npos ? "" : p.substr(slash));
-    }
-    LocatedJson src;
-    src.text = text.substr(b, e - b);
-    const auto positions = src.at_all(pointers);
-    for (std::size_t j = 0; j < found.size(); ++j) {
-      const SourcePos& r = positions[j];
-      report.diagnostics[found[j]].pos = {base.line + r.line - 1,
-                                          r.line == 1 ? base.column + r.column - 1 : r.column,
-                                          b + r.offset};
-    }
-  }
-}
-
-void locate(std::string_view text, ValidationReport& report, const json_detail::Outline::List* list,
-            const SourcePos& kept = {1, 1, 0}) {
-  if (report.diagnostics.empty()) return;
-  const std::string prefix = list ? "/" + pointer_escape(list->key) + "/" : "";
-  std::map<std::size_t, std::vector<std::size_t>> by_record;
-  std::vector<std::size_t> rest;
-  for (std::size_t i = 0; i < report.diagnostics.size(); ++i) {
-    std::size_t index = 0;
-    if (list && record_of(report.diagnostics[i].pointer, prefix, list->items.size(), index))
-      by_record[index].push_back(i);
-    else
-      rest.push_back(i);
-  }
-  if (list) locate_in_records(text, *list, prefix.size(), by_record, report, kept);
-  std::vector<std::string> pointers;
-  for (std::size_t i : rest) pointers.push_back(report.diagnostics[i].pointer);
-  LocatedJson src;
-  src.text = text;
-  std::vector<SourcePos> positions;
-  if (kept.offset > 0) {
-    // Text given back: outside the records only a refusal of the whole document ("") can
-    // have come since (the document's own findings stop the release): at its root value.
-    const SourcePos root = json_detail::position_of(text, text.find_first_not_of(" \t\r\n"));
-    positions.assign(rest.size(), root);
-  } else if (!rest.empty()) {
-    positions = src.at_all(pointers);
-  }
-  for (std::size_t j = 0; j < rest.size(); ++j) report.diagnostics[rest[j]].pos = positions[j];
-  for (auto& d : report.diagnostics) {
-    // Keys come from the file: cut long ones and show control characters as \xNN, so that
-    // no report line can be flooded or carry a terminal or CI escape sequence.
-    d.pointer = quote_input(d.pointer, kMaxPointerShown);
-    d.message = quote_input(d.message, std::string::npos);
-  }
-  // Source order, so a reader can walk the file top to bottom.
-  std::stable_sort(report.diagnostics.begin(), report.diagnostics.end(),
-                   [](const Diagnostic& a, const Diagnostic& b) {
-                     return std::tie(a.pos.line, a.pos.column) < std::tie(b.pos.line, b.pos.column);
-                   });
-}
-
 }  // namespace
 
 void Findings::add(Severity s, const std::string& pointer, const std::string& check,
                    const std::string& message) {
   if (s == Severity::error) ++errors_;
+  if (s != Severity::note) ++serious_;
   if (errors_only_ && s != Severity::error) return;
   report_.diagnostics.push_back({s, file_, {}, pointer, check, message});
 }
@@ -360,26 +322,30 @@ void throw_first_error(const ValidationReport& report, const std::string& file) 
 }
 
 const DocKind& gpus_kind() {
-  static const DocKind k{"gpus", "data/schema/gpus.schema.json", "a GPU catalog", no_top,
-                         check_gpu_record};
+  static const DocKind k{
+      "gpus", "data/schema/gpus.schema.json", "a GPU catalog",
+      no_top, check_gpu_record<json>,         check_gpu_record<json_detail::FlatValue>};
   return k;
 }
 
 const DocKind& offers_kind() {
-  static const DocKind k{"offers", "data/schema/cloud.schema.json", "a cloud offers file",
-                         check_cloud_top, check_offer_record};
+  static const DocKind k{
+      "offers",        "data/schema/cloud.schema.json", "a cloud offers file",
+      check_cloud_top, check_offer_record<json>,        check_offer_record<json_detail::FlatValue>};
   return k;
 }
 
 const DocKind& models_kind() {
-  static const DocKind k{"models", "data/schema/models.schema.json", "a models file", no_top,
-                         check_model_record};
+  static const DocKind k{"models",           "data/schema/models.schema.json",
+                         "a models file",    no_top,
+                         check_model_record, nullptr};
   return k;
 }
 
 const DocKind& platforms_kind() {
-  static const DocKind k{"platforms", "data/schema/platforms.schema.json", "a platforms file",
-                         check_platform_top, check_platform_record};
+  static const DocKind k{"platforms",           "data/schema/platforms.schema.json",
+                         "a platforms file",    check_platform_top,
+                         check_platform_record, nullptr};
   return k;
 }
 

@@ -12,8 +12,12 @@
 namespace gpusel::detail {
 
 // Each throws Error(data) "<at>: ..." for a field that is missing, mistyped or out of range.
-Gpu parse_gpu_record(const nlohmann::json& rec, const std::string& at);
-Offer parse_offer_record(const nlohmann::json& rec, const std::string& at);
+// parse_gpu_record and parse_offer_record read either tree (nlohmann's, or a record's flat tree:
+// json/json_flat.hpp); both are instantiated in catalog.cpp and cloud.cpp.
+template <typename J>
+Gpu parse_gpu_record(const J& rec, const std::string& at);
+template <typename J>
+Offer parse_offer_record(const J& rec, const std::string& at);
 ModelArch parse_model_record(const nlohmann::json& rec, const std::string& at);
 
 // A cloud document's "reviewed" and "defaults" (`overlay`: either may be absent).

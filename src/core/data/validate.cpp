@@ -74,6 +74,12 @@ ValidationReport validate_document(std::string_view text, const std::string& fil
     if (at.rfind("platforms[", 0) == 0 && platforms_top)
       detail::parse_platform_record(platforms, rec, at);
   };
+  // Records of a catalog or offers file read as a flat tree (document.cpp's fast path).
+  sink.record_flat = [](std::size_t, const json_detail::FlatValue& rec, const std::string& at,
+                        detail::Span) {
+    if (at.rfind("gpus[", 0) == 0) detail::parse_gpu_record(rec, at);
+    if (at.rfind("offers[", 0) == 0) detail::parse_offer_record(rec, at);
+  };
   return detail::check_document(text, file, options, detail::PassOptions{}, &sink);
 }
 

@@ -14,20 +14,22 @@ constexpr long kCloudPriceMaxAgeDays = 183;
 constexpr std::size_t kMaxSuggestions = 20;
 
 // One lookup per field, not contains() and then operator[] (two or three map searches).
-double num(const json& rec, const char* key) {
+template <typename J>
+double num(const J& rec, const char* key) {
   const auto it = rec.find(key);
-  return it != rec.end() && it->is_number() ? it->get<double>() : NAN;
+  return it != rec.end() && it->is_number() ? it->template get<double>() : NAN;
 }
 
 double item(const json& list, std::size_t i) {
   return list.size() > i && list[i].is_number() ? list[i].get<double>() : NAN;
 }
 
-void check_gpu_ref(const json& o, const std::string& p, const Catalog* gpus, Findings& f) {
+template <typename J>
+void check_gpu_ref(const J& o, const std::string& p, const Catalog* gpus, Findings& f) {
   if (!gpus) return;
   const auto it = o.find("gpu");
   if (it == o.end() || !it->is_string()) return;
-  const std::string& id = it->get_ref<const std::string&>();
+  const std::string_view id = json_detail::text_of(*it);
   if (gpus->find(id)) return;
   std::string msg = "unknown GPU id '" + quote_input(id) + "'";
   // Suggestions cost a pass over the catalog each: only for the first few unknown ids.
@@ -38,7 +40,8 @@ void check_gpu_ref(const json& o, const std::string& p, const Catalog* gpus, Fin
   f.error(p + "/gpu", "gpu-ref", msg + "; offers must name a catalog GPU");
 }
 
-void check_price_order(const json& o, const std::string& p, Findings& f) {
+template <typename J>
+void check_price_order(const J& o, const std::string& p, Findings& f) {
   const double od = num(o, "on_demand_per_hour");
   // A spot-only offer (on-demand null) stands on its spot price; an offer needs one of them.
   auto null = [&](const char* k) {
@@ -59,10 +62,11 @@ void check_price_order(const json& o, const std::string& p, Findings& f) {
     f.warning(p + "/commit_3y_per_hour", "price-order", "3-year commitment dearer than 1-year");
 }
 
-void check_age(const json& o, const std::string& p, const std::string& as_of, Findings& f) {
+template <typename J>
+void check_age(const J& o, const std::string& p, const std::string& as_of, Findings& f) {
   const auto it = o.find("as_of");
   if (it == o.end() || !it->is_string()) return;
-  const std::string& date = it->get_ref<const std::string&>();
+  const std::string date(json_detail::text_of(*it));
   if (!is_date(date)) return;  // the schema reports it
   const long age = days_between(date, as_of);
   if (age < 0) f.warning(p + "/as_of", "price-date", "dated after the as-of date " + as_of);
@@ -96,12 +100,16 @@ void check_cloud_top(const json& outline, const ValidateOptions&, Findings& f) {
   check_defaults(outline, f);
 }
 
-void check_offer_record(const json& o, const std::string& p, const ValidateOptions& opt,
-                        Findings& f) {
+template <typename J>
+void check_offer_record(const J& o, const std::string& p, const ValidateOptions& opt, Findings& f) {
   if (!o.is_object()) return;  // the schema reports it
   check_gpu_ref(o, p, opt.gpus, f);
   check_price_order(o, p, f);
   if (!f.errors_only()) check_age(o, p, opt.as_of, f);  // warnings only
 }
+template void check_offer_record(const json&, const std::string&, const ValidateOptions&,
+                                 Findings&);
+template void check_offer_record(const json_detail::FlatValue&, const std::string&,
+                                 const ValidateOptions&, Findings&);
 
 }  // namespace gpusel::detail

@@ -54,15 +54,17 @@ const std::map<std::string, std::vector<std::string>>& vendor_ecosystems() {
 
 // One lookup per field (contains() then operator[] searched the record's map twice or three
 // times, for every check of every card).
-double num(const json& rec, std::string_view key) {
+template <typename J>
+double num(const J& rec, std::string_view key) {
   const auto it = rec.find(key);
-  return it != rec.end() && it->is_number() ? it->get<double>() : NAN;
+  return it != rec.end() && it->is_number() ? it->template get<double>() : NAN;
 }
 
-const std::string& str(const json& rec, std::string_view key) {
-  static const std::string none;
+template <typename J>
+std::string_view str(const J& rec, std::string_view key) {
   const auto it = rec.find(key);
-  return it != rec.end() && it->is_string() ? it->get_ref<const std::string&>() : none;
+  return it != rec.end() && it->is_string() ? std::string_view(json_detail::text_of(*it))
+                                            : std::string_view();
 }
 
 std::string fmt_num(double v) {
@@ -72,8 +74,9 @@ std::string fmt_num(double v) {
   return s;
 }
 
-void check_memory(const json& g, const std::string& p, Findings& f) {
-  auto it = memory_limits().find(to_lower(str(g, "memory_type")));
+template <typename J>
+void check_memory(const J& g, const std::string& p, Findings& f) {
+  auto it = memory_limits().find(to_lower(std::string(str(g, "memory_type"))));
   if (it == memory_limits().end()) return;  // unknown types are the schema's concern
   const auto [bw, cap] = it->second;
   const double b = num(g, "bandwidth_gbs"), v = num(g, "vram_gb");
@@ -81,20 +84,21 @@ void check_memory(const json& g, const std::string& p, Findings& f) {
   if (b > 0 && (b < bw.lo || b > bw.hi))
     f.error(p + "/bandwidth_gbs", "bandwidth-range",
             "bandwidth " + fmt_num(b) + " GB/s is outside " + fmt_num(bw.lo) + ".." +
-                fmt_num(bw.hi) + " for " + str(g, "memory_type"));
+                fmt_num(bw.hi) + " for " + std::string(str(g, "memory_type")));
   if (v > 0 && (v < cap.lo || v > cap.hi))
     f.error(p + "/vram_gb", "vram-capacity",
-            fmt_num(v) + " GB is not a capacity " + str(g, "memory_type") + " comes in (" +
-                fmt_num(cap.lo) + ".." + fmt_num(cap.hi) + " GB)");
+            fmt_num(v) + " GB is not a capacity " + std::string(str(g, "memory_type")) +
+                " comes in (" + fmt_num(cap.lo) + ".." + fmt_num(cap.hi) + " GB)");
 }
 
-void check_power(const json& g, const std::string& p, Findings& f) {
+template <typename J>
+void check_power(const J& g, const std::string& p, Findings& f) {
   const double w = num(g, "tdp_w");
-  const Range r = tdp_range(str(g, "segment"));
+  const Range r = tdp_range(std::string(str(g, "segment")));
   if (w > 0 && (w < r.lo || w > r.hi))
     f.error(p + "/tdp_w", "tdp-range",
             fmt_num(w) + " W is outside " + fmt_num(r.lo) + ".." + fmt_num(r.hi) + " W for a " +
-                str(g, "segment") + " card");
+                std::string(str(g, "segment")) + " card");
   for (const auto& [key, limit] : max_per_watt()) {
     const double t = num(g, key);
     if (!std::isnan(t) && w > 0 && t / w > limit)
@@ -105,7 +109,8 @@ void check_power(const json& g, const std::string& p, Findings& f) {
   }
 }
 
-void check_tensor_order(const json& g, const std::string& p, Findings& f) {
+template <typename J>
+void check_tensor_order(const J& g, const std::string& p, Findings& f) {
   const double bf16 = num(g, "bf16_tflops_dense"), fp32 = num(g, "fp32_tflops");
   if (!std::isnan(bf16) && bf16 < fp32)
     f.error(p + "/bf16_tflops_dense", "bf16-vs-fp32",
@@ -129,14 +134,15 @@ void check_tensor_order(const json& g, const std::string& p, Findings& f) {
               "same as fp16_tflops_dense: store it only where the rates differ");
 }
 
-void check_ecosystem(const json& g, const std::string& p, Findings& f) {
-  auto it = vendor_ecosystems().find(str(g, "vendor"));
+template <typename J>
+void check_ecosystem(const J& g, const std::string& p, Findings& f) {
+  auto it = vendor_ecosystems().find(std::string(str(g, "vendor")));
   if (it == vendor_ecosystems().end()) return;
   const auto& allowed = it->second;
   if (std::find(allowed.begin(), allowed.end(), str(g, "ecosystem")) == allowed.end())
     f.error(p + "/ecosystem", "ecosystem-vendor",
-            "ecosystem '" + str(g, "ecosystem") + "' does not belong to vendor '" +
-                str(g, "vendor") + "'");
+            "ecosystem '" + std::string(str(g, "ecosystem")) + "' does not belong to vendor '" +
+                std::string(str(g, "vendor")) + "'");
   // Unified memory is a property of a system-on-chip/APU (Apple, GB10, Ryzen AI Max, MI300A),
   // not of a vendor: a discrete card or module always has memory of its own.
   if (g.value("unified_memory", false) && str(g, "form_factor") != "soc")
@@ -144,10 +150,11 @@ void check_ecosystem(const json& g, const std::string& p, Findings& f) {
             "only system-on-chip parts (form_factor 'soc') share memory with the CPU");
 }
 
-void check_interconnect(const json& g, const std::string& p, Findings& f) {
+template <typename J>
+void check_interconnect(const J& g, const std::string& p, Findings& f) {
   const auto it = g.find("interconnect");
   if (it == g.end() || !it->is_object()) return;
-  const json& ic = *it;
+  const J& ic = *it;
   const bool none = str(ic, "kind") == "none";
   const double bw = num(ic, "bandwidth_gbs"), n = num(ic, "max_gpus");
   if (none && (bw > 0 || n > 1))
@@ -159,7 +166,8 @@ void check_interconnect(const json& g, const std::string& p, Findings& f) {
             "a GPU-to-GPU link needs bandwidth_gbs > 0 (or null: unknown) and max_gpus >= 2");
 }
 
-void check_prices(const json& g, const std::string& p, const std::string& as_of, Findings& f) {
+template <typename J>
+void check_prices(const J& g, const std::string& p, const std::string& as_of, Findings& f) {
   const auto prices = g.find("prices");
   if (prices == g.end() || !prices->is_array() || prices->empty()) {
     // Datacenter parts often have no public price: a fact about the market, not a defect.
@@ -167,9 +175,9 @@ void check_prices(const json& g, const std::string& p, const std::string& as_of,
     return;
   }
   for (std::size_t i = 0; i < prices->size(); ++i) {
-    const json& pr = (*prices)[i];
+    const J& pr = (*prices)[i];
     const std::string at = p + "/prices/" + std::to_string(i);
-    const std::string date = str(pr, "as_of"), kind = str(pr, "kind");
+    const std::string date(str(pr, "as_of")), kind(str(pr, "kind"));
     if (!is_date(date)) continue;  // the schema reports it
     const long age = days_between(date, as_of);
     if (age < 0)
@@ -183,7 +191,8 @@ void check_prices(const json& g, const std::string& p, const std::string& as_of,
 
 }  // namespace
 
-void check_gpu_record(const json& g, const std::string& p, const ValidateOptions& o, Findings& f) {
+template <typename J>
+void check_gpu_record(const J& g, const std::string& p, const ValidateOptions& o, Findings& f) {
   if (!g.is_object()) return;  // the schema reports it
   check_memory(g, p, f);
   check_power(g, p, f);
@@ -192,5 +201,8 @@ void check_gpu_record(const json& g, const std::string& p, const ValidateOptions
   check_interconnect(g, p, f);
   if (!f.errors_only()) check_prices(g, p, o.as_of, f);  // warnings and notes only
 }
+template void check_gpu_record(const json&, const std::string&, const ValidateOptions&, Findings&);
+template void check_gpu_record(const json_detail::FlatValue&, const std::string&,
+                               const ValidateOptions&, Findings&);
 
 }  // namespace gpusel::detail

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "gpusel/data/validate.hpp"
+#include "json/json_flat.hpp"
 
 namespace gpusel::detail {
 
@@ -29,6 +30,18 @@ class Findings {
     add(Severity::note, ptr, check, msg);
   }
   std::size_t errors() const { return errors_; }
+  // What has been added so far, to take back what a record's fast reading found when the
+  // record is read again the full way (document.cpp): diagnostics kept, errors, and errors
+  // or warnings added (counted even when dropped unrecorded).
+  struct Mark {
+    std::size_t kept = 0, errors = 0, serious = 0;
+  };
+  Mark mark() const { return {report_.diagnostics.size(), errors_, serious_}; }
+  bool serious_since(const Mark& m) const { return serious_ != m.serious; }
+  void rollback(const Mark& m) {
+    report_.diagnostics.resize(m.kept);
+    errors_ = m.errors, serious_ = m.serious;
+  }
   const std::string& file() const { return file_; }
   // The loaders need only errors: warnings and notes are dropped unrecorded.
   bool errors_only() const { return errors_only_; }
@@ -39,6 +52,7 @@ class Findings {
   ValidationReport& report_;
   bool errors_only_;
   std::size_t errors_ = 0;
+  std::size_t serious_ = 0;
 };
 
 // A kind of data document, recognised by its top-level list, with its schema and checks.
@@ -50,6 +64,10 @@ struct DocKind {
   void (*check_top)(const nlohmann::json& outline, const ValidateOptions& o, Findings& f);
   void (*check_record)(const nlohmann::json& rec, const std::string& ptr, const ValidateOptions& o,
                        Findings& f);
+  // The same checks of a record read as a flat tree (null: the kind is always read the full
+  // way, through nlohmann's tree).
+  void (*check_record_flat)(const json_detail::FlatValue& rec, const std::string& ptr,
+                            const ValidateOptions& o, Findings& f) = nullptr;
 };
 const DocKind& gpus_kind();
 const DocKind& offers_kind();
@@ -73,6 +91,12 @@ struct DocumentSink {
   std::function<void(std::size_t index, const nlohmann::json& rec, const std::string& at,
                      Span span)>
       record;
+  // The same reading of a record read as a flat tree, for a record with no finding. Without
+  // it, every record goes the full way. An Error it throws sends the record the full way
+  // (`record` on nlohmann's tree), so that the finding is worded as before.
+  std::function<void(std::size_t index, const json_detail::FlatValue& rec, const std::string& at,
+                     Span span)>
+      record_flat;
 };
 
 struct PassOptions {
@@ -102,11 +126,14 @@ void throw_first_error(const ValidationReport& report, const std::string& file);
 std::string effective_as_of(const nlohmann::json& outline, const ValidateOptions& options);
 
 // Per-kind checks (validate_gpus.cpp, validate_cloud.cpp, validate_models.cpp).
-void check_gpu_record(const nlohmann::json& g, const std::string& ptr, const ValidateOptions& o,
-                      Findings& f);
+// check_gpu_record and check_offer_record read either tree (instantiated for nlohmann's and
+// the flat tree in their files).
+template <typename J>
+void check_gpu_record(const J& g, const std::string& ptr, const ValidateOptions& o, Findings& f);
 void check_cloud_top(const nlohmann::json& outline, const ValidateOptions& o, Findings& f);
-void check_offer_record(const nlohmann::json& offer, const std::string& ptr,
-                        const ValidateOptions& o, Findings& f);
+template <typename J>
+void check_offer_record(const J& offer, const std::string& ptr, const ValidateOptions& o,
+                        Findings& f);
 void check_platform_top(const nlohmann::json& outline, const ValidateOptions& o, Findings& f);
 void check_platform_record(const nlohmann::json& rec, const std::string& ptr,
                            const ValidateOptions& o, Findings& f);

@@ -211,54 +211,56 @@ class Builder {
     return cp;
   }
 
-  // nlohmann's types: an integer token is unsigned, or signed when it starts with '-', as long
-  // as it fits 64 bits; anything else (a fraction, an exponent, a wider integer) is a double.
   json number() {
     const std::size_t start = pos_;
-    bool integral = true;
-    while (pos_ < text_.size()) {
-      const char c = text_[pos_];
-      if (c == '.' || c == 'e' || c == 'E') {
-        integral = false;
-      } else if (!((c >= '0' && c <= '9') || c == '-' || c == '+')) {
-        break;
-      }
-      ++pos_;
+    while (pos_ < text_.size() && is_number_byte(text_[pos_])) ++pos_;
+    NumberToken t;
+    if (!read_number(text_.data() + start, text_.data() + pos_, t)) malformed();
+    switch (t.kind) {
+      case NumberToken::unsigned_integer:
+        return json(t.u);
+      case NumberToken::signed_integer:
+        return json(t.i);
+      default:
+        return json(t.d);
     }
-    const char* first = text_.data() + start;
-    const char* last = text_.data() + pos_;
-    if (first == last) malformed();
-    if (integral) {
-      if (*first == '-') {
-        std::int64_t i = 0;
-        if (auto r = std::from_chars(first, last, i); r.ec == std::errc() && r.ptr == last)
-          return json(i);
-      } else {
-        std::uint64_t u = 0;
-        if (auto r = std::from_chars(first, last, u); r.ec == std::errc() && r.ptr == last)
-          return json(u);
-      }
-    }
-    double d = 0;
-    auto r = std::from_chars(first, last, d);
-    if (r.ec == std::errc::result_out_of_range)
-      d = strtod_c(first, last);  // underflow: as strtod
-    else if (r.ec != std::errc() || r.ptr != last)
-      malformed();
-    return json(d);
-  }
-
-  // strtod in the C locale's terms: the token's '.' becomes the locale's decimal point, as
-  // nlohmann's lexer does, so that a tiny number becomes what nlohmann makes of it.
-  static double strtod_c(const char* first, const char* last) {
-    std::string token(first, last);
-    for (char& c : token)
-      if (c == '.') c = *std::localeconv()->decimal_point;
-    return std::strtod(token.c_str(), nullptr);
   }
 };
 
+// strtod in the C locale's terms: the token's '.' becomes the locale's decimal point, as
+// nlohmann's lexer does, so that a tiny number becomes what nlohmann makes of it.
+double strtod_c(const char* first, const char* last) {
+  std::string token(first, last);
+  for (char& c : token)
+    if (c == '.') c = *std::localeconv()->decimal_point;
+  return std::strtod(token.c_str(), nullptr);
+}
+
 }  // namespace
+
+bool read_number(const char* first, const char* last, NumberToken& out) {
+  if (first == last) return false;
+  const bool integral =
+      std::none_of(first, last, [](char c) { return c == '.' || c == 'e' || c == 'E'; });
+  if (integral) {
+    if (*first == '-') {
+      if (auto r = std::from_chars(first, last, out.i); r.ec == std::errc() && r.ptr == last) {
+        out.kind = NumberToken::signed_integer;
+        return true;
+      }
+    } else if (auto r = std::from_chars(first, last, out.u); r.ec == std::errc() && r.ptr == last) {
+      out.kind = NumberToken::unsigned_integer;
+      return true;
+    }
+  }
+  out.kind = NumberToken::floating;
+  auto r = std::from_chars(first, last, out.d);
+  if (r.ec == std::errc::result_out_of_range)
+    out.d = strtod_c(first, last);  // underflow: as strtod
+  else if (r.ec != std::errc() || r.ptr != last)
+    return false;
+  return true;
+}
 
 void dispose(nlohmann::json& tree) {
   if (tree.is_object()) {

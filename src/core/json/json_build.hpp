@@ -1,5 +1,6 @@
 #pragma once
 // nlohmann's tree of a JSON text, built without nlohmann's lexer (not a public header).
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -21,5 +22,20 @@ nlohmann::json build(std::string_view text, const std::string& origin, Outline* 
 // no tree is too deep to free; one that build() made is at most kMaxDepth deep, so its
 // containers are emptied here depth first, then freed leaves first.
 void dispose(nlohmann::json& tree);
+
+// A number token as nlohmann reads it: unsigned, or signed when it starts with '-', as long as
+// it fits 64 bits; anything else (a fraction, an exponent, a wider integer) a double. False
+// when [first, last) is not a number from_chars or strtod reads whole.
+struct NumberToken {
+  enum Kind { unsigned_integer, signed_integer, floating } kind = floating;
+  std::uint64_t u = 0;
+  std::int64_t i = 0;
+  double d = 0;
+};
+bool read_number(const char* first, const char* last, NumberToken& out);
+// The bytes a number token is made of, as the builders find its end.
+inline bool is_number_byte(char c) {
+  return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
+}
 
 }  // namespace gpusel::json_detail

@@ -56,6 +56,11 @@ std::vector<SchemaIssue> Schema::check_item(const json& item, const std::string&
   return issues;
 }
 
+bool Schema::accepts_item(const json_detail::FlatValue& item, const std::string& list) const {
+  const json* s = impl_->item_schema(list);
+  return !s || schema_detail::run_flat_check(impl_->index, *s, item);
+}
+
 std::vector<SchemaIssue> check_schema(const json& schema, const json& doc) {
   return Schema(schema).check(doc);
 }

@@ -1,6 +1,7 @@
 #pragma once
 // Shared by json_schema.cpp (checking documents) and json_schema_lint.cpp (checking the
 // schema itself and indexing its keywords); not part of the public API.
+#include <cstdint>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "gpusel/json/json_schema.hpp"
+#include "json/json_flat.hpp"
 #include "json/pattern.hpp"
 
 namespace gpusel::schema_detail {
@@ -32,6 +34,15 @@ struct Keywords {
   std::unordered_map<std::string, const json*> property;  // "properties", hashed
   std::unordered_set<std::string_view> required_names;    // "required", hashed (views of it)
   std::vector<std::string_view> required_sorted;          // the same names, sorted
+  // Compiled for the flat checker (json_schema_flat.cpp): the names of "properties" and
+  // "required" together, sorted, each with its property schema (null: required, no schema);
+  // the required ones as bits of that list (`required_fits`: all of them, as distinct strings,
+  // in 64 bits; otherwise the flat checker leaves the object to the full one).
+  std::vector<std::string_view> member_names;
+  std::vector<const json*> member_schemas;
+  std::vector<json_detail::FlatKey> member_keys;  // each name's length and first bytes
+  std::uint64_t required_bits = 0;
+  bool required_fits = true;
   std::string pattern_source;
   std::shared_ptr<const json_detail::Pattern> pattern;
   std::string ref_name;  // "#/$defs/x", for messages
@@ -56,10 +67,10 @@ std::string with_article(const std::string& type);
 std::string plain(const json& v);  // a string as is, anything else dumped
 // The type bits `v` satisfies: a number with no fraction is also an integer.
 unsigned types_of(const json& v);
-bool is_date(const std::string& s);  // format "date": a real calendar date YYYY-MM-DD
-bool is_uri(const std::string& s);   // format "uri": scheme://rest, no spaces
+bool is_date(std::string_view s);  // format "date": a real calendar date YYYY-MM-DD
+bool is_uri(std::string_view s);   // format "uri": scheme://rest, no spaces
 bool in_enum(const json& options, const json& v);
-std::size_t code_points(const std::string& s);  // UTF-8 code points
+std::size_t code_points(std::string_view s);  // UTF-8 code points
 
 using KeywordIndex = std::unordered_map<const json*, Keywords>;
 
@@ -73,6 +84,10 @@ struct Elided {
 // its $refs resolve through the index), adding what it breaks.
 void run_check(const KeywordIndex& index, const json& s, const json& v, const std::string& ptr,
                const Elided* elided, std::vector<SchemaIssue>& out);
+
+// Whether `v` (a record of the flat tree) conforms to schema `s`: true exactly when run_check
+// would find no issue; no message is written (json_schema_flat.cpp).
+bool run_flat_check(const KeywordIndex& index, const json& s, const json_detail::FlatValue& v);
 
 // Error(data) "schema #<where>: <what>"; `where` is a JSON pointer into the schema.
 [[noreturn]] void schema_error(const std::string& where, const std::string& what);

@@ -130,6 +130,24 @@ void lint_keyword(const json& root, const std::string& k, const json& v, const s
       kw.type_mask |= type_bit(t.get<std::string>());
 }
 
+// The flat checker's view of "properties" and "required" (Keywords::member_names).
+void compile_members(Keywords& kw) {
+  std::vector<std::pair<std::string_view, const json*>> names;
+  for (const auto& [name, sub] : kw.property) names.emplace_back(name, sub);
+  for (std::string_view name : kw.required_names)
+    if (!kw.property.count(std::string(name))) names.emplace_back(name, nullptr);
+  std::sort(names.begin(), names.end());
+  for (const auto& [name, sub] : names) {
+    kw.member_names.push_back(name);
+    kw.member_schemas.push_back(sub);
+    kw.member_keys.push_back(json_detail::flat_key(name));
+  }
+  kw.required_fits =
+      !kw.required || (kw.required_names.size() == kw.required->size() && names.size() <= 64);
+  for (std::size_t i = 0; kw.required_fits && i < names.size(); ++i)
+    if (kw.required_names.count(names[i].first)) kw.required_bits |= std::uint64_t{1} << i;
+}
+
 }  // namespace
 
 unsigned type_bit(const std::string& name) {
@@ -151,6 +169,7 @@ void lint(const json& root, const json& s, const std::string& where, KeywordInde
   for (auto& [k, v] : s.items())
     if (!kAnnotations.count(k))
       lint_keyword(root, k, v, where + "/" + pointer_escape(k), kw, index);
+  compile_members(kw);
   index[&s] = std::move(kw);
 }
 

@@ -57,7 +57,7 @@ unsigned types_of(const json& v) {
   }
 }
 
-bool is_date(const std::string& s) {
+bool is_date(std::string_view s) {
   if (s.size() != 10 || s[4] != '-' || s[7] != '-') return false;
   for (std::size_t i : {0, 1, 2, 3, 5, 6, 8, 9})
     if (s[i] < '0' || s[i] > '9') return false;
@@ -74,9 +74,9 @@ bool is_date(const std::string& s) {
 
 // scheme://rest: a letter, then letters, digits, '+', '.', '-'; then at least one character
 // after "://", none of them whitespace or control characters.
-bool is_uri(const std::string& s) {
+bool is_uri(std::string_view s) {
   const std::size_t sep = s.find("://");
-  if (sep == std::string::npos || sep == 0 || sep + 3 >= s.size()) return false;
+  if (sep == std::string_view::npos || sep == 0 || sep + 3 >= s.size()) return false;
   auto alpha = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
   if (!alpha(s[0])) return false;
   for (std::size_t i = 1; i < sep; ++i)
@@ -96,7 +96,7 @@ bool in_enum(const json& options, const json& v) {
   });
 }
 
-std::size_t code_points(const std::string& s) {
+std::size_t code_points(std::string_view s) {
   return static_cast<std::size_t>(
       std::count_if(s.begin(), s.end(), [](char c) { return (c & 0xC0) != 0x80; }));
 }

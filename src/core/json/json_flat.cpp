@@ -1,0 +1,284 @@
+#include "json/json_flat.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+#include <limits>
+
+#include "gpusel/base/error.hpp"
+#include "json/json_build.hpp"
+#include "json/json_scan.hpp"
+#include "json/json_scan_parts.hpp"
+
+// The flat tree is read from text the scanner has accepted (as json_build.cpp reads nlohmann's
+// tree): values are told apart by their first byte, strings are found sixteen bytes at a time
+// and only strings with an escape are copied (decoded) out of the text.
+namespace gpusel::json_detail {
+
+class FlatBuilder {
+ public:
+  FlatBuilder(FlatTree& t, const std::string& origin) : t_(t), origin_(origin) {}
+
+  void document(std::string_view text) {
+    if (text.size() >= std::numeric_limits<std::uint32_t>::max()) malformed();
+    t_.text_ = text;
+    t_.nodes_.clear();
+    t_.keys_.clear();
+    t_.decoded_.clear();
+    p_ = text.data();
+    end_ = p_ + text.size();
+    value(0);
+    if (skip_ws(p_, end_) != end_) malformed();
+  }
+
+ private:
+  FlatTree& t_;
+  const std::string& origin_;
+  const char* p_ = nullptr;
+  const char* end_ = nullptr;
+
+  [[noreturn]] void malformed() const {
+    throw data_error(origin_ + ": malformed JSON at byte " + std::to_string(p_ - t_.text_.data()));
+  }
+  char peek() {
+    p_ = skip_ws(p_, end_);
+    return p_ == end_ ? '\0' : *p_;
+  }
+  std::uint32_t offset(const char* at) const {
+    return static_cast<std::uint32_t>(at - t_.text_.data());
+  }
+
+  // Appends the value at p_ (and its children); returns its index.
+  std::uint32_t value(int depth) {
+    if (depth > kMaxDepth) malformed();
+    const auto at = static_cast<std::uint32_t>(t_.nodes_.size());
+    t_.nodes_.emplace_back();
+    switch (peek()) {
+      case '{':
+        children(at, depth, '}');
+        break;
+      case '[':
+        children(at, depth, ']');
+        break;
+      case '"': {
+        FlatNode& n = t_.nodes_[at];
+        n.type = FlatType::string;
+        string_token(n.str_at, n.str_size, n.str_decoded);
+        break;
+      }
+      case 't':
+        literal("true", at, FlatType::boolean, true);
+        break;
+      case 'f':
+        literal("false", at, FlatType::boolean, false);
+        break;
+      case 'n':
+        literal("null", at, FlatType::null, false);
+        break;
+      default:
+        number(at);
+    }
+    t_.nodes_[at].end = static_cast<std::uint32_t>(t_.nodes_.size());
+    return at;
+  }
+
+  // An object's members or an array's elements, p_ at the opening bracket. An object's keys
+  // are gathered apart (nested objects gather theirs meanwhile) and then listed together.
+  void children(std::uint32_t at, int depth, char close) {
+    const bool object = close == '}';
+    t_.nodes_[at].type = object ? FlatType::object : FlatType::array;
+    ++p_;
+    std::uint32_t count = 0;
+    if (t_.pending_.size() <= static_cast<std::size_t>(depth)) t_.pending_.resize(depth + 1);
+    t_.pending_[depth].clear();
+    if (peek() == close)
+      ++p_;
+    else
+      while (true) {
+        std::uint32_t key_at = 0, key_size = 0;
+        bool key_decoded = false;
+        if (object) {
+          if (peek() != '"') malformed();
+          string_token(key_at, key_size, key_decoded);
+          if (peek() != ':') malformed();
+          ++p_;
+        }
+        const std::uint32_t child = value(depth + 1);
+        FlatNode& c = t_.nodes_[child];  // after value(): the vector may have moved
+        c.key_at = key_at, c.key_size = key_size, c.key_decoded = key_decoded;
+        if (object) {
+          FlatKey k = flat_key(t_.key(c));
+          k.node = child;
+          t_.pending_[depth].push_back(k);
+        }
+        ++count;
+        const char next = peek();
+        ++p_;
+        if (next == close) break;
+        if (next != ',') malformed();
+      }
+    FlatNode& n = t_.nodes_[at];
+    n.count = count;
+    if (!object) return;
+    n.str_at = static_cast<std::uint32_t>(t_.keys_.size());
+    auto& keys = t_.pending_[depth];
+    const auto less = [this](const FlatKey& a, const FlatKey& b) {
+      return compare_keys(a, t_.key(t_.node(a.node)), b, t_.key(t_.node(b.node))) < 0;
+    };
+    if (!std::is_sorted(keys.begin(), keys.end(), less))  // gpusel's files: sorted already
+      std::sort(keys.begin(), keys.end(), less);
+    t_.keys_.insert(t_.keys_.end(), keys.begin(), keys.end());
+  }
+
+  void literal(std::string_view word, std::uint32_t at, FlatType type, bool b) {
+    if (static_cast<std::size_t>(end_ - p_) < word.size() ||
+        std::memcmp(p_, word.data(), word.size()) != 0)
+      malformed();
+    p_ += word.size();
+    t_.nodes_[at].type = type;
+    t_.nodes_[at].b = b;
+  }
+
+  void number(std::uint32_t at) {
+    const char* first = p_;
+    while (p_ != end_ && is_number_byte(*p_)) ++p_;
+    NumberToken tok;
+    if (!read_number(first, p_, tok)) malformed();
+    FlatNode& n = t_.nodes_[at];
+    if (tok.kind == NumberToken::unsigned_integer) {
+      n.type = FlatType::number_unsigned, n.u = tok.u;
+    } else if (tok.kind == NumberToken::signed_integer) {
+      n.type = FlatType::number_integer, n.i = tok.i;
+    } else {
+      n.type = FlatType::number_float, n.d = tok.d;
+    }
+  }
+
+  // p_ at the opening quote. A string without escapes is a view of the text; one with an
+  // escape is decoded (as json_build.cpp decodes it) to the end of the tree's buffer.
+  void string_token(std::uint32_t& at, std::uint32_t& size, bool& decoded) {
+    const char* from = ++p_;
+    const char* stop = skip_to_quote(from, end_);
+    if (stop == end_) malformed();
+    if (*stop == '"') {
+      at = offset(from), size = static_cast<std::uint32_t>(stop - from), decoded = false;
+      p_ = stop + 1;
+      return;
+    }
+    std::string& out = t_.decoded_;
+    const std::size_t start = out.size();
+    while (true) {
+      out.append(from, stop);
+      p_ = stop + 1;
+      if (*stop == '"') break;
+      escape(out);
+      from = p_;
+      stop = skip_to_quote(from, end_);
+      if (stop == end_) malformed();
+    }
+    at = static_cast<std::uint32_t>(start), size = static_cast<std::uint32_t>(out.size() - start);
+    decoded = true;
+  }
+
+  // p_ after the backslash.
+  void escape(std::string& out) {
+    static constexpr std::string_view kFrom = "\"\\/bfnrt", kTo = "\"\\/\b\f\n\r\t";
+    if (p_ == end_) malformed();
+    if (auto i = kFrom.find(*p_); i != std::string_view::npos) {
+      out.push_back(kTo[i]);
+      ++p_;
+      return;
+    }
+    if (*p_ != 'u') malformed();
+    std::uint32_t cp = hex4();
+    if (cp >= 0xD800 && cp <= 0xDBFF) {
+      if (end_ - p_ < 2 || p_[0] != '\\' || p_[1] != 'u') malformed();
+      ++p_;
+      const std::uint32_t low = hex4();
+      if (low < 0xDC00 || low > 0xDFFF) malformed();
+      cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+    } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
+      malformed();
+    }
+    append_utf8(out, cp);
+  }
+
+  // p_ at the 'u' of "\uXXXX"; leaves p_ after the digits.
+  std::uint32_t hex4() {
+    ++p_;
+    std::uint32_t cp = 0;
+    if (end_ - p_ < 4 || std::from_chars(p_, p_ + 4, cp, 16).ptr != p_ + 4) malformed();
+    p_ += 4;
+    return cp;
+  }
+};
+
+void FlatTree::build(std::string_view text, const std::string& origin) {
+  FlatBuilder(*this, origin).document(text);
+}
+
+std::size_t FlatValue::size() const {
+  if (is_structured()) return n().count;
+  return is_null() ? 0 : 1;
+}
+
+FlatValue FlatValue::find(std::string_view key) const {
+  if (!is_object()) return {};
+  const FlatKey probe = flat_key(key);
+  const FlatKey* keys = t_->keys(n());
+  std::uint32_t lo = 0, hi = n().count;  // binary search of the key list
+  while (lo < hi) {
+    const std::uint32_t mid = lo + (hi - lo) / 2;
+    const FlatKey& k = keys[mid];
+    // The first eight bytes decide but for keys that share them: compared in full then only.
+    const int order = k.prefix != probe.prefix
+                          ? (k.prefix < probe.prefix ? -1 : 1)
+                          : compare_keys(k, t_->key(t_->node(k.node)), probe, key);
+    if (order == 0) return {t_, k.node};
+    if (order < 0) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return {};
+}
+
+FlatValue FlatValue::operator[](std::size_t index) const {
+  if (!is_array()) return {};
+  std::size_t k = 0;
+  for (std::uint32_t i = i_ + 1, stop = n().end; i != stop; i = t_->node(i).end, ++k)
+    if (k == index) return {t_, i};
+  return {};
+}
+
+nlohmann::json FlatValue::to_json() const {
+  const FlatNode& x = n();
+  switch (x.type) {
+    case FlatType::null:
+      return nullptr;
+    case FlatType::boolean:
+      return x.b;
+    case FlatType::number_integer:
+      return x.i;
+    case FlatType::number_unsigned:
+      return x.u;
+    case FlatType::number_float:
+      return x.d;
+    case FlatType::string:
+      return std::string(str());
+    case FlatType::object: {
+      nlohmann::json out = nlohmann::json::object();
+      for (auto it = begin(); it != end(); ++it) out[std::string((*it).key())] = (*it).to_json();
+      return out;
+    }
+    case FlatType::array: {
+      nlohmann::json out = nlohmann::json::array();
+      for (auto it = begin(); it != end(); ++it) out.push_back((*it).to_json());
+      return out;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace gpusel::json_detail
