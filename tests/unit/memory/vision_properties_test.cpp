@@ -56,7 +56,7 @@ TEST_CASE("vision memory grows with image size and batch, training and inference
 // (1 B); the product with V keeps its input, under fp16 autocast a 16-bit copy (2 B) of the
 // dropout output, which is then freed; in fp32 the dropout output itself (4 B). Only the
 // scores grow with seq^2, so A(2s) - 2 A(s) = 2 layers heads probs s^2 at batch 1.
-TEST_CASE("an encoder's attention dropout keeps its mask; autocast's copy replaces its output") {
+TEST_CASE("an encoder's attention dropout keeps its mask, autocast's copy replaces its output") {
   const auto second_difference = [](bool amp) {
     Workload w = test_models::on(preset("bert-large-uncased"), Mode::full);
     w.precision = amp ? Precision::fp16 : Precision::fp32;
