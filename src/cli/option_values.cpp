@@ -3,8 +3,12 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <filesystem>
 #include <string>
 #include <string_view>
+#include <system_error>
+#include <utility>
+#include <vector>
 
 #include "gpusel/base/error.hpp"
 #include "gpusel/base/text.hpp"
@@ -14,8 +18,10 @@ namespace gpusel::cli {
 namespace {
 
 // Options whose 0 is no amount at all (not a documented "none", as --ttft-ms 0 is).
-constexpr std::array<std::string_view, 6> kPositive = {
-    "--years", "--vocab", "--image-size", "--lora-rank", "--epochs", "--trainable-layers"};
+// --prompt-len 0 would read as "not given" (all of --seq-len).
+constexpr std::array<std::string_view, 7> kPositive = {
+    "--years",     "--vocab", "--image-size", "--lora-rank", "--epochs", "--trainable-layers",
+    "--prompt-len"};
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
@@ -67,6 +73,32 @@ void check_value(const CLI::Option& o, const std::string& value) {
     throw usage_error(trf("{} must be positive, not 0", name));
 }
 
+// Every given value of every parsed command, with its option.
+void collect(const CLI::App& app, std::vector<std::pair<const CLI::Option*, std::string>>& out) {
+  for (const CLI::Option* o : app.get_options())
+    if (o->get_type_size_max() > 0)
+      for (const std::string& value : o->results()) out.emplace_back(o, value);
+  for (const CLI::App* sub : app.get_subcommands())
+    if (sub->parsed()) collect(*sub, out);
+}
+
+// -o naming a file another option reads (--catalog, --rules...) would replace the user's
+// input with the answer: refused before anything is read or written.
+void check_output_is_no_input(const CLI::App& root) {
+  std::vector<std::pair<const CLI::Option*, std::string>> given;
+  collect(root, given);
+  for (const auto& [out, path] : given) {
+    if (option_name(*out) != "--output" || path == "-") continue;
+    for (const auto& [in, other] : given) {
+      std::error_code ec;
+      if (in == out || !std::filesystem::is_regular_file(other, ec)) continue;
+      if (std::filesystem::equivalent(path, other, ec))
+        throw usage_error(trf("-o {} is the file {} reads: write the output elsewhere",
+                              quote_input(path, 256), option_name(*in)));
+    }
+  }
+}
+
 void check_app(const CLI::App& app) {
   for (const CLI::Option* o : app.get_options()) {
     if (o->get_type_size_max() <= 0 || o->count() == 0) continue;
@@ -78,6 +110,9 @@ void check_app(const CLI::App& app) {
 
 }  // namespace
 
-void check_given_values(const CLI::App& root) { check_app(root); }
+void check_given_values(const CLI::App& root) {
+  check_app(root);
+  check_output_is_no_input(root);
+}
 
 }  // namespace gpusel::cli

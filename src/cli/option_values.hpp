@@ -7,7 +7,7 @@ namespace gpusel::cli {
 
 // Throws Error(usage) naming the option when, in the parsed commands, a given value is empty
 // or blank; a number option's value is not a plain decimal (0x10, 1,5, fullwidth digits),
-// not finite (nan, inf, 1e400) or negative; or a count that must be positive is 0.
+// not finite (nan, inf, 1e400) or negative; or a count that must be positive is 0; or -o names a file another option reads.
 void check_given_values(const CLI::App& root);
 
 }  // namespace gpusel::cli
