@@ -134,9 +134,9 @@ int run(int argc, char** argv) {
   try {
     build(app, ctx);
     if (int rc = parse(app, argc, argv); rc >= 0) return rc;
-    check_given_values(app);
     set_display(detect_display(ctx.color, ctx.wide));
     set_language(choose_language(app, ctx.lang));
+    check_given_values(app);  // in the chosen language
     return ctx.action ? ctx.action() : 0;
   } catch (const Error& e) {
     std::cout.flush();
