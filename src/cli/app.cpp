@@ -13,6 +13,7 @@
 #include "cli/cmd_serve.hpp"
 #include "cli/context.hpp"
 #include "cli/help_text.hpp"
+#include "cli/option_values.hpp"
 #include "cli/terminal.hpp"
 #include "gpusel/base/error.hpp"
 #include "gpusel/base/text.hpp"
@@ -93,7 +94,7 @@ int usage(const CLI::App& app, const CLI::ParseError& e, int argc, char** argv) 
   const CLI::App* reached = &app;
   std::string msg = unknown_word(app, args, &reached);
   if (msg.empty()) msg = clip_words(e.what());
-  std::cerr << tr("gpusel: error: ") << safe_text(msg)
+  std::cerr << tr("gpusel: error: ") << safe_cell(msg)
             << trf("; see {} --help", command_name(*reached)) << "\n";
   return static_cast<int>(ExitCode::usage);
 }
@@ -135,16 +136,17 @@ int run(int argc, char** argv) {
     if (int rc = parse(app, argc, argv); rc >= 0) return rc;
     set_display(detect_display(ctx.color, ctx.wide));
     set_language(choose_language(app, ctx.lang));
+    check_given_values(app);  // in the chosen language
     return ctx.action ? ctx.action() : 0;
   } catch (const Error& e) {
     std::cout.flush();
     // Every value a message quotes should be cut where it is quoted (quote_input); this is
     // the net for any that is not, so no input can flood a terminal or a CI log.
-    std::cerr << tr("gpusel: error: ") << safe_text(clip_words(e.what(), kMaxWordInError)) << "\n";
+    std::cerr << tr("gpusel: error: ") << safe_cell(clip_words(e.what(), kMaxWordInError)) << "\n";
     return static_cast<int>(e.code());
   } catch (const std::exception& e) {
     std::cerr << tr("gpusel: error: ")
-              << "internal: " << safe_text(clip_words(e.what(), kMaxWordInError)) << "\n";
+              << "internal: " << safe_cell(clip_words(e.what(), kMaxWordInError)) << "\n";
     return static_cast<int>(ExitCode::data);
   }
 }

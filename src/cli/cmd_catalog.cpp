@@ -117,8 +117,7 @@ void add_list(CLI::App& catalog, Context& ctx) {
   auto* cmd = catalog.add_subcommand("list", "List catalog GPUs (filters combine)");
   cmd->add_option("--vendor", args->vendor, "nvidia, amd, intel, huawei or apple");
   cmd->add_option("--segment", args->segment, "consumer, workstation or datacenter");
-  cmd->add_option("--min-vram", args->min_vram, "only cards with at least this many GB")
-      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--min-vram", args->min_vram, "only cards with at least this many GB");
   cmd->add_option("--format", args->format, format_help());
   cmd->callback([&ctx, args] { ctx.action = [&ctx, args] { return run_list(ctx, *args); }; });
 }

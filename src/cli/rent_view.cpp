@@ -119,6 +119,11 @@ void check_rent_args(const RentArgs& a, const RankArgs& rank) {
     throw usage_error(fmt::format("--hours {} must be > 0", *a.hours));
   if (a.hours && !a.rent && !a.compare)
     throw usage_error("--hours goes with --rent or --compare-rent");
+  // Buying has no cloud disk or egress: without a rental the figures would be ignored.
+  if ((a.storage_gb != 0 || a.egress_gb != 0 || a.storage_price || a.egress_price) && !a.rent &&
+      !a.compare)
+    throw usage_error(
+        "--storage-gb, --egress-gb and their prices go with --rent or --compare-rent");
   if (a.storage_gb < 0 || a.egress_gb < 0 || (a.storage_price && *a.storage_price < 0) ||
       (a.egress_price && *a.egress_price < 0))
     throw usage_error("storage and egress figures must be >= 0");

@@ -194,6 +194,9 @@ Lengths parse_lengths(const std::string& flag, const std::string& text) {
   try {
     std::size_t used = 0;
     const std::string mean = text.substr(0, colon);
+    // Decimal digits and a point only: stod would also read 0x10, " 12" and "inf".
+    if (text.find_first_not_of("0123456789.:") != std::string::npos)
+      throw std::invalid_argument(text);
     l.mean = std::stod(mean, &used);
     if (used != mean.size()) throw std::invalid_argument(text);
     if (colon != std::string::npos) {

@@ -6,6 +6,7 @@
 #include "gpusel/base/text.hpp"
 #include "gpusel/json/embedded.hpp"
 #include "gpusel/json/json_source.hpp"
+#include "gpusel/rank/ranker.hpp"
 
 namespace gpusel {
 
@@ -16,6 +17,11 @@ const Price* latest_price(const Gpu& gpu) {
 }
 
 CatalogListAnswer list_gpus(const Catalog& catalog, const GpuFilter& f) {
+  // A vendor or segment no card can have is a usage error, as in recommend, not an empty list.
+  Filters asked;
+  if (!f.vendor.empty()) asked.vendors.push_back(f.vendor);
+  if (!f.segment.empty()) asked.segments.push_back(f.segment);
+  check_filters(catalog, asked);
   CatalogListAnswer a;
   a.total = catalog.gpus.size();
   for (const auto& g : catalog.gpus)

@@ -1,0 +1,2 @@
+# A value of spaces only (a script's unset variable, quoted): a usage error, not the default.
+list(APPEND args "   ")
