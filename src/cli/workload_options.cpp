@@ -174,6 +174,22 @@ void add_framework_options(CLI::App* cmd, WorkloadArgs& a) {
 }
 
 // A config.json gives the real shape, as a preset does: the same (narrower) band.
+// An option that shapes only other modes would be ignored unread: `--mode inference
+// --lora-rank 8` answers as if the rank were never given, so it is refused instead.
+void require_mode_options(const WorkloadArgs& a, Mode m) {
+  const bool adapters = m == Mode::lora || m == Mode::qlora;
+  const auto refuse = [](const char* flag, const char* modes) {
+    throw usage_error(std::string(flag) + " applies to --mode " + modes);
+  };
+  if (m == Mode::inference && !a.optimizer.empty())
+    refuse("--optimizer", "full, freeze, lora or qlora");
+  if (m == Mode::inference && !a.loss.empty()) refuse("--loss", "full, freeze, lora or qlora");
+  if (!adapters && a.lora_rank != kNotGiven) refuse("--lora-rank", "lora or qlora");
+  if (!adapters && !a.lora_targets.empty()) refuse("--lora-targets", "lora or qlora");
+  if (!adapters && a.train_embeddings) refuse("--train-embeddings", "lora or qlora");
+  if (m != Mode::freeze && a.trainable_layers != kNotGiven) refuse("--trainable-layers", "freeze");
+}
+
 ModelArch pick_model(const WorkloadArgs& a, bool& known_shape) {
   const int given = !a.model.empty() + !a.params.empty() + !a.model_config.empty();
   if (given != 1)
@@ -206,6 +222,7 @@ Workload resolve_workload(const WorkloadArgs& a) {
   Workload w;
   w.model = pick_model(a, w.model_from_preset);
   w.mode = parse_mode(a.mode);
+  require_mode_options(a, w.mode);
   if (!a.precision.empty()) set_precision(w, a.precision);
   if (a.weight_bits) set_weight_bits(w, *a.weight_bits);
   w.kv_dtype = parse_kv_dtype(a.kv_dtype);
@@ -223,11 +240,11 @@ Workload resolve_workload(const WorkloadArgs& a) {
   w.grad_ckpt = a.grad_ckpt;
   w.flash_attn = a.flash_attn;
   if (!a.loss.empty()) w.loss = parse_loss(a.loss);
-  w.lora_rank = a.lora_rank;
+  if (a.lora_rank != kNotGiven) w.lora_rank = a.lora_rank;
   if (a.lora_layers != kNotGiven) set_lora_layers(w, a.lora_layers);
-  w.lora_targets = parse_lora_targets(a.lora_targets);
+  if (!a.lora_targets.empty()) w.lora_targets = parse_lora_targets(a.lora_targets);
   w.train_embeddings = a.train_embeddings;
-  w.freeze_trainable_layers = a.trainable_layers;
+  if (a.trainable_layers != kNotGiven) w.freeze_trainable_layers = a.trainable_layers;
   w.tp = a.tp, w.pp = a.pp, w.vpp = a.vpp;
   w.comm_overlap = a.comm_overlap;
   // With --tp/--pp and no --gpus: one replica, tp x pp GPUs.

@@ -16,14 +16,15 @@ inline constexpr int kNotGiven = -1;
 struct WorkloadArgs {
   std::string model, params, models_path, model_config;
   std::string mode = "inference", precision, optimizer, shard;  // optimizer: the framework's
-  std::string offload = "none", loss, lora_targets = "all-linear",
-              kv_dtype = "auto";  // loss: the framework's
+  std::string offload = "none", loss, lora_targets,             // lora_targets: all-linear
+      kv_dtype = "auto";                                        // loss: the framework's
   std::string engine;
   std::string split_mode;       // --split-mode layer|row (llama.cpp)
   int tp = 1, pp = 1, vpp = 1;  // Megatron-style model parallelism (1: none)
-  int batch = 1, grad_accum = 1, seq_len = 0, prompt_len = 0, lora_rank = 16, gpus = kNotGiven,
-      trainable_layers = 2, lora_layers = kNotGiven;  // not given: every block
-  std::optional<double> weight_bits;                  // --weight-bits
+  // Not given (kNotGiven): lora_rank 16, trainable_layers 2, lora_layers every block.
+  int batch = 1, grad_accum = 1, seq_len = 0, prompt_len = 0, lora_rank = kNotGiven,
+      gpus = kNotGiven, trainable_layers = kNotGiven, lora_layers = kNotGiven;
+  std::optional<double> weight_bits;  // --weight-bits
   bool seq_len_given = false;
   bool grad_ckpt = true, flash_attn = true, amp = false, double_quant = true;
   bool train_embeddings = false, allow_long_context = false, comm_overlap = false;
