@@ -167,6 +167,12 @@ gpusel::Workload workload_for(const Row& r, bool inference) {
   std::smatch bpw;
   if (std::regex_search(r.at("precision_or_quant"), bpw, std::regex(R"(EXL2 (\d+(?:\.\d+)?) bpw)")))
     gpusel::set_weight_bits(w, std::stod(bpw[1]));
+  // GPTQ with a stated group size ("GPTQ 4-bit g128"): 4-bit weights plus, per group of g
+  // weights, an fp16 scale and a packed 4-bit zero point (AutoGPTQ's qweight, scales and
+  // qzeros tensors): 4 + 20/g bits, --weight-bits 4.16 for g128.
+  std::smatch group;
+  if (std::regex_search(r.at("precision_or_quant"), group, std::regex(R"(GPTQ 4-bit g(\d+))")))
+    gpusel::set_weight_bits(w, 4 + 20.0 / std::stod(group[1]));
   const auto [prompt, out] = prompt_and_output(r.at("seq_len"));
   w.prompt_len = prompt, w.seq_len = prompt + out;
   const std::string& b = r.at("batch");
