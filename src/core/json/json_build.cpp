@@ -180,35 +180,9 @@ class Builder {
 
   // pos_ after the backslash.
   void escape(std::string& out) {
-    static constexpr std::string_view kFrom = "\"\\/bfnrt", kTo = "\"\\/\b\f\n\r\t";
-    if (auto i = kFrom.find(peek()); i != std::string_view::npos && pos_ < text_.size()) {
-      out.push_back(kTo[i]);
-      ++pos_;
-      return;
-    }
-    if (peek() != 'u') malformed();
-    std::uint32_t cp = hex4();
-    if (cp >= 0xD800 && cp <= 0xDBFF) {
-      if (text_.substr(pos_, 2) != "\\u") malformed();
-      ++pos_;
-      const std::uint32_t low = hex4();
-      if (low < 0xDC00 || low > 0xDFFF) malformed();
-      cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
-    } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
-      malformed();
-    }
-    append_utf8(out, cp);
-  }
-
-  // pos_ at the 'u' of "\uXXXX"; leaves pos_ after the digits.
-  std::uint32_t hex4() {
-    ++pos_;
-    std::uint32_t cp = 0;
-    const char* begin = text_.data() + pos_;
-    if (pos_ + 4 > text_.size() || std::from_chars(begin, begin + 4, cp, 16).ptr != begin + 4)
-      malformed();
-    pos_ += 4;
-    return cp;
+    const char* p = text_.data() + pos_;
+    if (!decode_escape(p, text_.data() + text_.size(), out)) malformed();
+    pos_ = static_cast<std::size_t>(p - text_.data());
   }
 
   json number() {

@@ -182,34 +182,7 @@ class FlatBuilder {
 
   // p_ after the backslash.
   void escape(std::string& out) {
-    static constexpr std::string_view kFrom = "\"\\/bfnrt", kTo = "\"\\/\b\f\n\r\t";
-    if (p_ == end_) malformed();
-    if (auto i = kFrom.find(*p_); i != std::string_view::npos) {
-      out.push_back(kTo[i]);
-      ++p_;
-      return;
-    }
-    if (*p_ != 'u') malformed();
-    std::uint32_t cp = hex4();
-    if (cp >= 0xD800 && cp <= 0xDBFF) {
-      if (end_ - p_ < 2 || p_[0] != '\\' || p_[1] != 'u') malformed();
-      ++p_;
-      const std::uint32_t low = hex4();
-      if (low < 0xDC00 || low > 0xDFFF) malformed();
-      cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
-    } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
-      malformed();
-    }
-    append_utf8(out, cp);
-  }
-
-  // p_ at the 'u' of "\uXXXX"; leaves p_ after the digits.
-  std::uint32_t hex4() {
-    ++p_;
-    std::uint32_t cp = 0;
-    if (end_ - p_ < 4 || std::from_chars(p_, p_ + 4, cp, 16).ptr != p_ + 4) malformed();
-    p_ += 4;
-    return cp;
+    if (!decode_escape(p_, end_, out)) malformed();
   }
 };
 

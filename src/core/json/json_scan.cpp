@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <clocale>
 #include <cmath>
 #include <cstdint>
@@ -10,6 +11,7 @@
 #include <cstring>
 #include <forward_list>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "gpusel/base/text.hpp"
@@ -334,6 +336,41 @@ void append_utf8(std::string& out, std::uint32_t cp) {
     byte(0xF0 | (cp >> 18)), byte(0x80 | ((cp >> 12) & 0x3F));
     byte(0x80 | ((cp >> 6) & 0x3F)), byte(0x80 | (cp & 0x3F));
   }
+}
+
+namespace {
+
+// `p` at the 'u' of "\uXXXX": the four hex digits' value, `p` after them; nullopt if malformed.
+std::optional<std::uint32_t> hex4(const char*& p, const char* end) {
+  ++p;
+  std::uint32_t cp = 0;
+  if (end - p < 4 || std::from_chars(p, p + 4, cp, 16).ptr != p + 4) return std::nullopt;
+  p += 4;
+  return cp;
+}
+
+}  // namespace
+
+bool decode_escape(const char*& p, const char* end, std::string& out) {
+  static constexpr std::string_view kFrom = "\"\\/bfnrt", kTo = "\"\\/\b\f\n\r\t";
+  if (p == end) return false;
+  if (auto i = kFrom.find(*p); i != std::string_view::npos) {
+    out.push_back(kTo[i]);
+    ++p;
+    return true;
+  }
+  if (*p != 'u') return false;
+  std::optional<std::uint32_t> cp = hex4(p, end);
+  if (!cp || (*cp >= 0xDC00 && *cp <= 0xDFFF)) return false;
+  if (*cp >= 0xD800 && *cp <= 0xDBFF) {
+    if (end - p < 2 || p[0] != '\\' || p[1] != 'u') return false;
+    ++p;
+    const std::optional<std::uint32_t> low = hex4(p, end);
+    if (!low || *low < 0xDC00 || *low > 0xDFFF) return false;
+    *cp = 0x10000 + ((*cp - 0xD800) << 10) + (*low - 0xDC00);
+  }
+  append_utf8(out, *cp);
+  return true;
 }
 
 bool scan(std::string_view text, PositionQuery* query, ScanError& error, Outline* outline) {

@@ -59,4 +59,9 @@ std::vector<SourcePos> positions_of(std::string_view text, const std::vector<std
 // Appends code point `cp` to `out` as UTF-8 (the scanner and the tree builder decode \u escapes).
 void append_utf8(std::string& out, std::uint32_t cp);
 
+// Decodes one escape of a string the scanner has already accepted: `p` just after the
+// backslash, left after the escape; appends its UTF-8 to `out`. False for a malformed
+// escape (the tree builders' "should not happen" path; the scanner words the error).
+bool decode_escape(const char*& p, const char* end, std::string& out);
+
 }  // namespace gpusel::json_detail
