@@ -18,10 +18,19 @@ void set_weight_bits(Workload& w, double bits) {
   w.linear_bits = bits;
 }
 
-void set_lora_layers(Workload& w, int n) {
+namespace {
+
+// The one range check of --lora-layers, at the flag and again in validate().
+void require_lora_layers_range(const Workload& w, int n) {
   if (n < 1 || (w.model.layers > 0 && n > w.model.layers))
     throw usage_error("--lora-layers must be between 1 and the model's " +
                       std::to_string(w.model.layers) + " layers (got " + std::to_string(n) + ")");
+}
+
+}  // namespace
+
+void set_lora_layers(Workload& w, int n) {
+  require_lora_layers_range(w, n);
   w.lora_layers = n;
 }
 
@@ -42,10 +51,7 @@ void validate_layers_and_bits(const Workload& w) {
   if (w.lora_layers != 0) {
     if (w.mode != Mode::lora && w.mode != Mode::qlora)
       throw usage_error("--lora-layers applies to --mode lora or qlora");
-    if (w.lora_layers < 0 || (w.model.layers > 0 && w.lora_layers > w.model.layers))
-      throw usage_error("--lora-layers must be between 1 and the model's " +
-                        std::to_string(w.model.layers) + " layers (got " +
-                        std::to_string(w.lora_layers) + ")");
+    require_lora_layers_range(w, w.lora_layers);
   }
   if (w.linear_bits <= 0) return;
   if (w.mode != Mode::inference)
