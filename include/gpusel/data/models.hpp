@@ -46,10 +46,11 @@ struct CnnStage {        // one resolution of a convolutional backbone
   bool operator==(const CnnStage&) const = default;
 };
 
-struct CnnSpec {            // kind "cnn": what an activation model needs
-  int image_size = 0;       // default square input side, pixels
-  double gflops = 0;        // forward GFLOPs per image at image_size, as published
-  double saved_values = 0;  // values autograd keeps for backward per image at image_size
+struct CnnSpec {                 // kind "cnn": what an activation model needs
+  int image_size = 0;            // default square input side, pixels
+  double gflops = 0;             // forward GFLOPs per image at image_size, as published
+  bool gflops_are_macs = false;  // the source counts a multiply-add as one (torchvision)
+  double saved_values = 0;       // values autograd keeps for backward per image at image_size
   std::vector<CnnStage> stages;
   bool operator==(const CnnSpec&) const = default;
 };

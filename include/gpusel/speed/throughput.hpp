@@ -26,6 +26,8 @@ struct Throughput {
   double scaling = 1;               // multi-GPU efficiency: total / (count x one card)
   std::string bound;                // "compute" | "memory-bandwidth"
   std::string engine;               // inference: the decode engine modelled
+  // What the *_tokens_per_s rates count: "tokens", or "images" for a CNN (kind "cnn").
+  std::string unit = "tokens";
   std::vector<std::string> assumptions;  // each factor with its number and data id
 };
 

@@ -282,6 +282,10 @@ CnnSpec parse_cnn(const json& j, const std::string& at) {
   c.image_size = positive(j, "image_size", here);
   c.gflops = field<double>(j, "gflops", here);
   if (!(c.gflops > 0)) throw data_error(here + ": gflops must be positive");
+  const std::string counting = maybe<std::string>(j, "gflops_counting", here).value_or("flops");
+  if (counting != "flops" && counting != "multiply-adds")
+    throw data_error(here + ".gflops_counting: expected flops or multiply-adds");
+  c.gflops_are_macs = counting == "multiply-adds";
   c.saved_values = field<double>(j, "saved_values_per_image", here);
   if (!(c.saved_values > 0)) throw data_error(here + ": saved_values_per_image must be positive");
   const auto stages = field<std::vector<json>>(j, "stages", here);

@@ -17,17 +17,8 @@
 #include "throughput_model.hpp"
 
 namespace gpusel {
-namespace {
 
-using tput::num;
-using tput::Shape;
-using K = ThroughputConstants;
-
-struct Peaks {
-  double linear = 0, attention = 0;  // achievable TFLOPS per card
-  double spec = 0;                   // the dense spec those are measured against
-  bool fp8 = false;                  // the linear layers run on FP8 tensor cores
-};
+namespace tput {
 
 // The rate each kind of GEMM runs at in training: the achievable 16-bit rate (GeForce: the
 // FP32-accumulate path PyTorch uses); FP8 linear layers where the card has FP8 tensor
@@ -66,6 +57,15 @@ Peaks training_peaks(const Workload& w, const Gpu& g, const K& k, Throughput& t)
   }
   return p;
 }
+
+}  // namespace tput
+
+namespace {
+
+using tput::num;
+using tput::Peaks;
+using tput::Shape;
+using K = ThroughputConstants;
 
 // FLOPs per token: forward 2 x matmul params + attention 4·L·d·s (PaLM, Chowdhery et al.
 // 2022, App. B); backward 2x forward for what needs weight and input gradients.
@@ -154,7 +154,7 @@ double memory_bound_s(const Workload& w, const Shape& s, double bw, bool fp8, in
 void estimate_training(const Workload& w, const Gpu& g, int count, bool linked, const K& k,
                        const Shape& s, Throughput& t, const NodeNetwork* nodes) {
   const tput::Fabric fabric = tput::fabric_of(g, count, linked, k, nodes);
-  const Peaks p = training_peaks(w, g, k, t);
+  const Peaks p = tput::training_peaks(w, g, k, t);
   if (p.linear <= 0 || p.attention <= 0) return no_compute_figure(g, t);
   std::string id;
   const double eff = tput::training_efficiency(g, k, id);
@@ -247,7 +247,9 @@ Throughput estimate_throughput(const Workload& w, const Gpu& gpu, int count, boo
     throw usage_error("GPU count must be at least 1 (got " + std::to_string(count) + ")");
   const Shape s = tput::shape_of(w);
   Throughput t;
-  if (is_training(w.mode))
+  if (w.model.cnn)
+    tput::estimate_cnn(w, gpu, count, linked, k, s, t, nodes);
+  else if (is_training(w.mode))
     estimate_training(w, gpu, count, linked, k, s, t, nodes);
   else
     tput::estimate_inference(w, gpu, count, linked, k, s, t, nodes);

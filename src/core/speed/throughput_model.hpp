@@ -64,6 +64,22 @@ double training_efficiency(const Gpu& g, const K& k, std::string& id);
 // constants.fp8_training_factor (Transformer Engine on H100). `id` names the figure used.
 double fp8_training_factor(const Gpu& g, const K& k, std::string& id);
 
+// The rates a training step's GEMMs run at (throughput.cpp): the achievable 16-bit rate, FP8
+// linear layers where the card has FP8 tensor cores, FP32 without AMP.
+struct Peaks {
+  double linear = 0, attention = 0;  // achievable TFLOPS per card
+  double spec = 0;                   // the dense spec those are measured against
+  bool fp8 = false;                  // the linear layers run on FP8 tensor cores
+};
+Peaks training_peaks(const Workload& w, const Gpu& g, const K& k, Throughput& t);
+
+// --- convolutional networks (throughput_cnn.cpp) ------------------------------------------
+// Images/s of a CNN (kind "cnn"): its published forward FLOPs per image against the card's
+// achievable rate and training efficiency, plus the bytes its activations move at the
+// achievable bandwidth; several cards run data-parallel.
+void estimate_cnn(const Workload& w, const Gpu& g, int count, bool linked, const K& k,
+                  const Shape& s, Throughput& t, const NodeNetwork* nodes);
+
 // --- links and collectives (throughput_link.cpp) -----------------------------------------
 struct Fabric {
   int count = 1, per_node = 8, nodes = 1;

@@ -1,0 +1,117 @@
+// Convolutional networks (throughput_cnn.cpp): images/s from the published forward FLOPs
+// per image and the activations they move, on the round test card (100 TFLOPS BF16 dense,
+// 1000 GB/s, training efficiency 0.5) so the sums can be written down; then the shipped
+// presets on catalog cards.
+#include <catch2/catch.hpp>
+
+#include "gpusel/data/data_source.hpp"
+#include "gpusel/data/models.hpp"
+#include "gpusel/speed/throughput.hpp"
+#include "throughput_fixtures.hpp"
+
+using namespace gpusel;
+using namespace tput_fixtures;
+
+namespace {
+
+// 4 G multiply-adds (8 GFLOP) and 20M activations per 224-px image.
+Workload cnn(Mode mode, bool macs = true) {
+  Workload w;
+  w.model.id = w.model.name = "convnet";
+  w.model.kind = "cnn";
+  w.model.params = 1e3;  // a negligible optimizer step
+  w.model.vocab = 1000;
+  w.model.cnn = CnnSpec{224, 4, macs, 20e6, {{32, 2048, 512, 3}}};
+  w.mode = mode;
+  w.precision = Precision::bf16;
+  w.grad_ckpt = w.flash_attn = false;
+  w.batch = 32;
+  return w;
+}
+
+ThroughputConstants with_memory() {
+  ThroughputConstants k = plain();
+  k.memory_bound_training = true;
+  k.activation_forward_passes = 2, k.activation_backward_passes = 3;
+  return k;
+}
+
+const Gpu& gpu(const std::string& id) {
+  static const Catalog c = load_catalog({});
+  return require_gpu(c, id);
+}
+
+Workload preset(const std::string& id, Mode mode, int batch) {
+  static const std::vector<ModelArch> models = load_models({});
+  Workload w;
+  w.model = require_model(models, id);
+  w.mode = mode;
+  w.precision = Precision::bf16;
+  w.grad_ckpt = w.flash_attn = false;
+  w.batch = batch;
+  return w;
+}
+
+}  // namespace
+
+TEST_CASE("a CNN trains at 3 x its forward FLOPs per image, multiply-adds counted twice") {
+  const Throughput t = estimate_throughput(cnn(Mode::full), card(100), 1, false, plain());
+  CHECK(t.unit == "images");
+  CHECK(t.train_tokens_per_s == Approx(100e12 * 0.5 / (3 * 8e9)));
+  CHECK(t.bound == "compute");
+  // The same figure published as FLOPs (Ultralytics' convention) is half the work.
+  const Throughput f = estimate_throughput(cnn(Mode::full, false), card(100), 1, false, plain());
+  CHECK(f.train_tokens_per_s == Approx(2 * t.train_tokens_per_s));
+}
+
+TEST_CASE("a CNN's activations cost 2 + 3 passes of 2 bytes at the card's bandwidth") {
+  const Workload w = cnn(Mode::full);
+  const double compute = 3 * 8e9 / (100e12 * 0.5);
+  const double memory = 20e6 * 2 * 5 / 1000e9;  // 200 us per image
+  const Throughput t = estimate_throughput(w, card(100), 1, false, with_memory());
+  CHECK(1 / t.train_tokens_per_s == Approx(compute + memory).epsilon(1e-4));
+  CHECK(t.bound == "compute");  // 480 us of matmuls against 200 us of traffic
+  // Inference: one forward pass, its 2 passes over the activations, images/s in both rates.
+  const Throughput i =
+      estimate_throughput(cnn(Mode::inference), card(100), 1, false, with_memory());
+  CHECK(1 / i.decode_tokens_per_s == Approx(8e9 / 50e12 + 20e6 * 2 * 2 / 1000e9));
+  CHECK(i.prefill_tokens_per_s == i.decode_tokens_per_s);
+  CHECK(i.train_tokens_per_s == 0);
+}
+
+TEST_CASE("a CNN's work grows with the pixel count of --image-size") {
+  Workload w = cnn(Mode::full);
+  const double base = estimate_throughput(w, card(100), 1, false, with_memory()).train_tokens_per_s;
+  w.image_size = 448;
+  const double big = estimate_throughput(w, card(100), 1, false, with_memory()).train_tokens_per_s;
+  CHECK(big == Approx(base / 4).epsilon(1e-3));
+}
+
+TEST_CASE("several cards train a CNN data-parallel: near-linear on NVLink") {
+  const Workload w = cnn(Mode::full);
+  const Throughput one = estimate_throughput(on_gpus(w, 1), card(100), 1, true, with_memory());
+  const Workload dp = on_gpus(w, 8);
+  CHECK(dp.shard == Shard::ddp);
+  const Throughput eight = estimate_throughput(dp, card(100), 8, true, with_memory());
+  CHECK(eight.train_tokens_per_s <= 8 * one.train_tokens_per_s);
+  CHECK(eight.train_tokens_per_s > 7 * one.train_tokens_per_s);
+}
+
+TEST_CASE("shipped CNN presets: images/s rank the cards by their compute and bandwidth") {
+  for (const char* id : {"resnet-50", "yolov8m"}) {
+    const Workload w = preset(id, Mode::full, 32);
+    const double v100 = estimate_throughput(w, gpu("v100-sxm2-32gb"), 1, false).train_tokens_per_s;
+    const double a100 = estimate_throughput(w, gpu("a100-80gb-sxm"), 1, false).train_tokens_per_s;
+    const double h100 = estimate_throughput(w, gpu("h100-sxm"), 1, false).train_tokens_per_s;
+    CHECK(v100 < a100);
+    CHECK(a100 < h100);
+    // Not a token rate: images per second of the order published benchmarks give (ResNet-50
+    // on one A100: thousands; YOLOv8m at 640 px: hundreds).
+    CHECK(a100 < 10000);
+    CHECK(a100 > 100);
+  }
+  const Throughput t =
+      estimate_throughput(preset("resnet-50", Mode::inference, 64), gpu("t4"), 1, false);
+  CHECK(t.unit == "images");
+  CHECK(t.decode_tokens_per_s > 0);
+}
