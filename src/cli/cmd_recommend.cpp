@@ -61,9 +61,9 @@ nlohmann::json rejected_json(const Ranking& r) {
 
 // A rental in words: the offer, its hourly price and, with --hours/--tokens, the job.
 std::string rental_text(const RentalOption& o, const std::string& cur) {
-  std::string s =
-      trf("rent {} ({}, {} tok/s) at {}/h on-demand", o.offer->id, config_label(o.eval.config),
-          rate(o.eval.tokens_per_s), money_exact(o.on_demand_per_hour, cur));
+  std::string s = trf("rent {} ({}, {} {}) at {}/h on-demand", o.offer->id,
+                      config_label(o.eval.config), rate(o.eval.tokens_per_s),
+                      rate_unit(o.eval.throughput.unit), money_exact(o.on_demand_per_hour, cur));
   if (o.on_demand_cost && o.hours)
     s += trf(": {} for the job, {}", money(*o.on_demand_cost, cur), duration(*o.hours));
   return s;
@@ -73,9 +73,10 @@ std::string rental_text(const RentalOption& o, const std::string& cur) {
 std::string remedy_text(const Remedy& r, const std::string& cur) {
   switch (r.kind) {
     case Remedy::Kind::change:
-      return trf("{}: then {} fits ({} of {} GiB per GPU, {} tok/s{}) for {}", r.change,
+      return trf("{}: then {} fits ({} of {} GiB per GPU, {} {}{}) for {}", r.change,
                  config_label(r.purchase->config), gib(r.purchase->need.need_bytes()),
                  gib(r.purchase->usable_bytes), rate(r.purchase->tokens_per_s),
+                 rate_unit(r.purchase->throughput.unit),
                  r.purchase->hours ? ", " + duration(*r.purchase->hours) : "",
                  money(r.purchase->price, cur));
     case Remedy::Kind::rent:

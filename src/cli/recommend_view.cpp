@@ -96,6 +96,8 @@ std::string duration(double hours) {
   return trf("{:.1f} days", hours / 24);
 }
 
+std::string rate_unit(const std::string& unit) { return unit == "images" ? "img/s" : "tok/s"; }
+
 std::string score_bar(double score) {
   const int full = static_cast<int>(std::lround(std::clamp(score, 0.0, 100.0) / 10));
   std::string s;
@@ -108,7 +110,11 @@ std::string workload_line(const Workload& w) {
                       safe_cell(w.model.name.empty() ? w.model.id : w.model.name),
                       w.model.params / 1e9, w.model_from_preset ? "" : tr(", typical architecture"),
                       to_string(w.mode), precision_label(w));
-  if (is_training(w.mode))
+  if (w.model.cnn)
+    s += trf(", batch {} images of {} px", w.batch,
+             w.image_size > 0 ? w.image_size : w.model.cnn->image_size) +
+         (is_training(w.mode) ? trf(", {} optimizer", to_string(w.optimizer)) : "");
+  else if (is_training(w.mode))
     s += trf(", {} optimizer, batch {} x {} tokens{}", to_string(w.optimizer), w.batch, w.seq_len,
              w.grad_ckpt ? tr(", gradient checkpointing") : "");
   else
@@ -158,6 +164,7 @@ nlohmann::json result_json(const Result& r, int rank) {
           {"headroom", r.headroom},
           {"throughput",
            {{"tokens_per_s", r.tokens_per_s},
+            {"unit", t.unit},
             {"train_tokens_per_s", t.train_tokens_per_s},
             {"prefill_tokens_per_s", t.prefill_tokens_per_s},
             {"decode_tokens_per_s", t.decode_tokens_per_s},
@@ -185,12 +192,13 @@ nlohmann::json result_json(const Result& r, int rank) {
 Table results_table(const std::vector<Result>& rs, bool ranked, bool with_time) {
   Table t;
   if (ranked) t.columns.push_back({"#", true});
-  t.columns.insert(t.columns.end(), {{N_("config")},
-                                     {N_("need/usable GiB"), true},
-                                     {N_("headroom"), true},
-                                     {N_("platform"), false, 2},
-                                     {N_("price")},
-                                     {"tok/s", true}});
+  t.columns.insert(t.columns.end(),
+                   {{N_("config")},
+                    {N_("need/usable GiB"), true},
+                    {N_("headroom"), true},
+                    {N_("platform"), false, 2},
+                    {N_("price")},
+                    {rate_unit(rs.empty() ? "" : rs.front().throughput.unit), true}});
   if (with_time) t.columns.push_back({N_("time"), true, 1});
   t.columns.insert(t.columns.end(), {{N_("compute"), true, 3},
                                      {N_("budget"), true, 4},
@@ -292,6 +300,11 @@ std::string memory_line(const Workload& w, const Estimate& need) {
         "Memory on one GPU: {} GiB (band {}-{} GiB); multi-GPU configurations run"
         " --shard {}",
         a, lo, hi, to_string(w.shard_set_aside.value_or(w.shard)));
+  if (w.model.cnn)  // on_gpus: convolutional networks run data-parallel
+    return trf(
+        "Memory on one GPU: {} GiB (band {}-{} GiB); multi-GPU configurations run"
+        " data-parallel (a full copy per GPU)",
+        a, lo, hi);
   return trf(
       "Memory on one GPU: {} GiB (band {}-{} GiB); multi-GPU configurations shard it"
       " (training: FSDP/ZeRO-3, inference: tensor parallel)",
@@ -328,8 +341,9 @@ std::string explain_one(const Result& r, const RankRequest& req) {
   for (const auto& c : r.need.components)  // the parts of the need (the allowance is not one)
     if (c.bytes > 0 && c.name != "allocator_overhead")
       out += fmt::format(" {} {}", c.name, gib(c.bytes));
-  out += trf("\n  throughput {} tok/s ({}-bound, MFU {:.2f}, scaling {:.2f})\n",
-             rate(r.tokens_per_s), r.throughput.bound, r.throughput.mfu, r.throughput.scaling);
+  out +=
+      trf("\n  throughput {} {} ({}-bound, MFU {:.2f}, scaling {:.2f})\n", rate(r.tokens_per_s),
+          rate_unit(r.throughput.unit), r.throughput.bound, r.throughput.mfu, r.throughput.scaling);
   for (const auto& a : r.throughput.assumptions) out += "    " + a + "\n";
   out += trf("  compute   = 100 + {:.0f} x log10({} / best {}) = {:.1f}\n", slope,
              rate(r.tokens_per_s), rate(best_speed), r.scores.compute);

@@ -228,6 +228,8 @@ Workload resolve_workload(const WorkloadArgs& a) {
   w.kv_dtype = parse_kv_dtype(a.kv_dtype);
   w.double_quant = a.double_quant;
   w.amp = a.amp;
+  w.grad_ckpt = a.grad_ckpt;
+  w.flash_attn = a.flash_attn;
   apply_framework(w, framework_profile(a.framework), !a.loss.empty(), !a.optimizer.empty(),
                   a.overrides);
   if (!a.optimizer.empty()) w.optimizer = parse_optimizer(a.optimizer);
@@ -237,8 +239,6 @@ Workload resolve_workload(const WorkloadArgs& a) {
   w.seq_len = a.seq_len_given ? a.seq_len : std::min(2048, cap);
   w.image_size = a.image_size;
   w.prompt_len = a.prompt_len;
-  w.grad_ckpt = a.grad_ckpt;
-  w.flash_attn = a.flash_attn;
   if (!a.loss.empty()) w.loss = parse_loss(a.loss);
   if (a.lora_rank != kNotGiven) w.lora_rank = a.lora_rank;
   if (a.lora_layers != kNotGiven) set_lora_layers(w, a.lora_layers);

@@ -137,7 +137,8 @@ struct FrameworkOverrides {
 };
 
 // The framework's profile applied to a workload: its behaviours, the overrides, and its
-// default loss and optimizer where the user gave none (`loss_given`, `optimizer_given`).
+// default loss and optimizer where the user gave none (`loss_given`, `optimizer_given`); a
+// CNN (kind "cnn") trains without checkpointing and has no attention (flash_attn off).
 // Error(usage) for an override outside its range.
 void apply_framework(Workload& w, const FrameworkProfile& f, bool loss_given, bool optimizer_given,
                      const FrameworkOverrides& o = {});

@@ -2,6 +2,8 @@
 // meets the target, the changes a user would try, each re-evaluated.
 #include "gpusel/answer/serve.hpp"
 
+#include "gpusel/base/error.hpp"
+
 #include "gpusel/speed/throughput.hpp"
 
 #include <fmt/format.h>
@@ -126,6 +128,12 @@ void card_remedies(std::vector<ServeRemedy>& out, const Sources& src, const Serv
 }  // namespace
 
 ServeAnswer serve(const Sources& src, const ServeQuery& q) {
+  // Serving plans prompt processing and token generation: a decoder LLM's work.
+  const ModelArch& m = q.request.rank.workload.model;
+  if (m.kind != "decoder")
+    throw usage_error("serve plans token generation for decoder LLMs; '" + m.id +
+                      "' is a model of kind " + m.kind +
+                      ": recommend or compare --mode inference give its throughput");
   ServeAnswer a;
   std::vector<ServeOption> too_slow;
   if (q.gpu) {

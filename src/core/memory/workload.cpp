@@ -356,6 +356,10 @@ void apply_framework(Workload& w, const FrameworkProfile& f, bool loss_given, bo
                      const FrameworkOverrides& o) {
   w.framework = f;
   apply_overrides(w.framework, o);
+  // Convolutional networks train whole, without checkpointing (torchvision's reference
+  // scripts and Ultralytics have no such option; the estimator's CNN activations assume it),
+  // and have no attention for FlashAttention to run.
+  if (w.model.cnn) w.grad_ckpt = w.flash_attn = false;
   if (!loss_given) w.loss = f.loss.value == "chunked" ? Loss::chunked : Loss::full;
   if (!optimizer_given) {
     const bool quantized =
