@@ -162,8 +162,17 @@ std::vector<std::string> gguf_names();      // data/quantizations.json's GGUF ty
 // The largest configuration any command models: 2048 nodes of 8, the 16K-GPU cluster the
 // Llama 3 paper trained 405B on (arXiv 2407.21783 Table 4).
 inline constexpr int kMaxGpuCount = 16384;
+// The largest --image-size modelled (pixels per side).
+inline constexpr int kMaxImageSize = 16384;
 
 Workload on_gpus(const Workload& w, int count);
+
+// Tokens one sample puts through the model: a ViT's patches + class token at --image-size
+// (kind "vision-encoder"), otherwise the sequence length.
+int tokens_per_sample(const Workload& w);
+// A vision model's input side in pixels (CNN, ViT): --image-size, else the side its published
+// figures refer to; 0 for other models.
+int image_side(const Workload& w);
 
 // Tensor x pipeline parallel (--tp/--pp): tp x pp > 1.
 bool model_parallel(const Workload& w);

@@ -22,18 +22,6 @@ Widths widths(const ModelArch& m) {
   return {double(m.hidden), m.heads * hd, m.kv_heads * hd, mlp_width(m)};
 }
 
-// Tokens per sample: a ViT's patches (+ class token) at the chosen image size.
-int tokens_per_sample(const Workload& w) {
-  const ModelArch& m = w.model;
-  if (m.kind != "vision-encoder" || !m.image_tokens) return w.seq_len;
-  const int patches = *m.image_tokens - 1;
-  const int side = m.image_size.value_or(224);
-  if (w.image_size <= 0 || patches <= 0) return *m.image_tokens;
-  const double patch = side / std::sqrt(double(patches));
-  const double per_side = std::floor(w.image_size / patch);
-  return int(per_side * per_side) + 1;
-}
-
 // A group of linear modules reading the same input: q/k/v, o, gate/up, down.
 struct Group {
   double width;     // elements per token of the input
@@ -192,3 +180,24 @@ void add_activation_components(const Setup& s, std::vector<Component>& out) {
 int tokens_of(const Workload& w) { return tokens_per_sample(w); }
 
 }  // namespace gpusel::detail
+
+namespace gpusel {
+
+int image_side(const Workload& w) {
+  if (w.image_size > 0) return w.image_size;
+  if (w.model.cnn) return w.model.cnn->image_size;
+  return w.model.kind == "vision-encoder" ? w.model.image_size.value_or(224) : 0;
+}
+
+int tokens_per_sample(const Workload& w) {
+  const ModelArch& m = w.model;
+  if (m.kind != "vision-encoder" || !m.image_tokens) return w.seq_len;
+  const int patches = *m.image_tokens - 1;
+  const int side = m.image_size.value_or(224);
+  if (w.image_size <= 0 || patches <= 0) return *m.image_tokens;
+  const double patch = side / std::sqrt(double(patches));
+  const double per_side = std::floor(w.image_size / patch);
+  return int(per_side * per_side) + 1;
+}
+
+}  // namespace gpusel

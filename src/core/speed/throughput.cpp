@@ -241,10 +241,35 @@ const ClusterNetwork* cluster_network(const Gpu& g) {
   return cluster_network(g, default_throughput_constants());
 }
 
-Throughput estimate_throughput(const Workload& w, const Gpu& gpu, int count, bool linked,
+namespace {
+
+// Encoders (BERT, ViT) generate nothing: inference is one forward pass over the input, so
+// their rate is the prompt (encode) rate. A ViT's rates count images: its tokens per image.
+void as_encoder(const Workload& w, Throughput& t) {
+  if (w.model.kind == "decoder") return;
+  if (!is_training(w.mode)) {
+    t.decode_tokens_per_s = t.prefill_tokens_per_s;
+    if (tput::texts_on())
+      t.assumptions.push_back("an encoder generates nothing: its rate is the encode (prompt) rate");
+  }
+  if (w.model.kind != "vision-encoder") return;
+  const double per_image = tokens_per_sample(w);
+  t.train_tokens_per_s /= per_image;
+  t.prefill_tokens_per_s /= per_image;
+  t.decode_tokens_per_s /= per_image;
+  t.unit = "images";
+  if (tput::texts_on())
+    t.assumptions.push_back(tput::num(per_image) + " tokens per image (patches + class token)");
+}
+
+}  // namespace
+
+Throughput estimate_throughput(const Workload& given, const Gpu& gpu, int count, bool linked,
                                const ThroughputConstants& k, const NodeNetwork* nodes) {
   if (count < 1)
     throw usage_error("GPU count must be at least 1 (got " + std::to_string(count) + ")");
+  Workload w = given;  // a ViT's sequence is its image's patches at --image-size
+  if (w.model.kind == "vision-encoder") w.seq_len = tokens_per_sample(w), w.prompt_len = 0;
   const Shape s = tput::shape_of(w);
   Throughput t;
   if (w.model.cnn)
@@ -253,6 +278,7 @@ Throughput estimate_throughput(const Workload& w, const Gpu& gpu, int count, boo
     estimate_training(w, gpu, count, linked, k, s, t, nodes);
   else
     tput::estimate_inference(w, gpu, count, linked, k, s, t, nodes);
+  as_encoder(w, t);
   return t;
 }
 

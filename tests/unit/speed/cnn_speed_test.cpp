@@ -115,3 +115,25 @@ TEST_CASE("shipped CNN presets: images/s rank the cards by their compute and ban
   CHECK(t.unit == "images");
   CHECK(t.decode_tokens_per_s > 0);
 }
+
+TEST_CASE("an encoder's inference rate is its encode (prompt) rate: it generates nothing") {
+  Workload w = preset("bert-base-uncased", Mode::inference, 32);
+  w.seq_len = 128;
+  const Throughput t = estimate_throughput(w, gpu("a100-80gb-sxm"), 1, false);
+  CHECK(t.unit == "tokens");
+  CHECK(t.decode_tokens_per_s == t.prefill_tokens_per_s);
+  CHECK(t.decode_tokens_per_s > 0);
+}
+
+TEST_CASE("a ViT is rated in images/s, its sequence the patches of --image-size") {
+  Workload w = preset("vit-b-16", Mode::full, 64);
+  w.seq_len = 197;
+  const Throughput small = estimate_throughput(w, gpu("a100-80gb-sxm"), 1, false);
+  CHECK(small.unit == "images");
+  w.image_size = 448;  // 28 x 28 patches + the class token
+  CHECK(tokens_per_sample(w) == 785);
+  const Throughput big = estimate_throughput(w, gpu("a100-80gb-sxm"), 1, false);
+  // Four times the tokens per image, and attention grows faster: at most a quarter the rate.
+  CHECK(big.train_tokens_per_s < small.train_tokens_per_s / 4);
+  CHECK(big.train_tokens_per_s > small.train_tokens_per_s / 6);
+}
