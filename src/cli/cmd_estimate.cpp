@@ -139,8 +139,14 @@ Table fit_table(const FitResult& r, const Workload& w) {
   t.rows.push_back({tr("usable memory per card (GiB)"), gib(r.usable_bytes)});
   t.rows.push_back({tr("requested workload (GiB)"), gib(r.requested.need_bytes())});
   t.rows.push_back({tr("fits"), r.fits ? tr("yes") : tr("no")});
-  t.rows.push_back({trf("largest batch at seq {}", w.seq_len),
-                    r.max_batch ? std::to_string(r.max_batch) : tr("none")});
+  const std::string batch = r.max_batch ? std::to_string(r.max_batch) : tr("none");
+  if (r.image_side > 0) {  // a vision model: its length is the image's side
+    t.rows.push_back({trf("largest batch at {} px", r.image_side), batch});
+    t.rows.push_back({trf("largest image side at batch {} (px)", w.batch),
+                      r.max_image_side ? std::to_string(r.max_image_side) : tr("none")});
+    return t;
+  }
+  t.rows.push_back({trf("largest batch at seq {}", w.seq_len), batch});
   t.rows.push_back({is_training(w.mode) ? trf("largest sequence length at batch {}", w.batch)
                                         : trf("largest context at batch {}", w.batch),
                     seq_text(r)});
@@ -175,6 +181,8 @@ json fit_json(const FitResult& r, const Gpu& g, int count) {
          {"max_batch", r.max_batch},
          {"max_seq_len", r.max_seq_len},
          {"seq_len_cap", r.seq_len_cap},
+         {"image_side", r.image_side},
+         {"max_image_side", r.max_image_side},
          {"changes", json::array()}};
   for (const auto& c : r.changes)
     j["changes"].push_back({{"change", c.change},
@@ -210,7 +218,8 @@ int run_fit(Context& ctx, const FitArgs& a) {
                                                       {"need_bytes", "/requested/need_bytes"},
                                                       {"max_batch", "/max_batch"},
                                                       {"max_seq_len", "/max_seq_len"},
-                                                      {"seq_len_cap", "/seq_len_cap"}});
+                                                      {"seq_len_cap", "/seq_len_cap"},
+                                                      {"max_image_side", "/max_image_side"}});
   o.table.tones = {{}, {}, {Tone::plain, r.fits ? Tone::good : Tone::bad}};
   o.highlights = {{"  " + tr("fits") + " ", Tone::good}, {"  " + tr("too big") + " ", Tone::warn}};
   emit(*ctx.out, o, f);

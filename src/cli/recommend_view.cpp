@@ -110,11 +110,13 @@ std::string workload_line(const Workload& w) {
                       safe_cell(w.model.name.empty() ? w.model.id : w.model.name),
                       w.model.params / 1e9, w.model_from_preset ? "" : tr(", typical architecture"),
                       to_string(w.mode), precision_label(w));
-  if (w.model.cnn)
-    s += trf(", batch {} images of {} px", w.batch,
-             w.image_size > 0 ? w.image_size : w.model.cnn->image_size) +
-         (is_training(w.mode) ? trf(", {} optimizer", to_string(w.optimizer)) : "");
-  else if (is_training(w.mode))
+  if (image_side(w) > 0) {  // a vision model: images, and a ViT's tokens per image
+    s += trf(", batch {} images of {} px", w.batch, image_side(w));
+    if (!w.model.cnn) s += trf(" ({} tokens each)", tokens_per_sample(w));
+    if (is_training(w.mode))
+      s += trf(", {} optimizer", to_string(w.optimizer)) +
+           (w.grad_ckpt ? tr(", gradient checkpointing") : "");
+  } else if (is_training(w.mode))
     s += trf(", {} optimizer, batch {} x {} tokens{}", to_string(w.optimizer), w.batch, w.seq_len,
              w.grad_ckpt ? tr(", gradient checkpointing") : "");
   else

@@ -37,9 +37,12 @@ struct FitResult {
   Workload requested_workload;  // the workload on `count` cards (on_gpus: its sharding)
   Estimate requested;           // its estimate
   bool fits = false;
-  int max_batch = 0;    // at the requested sequence length; 0: not even batch 1
-  int max_seq_len = 0;  // at the requested batch; 0: not even 1 token
+  int max_batch = 0;    // at the requested sequence length (image side); 0: not even batch 1
+  int max_seq_len = 0;  // at the requested batch; 0: not even 1 token (or a vision model)
   int seq_len_cap = 0;  // the model's max_context, the search's upper bound
+  // Vision models (CNN, ViT): their length is the input image's side, not a sequence.
+  int image_side = 0;      // the requested side in pixels; 0: not a vision model
+  int max_image_side = 0;  // the largest side that fits at the requested batch (up to 16384)
   // When it does not fit: the K37 remedies, fitting first, then more cards where a platform
   // takes them (naming it), then the longest sequence that fits.
   std::vector<FitChange> changes;

@@ -67,6 +67,19 @@ void add_shorter_sequence(const Workload& w, FitResult& r) {
   r.changes.push_back({"--seq-len " + std::to_string(r.max_seq_len), v, estimate(v), true});
 }
 
+// A CNN trains with batch norm, whose statistics need a real batch: the largest that fits,
+// with gradient accumulation keeping the batch the user asked for (not --batch 1).
+void add_cnn_batch(const Workload& w, FitResult& r) {
+  if (!w.model.cnn || !is_training(w.mode) || r.max_batch < 1 || r.max_batch >= w.batch) return;
+  Workload v = w;
+  v.batch = r.max_batch;
+  v.grad_accum = w.grad_accum * ((w.batch + r.max_batch - 1) / r.max_batch);
+  r.changes.insert(r.changes.begin(),
+                   {trf("--batch {} --grad-accum {} (batch norm over {} images a step)", v.batch,
+                        v.grad_accum, v.batch),
+                    v, estimate(v), true});
+}
+
 }  // namespace
 
 namespace detail {
@@ -87,16 +100,26 @@ FitResult fit(const Workload& given, const Gpu& gpu, int count, const Reserve& r
     v.batch = b;
     return fits_in(v, r.usable_bytes);
   });
-  r.seq_len_cap = w.model.max_context > 0 ? std::max(w.model.max_context, 1) : 1 << 20;
-  r.max_seq_len = largest(r.seq_len_cap, [&](int s) {
-    Workload v = w;
-    v.seq_len = s;
-    if (v.prompt_len > s) v.prompt_len = s;
-    return fits_in(v, r.usable_bytes);
-  });
+  r.image_side = image_side(w);
+  if (r.image_side > 0) {
+    r.max_image_side = largest(kMaxImageSize, [&](int px) {
+      Workload v = w;
+      v.image_size = px;
+      return fits_in(v, r.usable_bytes);
+    });
+  } else {
+    r.seq_len_cap = w.model.max_context > 0 ? std::max(w.model.max_context, 1) : 1 << 20;
+    r.max_seq_len = largest(r.seq_len_cap, [&](int s) {
+      Workload v = w;
+      v.seq_len = s;
+      if (v.prompt_len > s) v.prompt_len = s;
+      return fits_in(v, r.usable_bytes);
+    });
+  }
   if (!r.fits) {
     r.changes = detail::remedies(w, gpu, r.usable_bytes);
     add_shorter_sequence(w, r);
+    add_cnn_batch(w, r);
   }
   if (!r.fits && reserve.fraction < 0)  // a limit the user set with --reserve stays theirs
     if (auto raised = raise_share(w, gpu, r)) r.changes.insert(r.changes.begin(), *raised);

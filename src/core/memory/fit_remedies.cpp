@@ -20,6 +20,15 @@ using Candidate = WorkloadChange;
 
 // Ordered from the least to the most disruptive change: the first that fits is the advice.
 void training_candidates(const Workload& w, std::vector<Candidate>& out) {
+  if (w.model.cnn) {  // a CNN trains whole and unsharded, without checkpointing (fit.cpp: batch)
+    if (w.optimizer == Optimizer::adamw || w.optimizer == Optimizer::sgd)
+      out.push_back({"--optimizer adamw-8bit",
+                     [](Workload& v) { v.optimizer = Optimizer::adamw_8bit; }, "optimizer"});
+    if (w.precision == Precision::fp32 && !w.amp)
+      out.push_back({tr("--amp (16-bit compute, fp32 master weights)"),
+                     [](Workload& v) { v.amp = true; }, "precision"});
+    return;
+  }
   if (!w.grad_ckpt) out.push_back({"--grad-ckpt", [](Workload& v) { v.grad_ckpt = true; }, "ckpt"});
   if (w.loss == Loss::full && w.model.kind == "decoder")
     out.push_back({"--loss chunked", [](Workload& v) { v.loss = Loss::chunked; }, "loss"});

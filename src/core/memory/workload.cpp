@@ -395,7 +395,9 @@ void validate(const Workload& w) {
   const bool vision = w.model.cnn || w.model.kind == "vision-encoder";
   if (w.image_size < 0 || (w.image_size > 0 && !vision))
     throw usage_error("--image-size applies to vision models (CNNs, ViT), from 1 pixel up");
-  if (w.image_size > 16384) throw usage_error("--image-size above 16384 pixels is not modelled");
+  if (w.image_size > kMaxImageSize)
+    throw usage_error("--image-size above " + std::to_string(kMaxImageSize) +
+                      " pixels is not modelled");
   validate_precision(w);
   detail::validate_sharding(w);
   validate_context(w);

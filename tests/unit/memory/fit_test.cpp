@@ -1,4 +1,6 @@
 #include "gpusel/memory/fit.hpp"
+#include "gpusel/data/data_source.hpp"
+#include "gpusel/data/models.hpp"
 #include "gpusel/memory/param_count.hpp"
 
 #include <catch2/catch.hpp>
@@ -178,4 +180,34 @@ TEST_CASE("GPU counts are 1..16384 in every command: the per-GPU workload refuse
   w.gpus = kMaxGpuCount + 1;
   CHECK_THROWS_WITH(validate(w),
                     Catch::Contains("--gpus must be at most " + std::to_string(kMaxGpuCount)));
+}
+
+TEST_CASE("fit for a CNN searches the image side, and keeps batch norm's batch with accumulation") {
+  static const std::vector<ModelArch> models = load_models({});
+  static const Catalog c = load_catalog({});
+  Workload w;
+  w.model = require_model(models, "resnet-50");
+  w.mode = Mode::full;
+  w.batch = 512;
+  w.grad_ckpt = w.flash_attn = false;
+  const FitResult r = fit(w, require_gpu(c, "rtx-4060"), 1);
+  REQUIRE_FALSE(r.fits);
+  CHECK(r.image_side == 224);
+  CHECK(r.max_seq_len == 0);
+  REQUIRE(r.max_batch >= 1);
+  REQUIRE(r.max_image_side >= 1);
+  CHECK(r.max_image_side < 224);
+  Workload v = w;
+  v.image_size = r.max_image_side + 1;
+  CHECK_FALSE(estimate(v).fits_within(r.usable_bytes));
+  REQUIRE_FALSE(r.changes.empty());
+  const FitChange& first = r.changes.front();
+  CHECK(first.fits);
+  CHECK(first.workload.batch == r.max_batch);
+  CHECK(first.workload.batch * first.workload.grad_accum >= w.batch);
+  for (const auto& ch : r.changes) {  // nothing a CNN does not do
+    CHECK(ch.change.find("--grad-ckpt") == std::string::npos);
+    CHECK(ch.change.find("--mode") == std::string::npos);
+    CHECK(ch.change.find("--offload") == std::string::npos);
+  }
 }
