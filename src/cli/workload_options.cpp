@@ -33,10 +33,13 @@ void add_model_options(CLI::App* cmd, WorkloadArgs& a) {
                   "Llama-style architecture)");
   cmd->add_option("--models", a.models_path, "model presets JSON replacing the embedded one");
   cmd->add_option("--mode", a.mode, choices(mode_names()) + " (default inference)");
-  cmd->add_option("--precision", a.precision,
-                  choices(precision_names()) +
-                      " weights (default bf16; qlora: NF4 base), or a llama.cpp GGUF type: " +
-                      choices(gguf_names()));
+  cmd->add_option(
+      "--precision", a.precision,
+      choices(precision_names()) +
+          " weights (default bf16; inference: as the model ships them where they ship in 8 or 4 "
+          "bits, e.g. gpt-oss MXFP4, DeepSeek-V3 FP8; qlora: NF4 base), or a "
+          "llama.cpp GGUF type: " +
+          choices(gguf_names()));
   cmd->add_option_function<double>(
       "--weight-bits", [&a](const double& v) { a.weight_bits = v; },
       "inference with --precision int4|int8: bits per weight of the quantized linear matrices, "
@@ -225,6 +228,7 @@ Workload resolve_workload(const WorkloadArgs& a) {
   require_mode_options(a, w.mode);
   if (!a.precision.empty()) set_precision(w, a.precision);
   if (a.weight_bits) set_weight_bits(w, *a.weight_bits);
+  if (a.precision.empty() && !a.weight_bits) use_shipped_weights(w);
   w.kv_dtype = parse_kv_dtype(a.kv_dtype);
   w.double_quant = a.double_quant;
   w.amp = a.amp;

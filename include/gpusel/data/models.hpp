@@ -55,6 +55,13 @@ struct CnnSpec {                 // kind "cnn": what an activation model needs
   bool operator==(const CnnSpec&) const = default;
 };
 
+struct ShippedWeights {    // the publisher's own non-16-bit weights (models.json)
+  std::string precision;   // fp8 | int8 | int4
+  double weight_bits = 0;  // bits per linear weight, scales included; 0: the precision's
+  std::string source, as_of;
+  bool operator==(const ShippedWeights&) const = default;
+};
+
 struct ModelArch {
   std::string id, name, family;
   std::string kind = "decoder";  // decoder | encoder | vision-encoder | cnn
@@ -74,8 +81,9 @@ struct ModelArch {
   std::optional<LinearAttentionSpec> linear_attention;
   std::optional<double> vision_params;  // bundled vision tower, not in the decoder shape
   std::optional<int> image_tokens;
-  std::optional<int> image_size;  // vision encoders: input side the image_tokens refer to
-  std::optional<CnnSpec> cnn;     // kind "cnn" only; the transformer fields are then 0
+  std::optional<int> image_size;          // vision encoders: input side the image_tokens refer to
+  std::optional<CnnSpec> cnn;             // kind "cnn" only; the transformer fields are then 0
+  std::optional<ShippedWeights> shipped;  // inference without --precision runs these
   // A bare count's shape: the parameters `params` holds beyond the shape are linear-layer
   // weights (quantized, stored and sharded with them), not embeddings or norms.
   bool remainder_linear = false;

@@ -75,6 +75,9 @@ struct Workload {
   // (ExLlamaV2's EXL2 at 2.5 or 4.0 bpw, GPTQ at 3 bits); 0: the precision's own. The
   // embeddings and the LM head stay 16-bit. linear_weight_bytes() reads it.
   double linear_bits = 0;
+  // Inference without --precision on a model shipped in 8 or 4 bits (models.json
+  // shipped_weights: gpt-oss MXFP4, DeepSeek-V3 FP8): precision and bits are the shipped ones.
+  bool weights_as_shipped = false;
   KvDtype kv_dtype = KvDtype::compute;
   std::string engine;  // inference engine (--engine, speed/ knows them); empty: by batch
   // --split-mode row: llama.cpp splits every weight matrix by rows over the cards (the
@@ -113,6 +116,10 @@ void set_precision(Workload& w, std::string_view name);
 // What the output calls the weights' format: the GGUF type when there is one, else precision.
 std::string precision_label(const Workload& w);
 
+// Inference with no --precision or --weight-bits given: the weights as the publisher ships
+// them (models.json shipped_weights), else nothing changes. Training keeps its 16-bit default
+// (the frameworks dequantize a shipped 4/8-bit checkpoint to train it).
+void use_shipped_weights(Workload& w);
 // --weight-bits: Error(usage) unless 1 <= bits <= 8 (a finite number); sets linear_bits.
 void set_weight_bits(Workload& w, double bits);
 // --lora-layers: Error(usage) unless 1 <= n <= the model's layers; sets lora_layers.

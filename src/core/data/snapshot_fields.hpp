@@ -106,13 +106,18 @@ void fields(A& a, T& c) {
   a(c.image_size, c.gflops, c.gflops_are_macs, c.saved_values, c.stages);
 }
 
+template <typename A, either<ShippedWeights> T>
+void fields(A& a, T& w) {
+  a(w.precision, w.weight_bits, w.source, w.as_of);
+}
+
 template <typename A, either<ModelArch> T>
 void fields(A& a, T& m) {
   a(m.id, m.name, m.family, m.kind, m.params, m.active_params);
   a(m.layers, m.hidden, m.heads, m.kv_heads, m.head_dim, m.intermediate, m.vocab);
   a(m.tied_embeddings, m.mlp, m.norm, m.qkv_bias, m.max_context, m.sliding_window);
   a(m.layer_pattern, m.moe, m.mla, m.linear_attention, m.vision_params, m.image_tokens);
-  a(m.image_size, m.cnn, m.remainder_linear, m.source, m.as_of, m.notes);
+  a(m.image_size, m.cnn, m.shipped, m.remainder_linear, m.source, m.as_of, m.notes);
 }
 
 template <typename A, either<PlatformMatch> T>

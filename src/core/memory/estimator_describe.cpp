@@ -14,8 +14,13 @@ std::string weights_text(const Workload& w) {
   if (!w.weight_format.empty())
     s += " (llama.cpp GGUF, " + num(w.weight_bits) + " bits per weight)";
   else if (w.linear_bits > 0)
-    s += " (--weight-bits: linear matrices at " + num(w.linear_bits) +
+    s += std::string(w.weights_as_shipped ? " (the publisher's format, models.json "
+                                            "shipped_weights; --precision overrides it"
+                                          : " (--weight-bits") +
+         ": linear matrices at " + num(w.linear_bits) +
          " bits per weight, scales included; embeddings and LM head 16-bit)";
+  else if (w.weights_as_shipped)
+    s += " (the publisher's format, models.json shipped_weights; --precision overrides it)";
   else if (w.mode == Mode::qlora || w.precision == Precision::int4)
     s += w.double_quant ? " with double quantization" : " without double quant";
   if (w.mode == Mode::full && w.precision == Precision::fp8)

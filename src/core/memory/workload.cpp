@@ -155,9 +155,10 @@ void set_precision(Workload& w, std::string_view name) {
 }
 
 std::string precision_label(const Workload& w) {
+  const std::string shipped = w.weights_as_shipped ? " (as shipped)" : "";
   if (w.linear_bits > 0)
-    return to_string(w.precision) + " at " + detail::bits_label(w.linear_bits) + " bits";
-  return w.weight_format.empty() ? to_string(w.precision) : w.weight_format;
+    return to_string(w.precision) + " at " + detail::bits_label(w.linear_bits) + " bits" + shipped;
+  return (w.weight_format.empty() ? to_string(w.precision) : w.weight_format) + shipped;
 }
 
 std::vector<std::string> mode_names() { return all_names(kModes); }

@@ -18,6 +18,13 @@ void set_weight_bits(Workload& w, double bits) {
   w.linear_bits = bits;
 }
 
+void use_shipped_weights(Workload& w) {
+  if (w.mode != Mode::inference || !w.model.shipped) return;
+  set_precision(w, w.model.shipped->precision);
+  if (w.model.shipped->weight_bits > 0) set_weight_bits(w, w.model.shipped->weight_bits);
+  w.weights_as_shipped = true;
+}
+
 namespace {
 
 // The one range check of --lora-layers, at the flag and again in validate().

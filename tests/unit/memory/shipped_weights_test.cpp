@@ -1,0 +1,64 @@
+// Models published in 8 or 4 bits (models.json shipped_weights): inference without a
+// --precision runs the weights as shipped; training keeps the 16-bit default.
+#include <catch2/catch.hpp>
+
+#include "gpusel/base/error.hpp"
+#include "gpusel/data/data_source.hpp"
+#include "gpusel/data/models.hpp"
+#include "gpusel/memory/estimator.hpp"
+#include "gpusel/memory/workload.hpp"
+
+using namespace gpusel;
+
+namespace {
+
+Workload preset(const std::string& id, Mode mode) {
+  static const std::vector<ModelArch> models = load_models({});
+  Workload w;
+  w.model = require_model(models, id);
+  w.mode = mode;
+  w.seq_len = 2048;
+  return w;
+}
+
+}  // namespace
+
+TEST_CASE("gpt-oss runs its MXFP4 experts as shipped: 4.25 bits, within one 80 GB card") {
+  Workload w = preset("gpt-oss-120b", Mode::inference);
+  use_shipped_weights(w);
+  CHECK(w.precision == Precision::int4);
+  CHECK(w.linear_bits == 4.25);
+  CHECK(w.weights_as_shipped);
+  CHECK(precision_label(w) == "int4 at 4.25 bits (as shipped)");
+  // The model card: 'fit into a single 80GB GPU'; the bf16 weights alone are 234 GB.
+  const double need = estimate(w).need_bytes();
+  CHECK(need < 80e9 * 0.9);
+  Workload bf16 = preset("gpt-oss-120b", Mode::inference);
+  CHECK(estimate(bf16).need_bytes() > 2.5 * need);
+}
+
+TEST_CASE("DeepSeek-V3 ships FP8, and a training mode keeps the 16-bit default") {
+  Workload w = preset("deepseek-v3", Mode::inference);
+  use_shipped_weights(w);
+  CHECK(w.precision == Precision::fp8);
+  CHECK(w.linear_bits == 0);
+  Workload lora = preset("deepseek-v3", Mode::lora);
+  use_shipped_weights(lora);
+  CHECK(lora.precision == Precision::bf16);
+  CHECK_FALSE(lora.weights_as_shipped);
+  Workload plain = preset("llama-3.1-8b", Mode::inference);  // ships bf16: nothing changes
+  use_shipped_weights(plain);
+  CHECK(plain.precision == Precision::bf16);
+  CHECK_FALSE(plain.weights_as_shipped);
+}
+
+TEST_CASE("shipped_weights is checked at load: a precision outside fp8/int8/int4 is refused") {
+  const auto doc = nlohmann::json::parse(R"({"schema_version": 1, "models": [{
+    "id": "m", "name": "M", "kind": "decoder", "params": 1e9, "layers": 2, "hidden": 64,
+    "heads": 4, "kv_heads": 4, "head_dim": 16, "intermediate": 128, "vocab": 100,
+    "tied_embeddings": true, "mlp": "swiglu", "norm": "rmsnorm", "max_context": 128,
+    "shipped_weights": {"precision": "fp4", "source": "https://example.org", "as_of": "2026-12-04"},
+    "source": "https://example.org", "as_of": "2026-12-04"}]})");
+  CHECK_THROWS_WITH(parse_models(doc, "t.json"),
+                    Catch::Contains("shipped_weights.precision: expected fp8, int8 or int4"));
+}
