@@ -180,6 +180,9 @@ int tokens_per_sample(const Workload& w);
 // A vision model's input side in pixels (CNN, ViT): --image-size, else the side its published
 // figures refer to; 0 for other models.
 int image_side(const Workload& w);
+// The smallest input side a vision model takes: a CNN's total stride (its last stage's
+// downsampling), a ViT's patch; 0 for other models.
+int min_image_side(const ModelArch& m);
 
 // Tensor x pipeline parallel (--tp/--pp): tp x pp > 1.
 bool model_parallel(const Workload& w);

@@ -180,24 +180,3 @@ void add_activation_components(const Setup& s, std::vector<Component>& out) {
 int tokens_of(const Workload& w) { return tokens_per_sample(w); }
 
 }  // namespace gpusel::detail
-
-namespace gpusel {
-
-int image_side(const Workload& w) {
-  if (w.image_size > 0) return w.image_size;
-  if (w.model.cnn) return w.model.cnn->image_size;
-  return w.model.kind == "vision-encoder" ? w.model.image_size.value_or(224) : 0;
-}
-
-int tokens_per_sample(const Workload& w) {
-  const ModelArch& m = w.model;
-  if (m.kind != "vision-encoder" || !m.image_tokens) return w.seq_len;
-  const int patches = *m.image_tokens - 1;
-  const int side = m.image_size.value_or(224);
-  if (w.image_size <= 0 || patches <= 0) return *m.image_tokens;
-  const double patch = side / std::sqrt(double(patches));
-  const double per_side = std::floor(w.image_size / patch);
-  return int(per_side * per_side) + 1;
-}
-
-}  // namespace gpusel

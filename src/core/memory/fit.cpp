@@ -102,11 +102,13 @@ FitResult fit(const Workload& given, const Gpu& gpu, int count, const Reserve& r
   });
   r.image_side = image_side(w);
   if (r.image_side > 0) {
-    r.max_image_side = largest(kMaxImageSize, [&](int px) {
+    const int least = min_image_side(w.model);  // the search starts at the smallest input
+    const int n = largest(kMaxImageSize - least + 1, [&](int i) {
       Workload v = w;
-      v.image_size = px;
+      v.image_size = least + i - 1;
       return fits_in(v, r.usable_bytes);
     });
+    r.max_image_side = n > 0 ? least + n - 1 : 0;
   } else {
     r.seq_len_cap = w.model.max_context > 0 ? std::max(w.model.max_context, 1) : 1 << 20;
     r.max_seq_len = largest(r.seq_len_cap, [&](int s) {

@@ -393,12 +393,7 @@ void validate(const Workload& w) {
   } else if (w.model.layers < 1 || w.model.hidden < 1) {
     throw usage_error("model '" + w.model.id + "' has no usable architecture");
   }
-  const bool vision = w.model.cnn || w.model.kind == "vision-encoder";
-  if (w.image_size < 0 || (w.image_size > 0 && !vision))
-    throw usage_error("--image-size applies to vision models (CNNs, ViT), from 1 pixel up");
-  if (w.image_size > kMaxImageSize)
-    throw usage_error("--image-size above " + std::to_string(kMaxImageSize) +
-                      " pixels is not modelled");
+  detail::validate_image_size(w);
   validate_precision(w);
   detail::validate_sharding(w);
   validate_context(w);

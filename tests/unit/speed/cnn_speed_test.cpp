@@ -137,3 +137,19 @@ TEST_CASE("a ViT is rated in images/s, its sequence the patches of --image-size"
   CHECK(big.train_tokens_per_s < small.train_tokens_per_s / 4);
   CHECK(big.train_tokens_per_s > small.train_tokens_per_s / 6);
 }
+
+TEST_CASE("an image size starts at the smallest input a vision model takes") {
+  CHECK(min_image_side(preset("resnet-50", Mode::full, 1).model) == 32);
+  CHECK(min_image_side(preset("yolov8n", Mode::full, 1).model) == 32);
+  CHECK(min_image_side(preset("vit-b-16", Mode::full, 1).model) == 16);
+  CHECK(min_image_side(preset("bert-base-uncased", Mode::full, 1).model) == 0);
+  Workload w = preset("yolov8n", Mode::inference, 1);
+  w.image_size = 16;
+  CHECK_THROWS_WITH(validate(w), Catch::Contains("below the 32 px"));
+  w.image_size = 32;
+  CHECK_NOTHROW(validate(w));
+  Workload v = preset("vit-b-16", Mode::inference, 1);
+  v.seq_len = 197;
+  v.image_size = 15;
+  CHECK_THROWS_WITH(validate(v), Catch::Contains("takes as one patch"));
+}
