@@ -18,29 +18,27 @@ namespace {
 using Edit = std::function<void(Workload&)>;
 using Candidate = WorkloadChange;
 
-// Ordered from the least to the most disruptive change: the first that fits is the advice.
-void training_candidates(const Workload& w, std::vector<Candidate>& out) {
-  if (w.model.cnn) {  // a CNN trains whole and unsharded, without checkpointing (fit.cpp: batch)
-    if (w.optimizer == Optimizer::adamw || w.optimizer == Optimizer::sgd)
-      out.push_back({"--optimizer adamw-8bit",
-                     [](Workload& v) { v.optimizer = Optimizer::adamw_8bit; }, "optimizer"});
-    if (w.precision == Precision::fp32 && !w.amp)
-      out.push_back({tr("--amp (16-bit compute, fp32 master weights)"),
-                     [](Workload& v) { v.amp = true; }, "precision"});
-    return;
-  }
-  if (!w.grad_ckpt) out.push_back({"--grad-ckpt", [](Workload& v) { v.grad_ckpt = true; }, "ckpt"});
-  if (w.loss == Loss::full && w.model.kind == "decoder")
-    out.push_back({"--loss chunked", [](Workload& v) { v.loss = Loss::chunked; }, "loss"});
-  if (w.batch > 1)
-    out.push_back({tr("--batch 1 (gradient accumulation for the rest)"),
-                   [](Workload& v) { v.batch = 1; }, "batch"});
+// An 8-bit optimizer, and mixed precision for an fp32 run: every trainable model's options.
+void optimizer_and_precision(const Workload& w, std::vector<Candidate>& out) {
   if (w.optimizer == Optimizer::adamw || w.optimizer == Optimizer::sgd)
     out.push_back({"--optimizer adamw-8bit",
                    [](Workload& v) { v.optimizer = Optimizer::adamw_8bit; }, "optimizer"});
   if (w.precision == Precision::fp32 && !w.amp)
     out.push_back({tr("--amp (16-bit compute, fp32 master weights)"),
                    [](Workload& v) { v.amp = true; }, "precision"});
+}
+
+// Ordered from the least to the most disruptive change: the first that fits is the advice.
+void training_candidates(const Workload& w, std::vector<Candidate>& out) {
+  // A CNN trains whole and unsharded, without checkpointing: fit.cpp adds its batch.
+  if (w.model.cnn) return optimizer_and_precision(w, out);
+  if (!w.grad_ckpt) out.push_back({"--grad-ckpt", [](Workload& v) { v.grad_ckpt = true; }, "ckpt"});
+  if (w.loss == Loss::full && w.model.kind == "decoder")
+    out.push_back({"--loss chunked", [](Workload& v) { v.loss = Loss::chunked; }, "loss"});
+  if (w.batch > 1)
+    out.push_back({tr("--batch 1 (gradient accumulation for the rest)"),
+                   [](Workload& v) { v.batch = 1; }, "batch"});
+  optimizer_and_precision(w, out);
   if (w.mode == Mode::lora)
     out.push_back({tr("--mode qlora (NF4 base)"),
                    [](Workload& v) {
