@@ -94,6 +94,8 @@ Shape shape_of(const Workload& w) {
   s.matmul = std::max(0.0, a.active - a.embedding - a.lm_head) + s.head;
   s.total = a.total;
   s.trainable = trainable_params(w, a);
+  const bool adapters = w.mode == Mode::lora || w.mode == Mode::qlora;
+  s.embedding = w.mode == Mode::full || (adapters && w.train_embeddings) ? a.embedding : 0;
   return s;
 }
 

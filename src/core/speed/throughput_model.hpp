@@ -29,6 +29,7 @@ struct Shape {
   double head = 0;       // the LM head's share (kept 16-bit when the body is quantized)
   double total = 0;      // all parameters (MoE: every expert), for gradients and gathers
   double trainable = 0;  // parameters with gradients in this mode
+  double embedding = 0;  // trained input-embedding parameters (0 when frozen)
   double attn_dim = 0;   // heads x head_dim
   int layers = 0;
   double hidden = 0;
