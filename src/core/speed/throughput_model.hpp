@@ -53,10 +53,12 @@ double optimizer_traffic(const Workload& w, const Shape& s, int shards);
 // --- achievable compute (throughput_compute.cpp) -----------------------------------------
 double spec16(const Gpu& g);  // catalog dense 16-bit TFLOPS: BF16, else FP16, else FP32
 struct Achievable {
-  double tflops16 = 0;        // measured or derived achievable 16-bit matmul TFLOPS
-  double fraction = 1;        // of spec16 (1 where the card has no spec figure)
-  std::optional<double> fp8;  // achievable FP8 TFLOPS, only where the card has FP8 math
-  std::string what;           // "h100-sxm (CUDA ...): 794.5 TFLOPS" for the assumptions
+  double tflops16 = 0;                  // measured or derived achievable 16-bit matmul TFLOPS
+  double fraction = 1;                  // of spec16 (1 where the card has no spec figure)
+  std::optional<double> fp8;            // achievable FP8 TFLOPS, only where the card has FP8 math
+  std::optional<double> fp32_fraction;  // measured SGEMM fraction of the FP32 spec, if any
+  std::string fp32_id;                  // the matmul entry it comes from
+  std::string what;                     // "h100-sxm (CUDA ...): 794.5 TFLOPS" for the assumptions
 };
 Achievable achievable(const Gpu& g, const K& k);
 double training_efficiency(const Gpu& g, const K& k, std::string& id);
