@@ -43,6 +43,7 @@ struct MatmulEntry {  // achievable dense matmul rate, measured
   std::string id, stack;
   CardMatch match;
   std::optional<double> tflops, fraction, fp8_tflops, fp8_fraction;
+  std::optional<double> fp32_fraction;  // FP32 (CUDA-core SGEMM) rate / the card's FP32 spec
 };
 
 struct EfficiencyEntry {  // end-to-end training / achievable matmul rate

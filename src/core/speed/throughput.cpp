@@ -23,17 +23,20 @@ namespace tput {
 // The rate each kind of GEMM runs at in training: the achievable 16-bit rate (GeForce: the
 // FP32-accumulate path PyTorch uses); FP8 linear layers where the card has FP8 tensor
 // cores (attention stays 16-bit, as Transformer Engine runs it); FP32 without AMP at the
-// card's FP32 rate scaled by its measured matmul fraction.
+// card's FP32 rate times its measured SGEMM fraction (matmul fp32_fraction; else the 16-bit
+// fraction, at most 1).
 Peaks training_peaks(const Workload& w, const Gpu& g, const K& k, Throughput& t) {
   const tput::Achievable a = tput::achievable(g, k);
   Peaks p{a.tflops16, a.tflops16, tput::spec16(g)};
   if (w.precision == Precision::fp32 && !w.amp) {
-    p.linear = p.attention =
-        g.fp32_tflops > 0 ? g.fp32_tflops * std::min(1.0, a.fraction) : a.tflops16;
+    const double frac = a.fp32_fraction ? *a.fp32_fraction : std::min(1.0, a.fraction);
+    p.linear = p.attention = g.fp32_tflops > 0 ? g.fp32_tflops * frac : a.tflops16;
     p.spec = g.fp32_tflops;
     if (tput::texts_on())
-      t.assumptions.push_back("FP32 compute (PyTorch leaves TF32 off for matmuls): " +
-                              num(p.linear) + " TFLOPS achievable [catalog, matmul]");
+      t.assumptions.push_back(
+          "FP32 compute (PyTorch leaves TF32 off for matmuls): " + num(frac) + " x " +
+          num(g.fp32_tflops) + " = " + num(p.linear) + " TFLOPS achievable [catalog, matmul" +
+          (a.fp32_fraction ? "." + a.fp32_id + ".fp32_fraction" : std::string()) + "]");
     return p;
   }
   if (tput::texts_on()) t.assumptions.push_back("achievable 16-bit matmul rate: " + a.what);

@@ -49,7 +49,15 @@ double trainable_params(const Workload& w, const ArchParams& a) {
 
 const MatmulEntry* matmul_entry(const Gpu& g, const K& k) {
   for (const auto& e : k.matmul)
-    if (e.match.matches(g)) return &e;
+    if ((e.tflops || e.fraction) && e.match.matches(g)) return &e;
+  return nullptr;
+}
+
+// FP32 without tensor cores runs on the CUDA cores at its own measured fraction: the first
+// matching entry that gives one (a card's own entry may have none; its family's applies).
+const MatmulEntry* fp32_entry(const Gpu& g, const K& k) {
+  for (const auto& e : k.matmul)
+    if (e.fp32_fraction && e.match.matches(g)) return &e;
   return nullptr;
 }
 
@@ -94,6 +102,8 @@ Shape shape_of(const Workload& w) {
   s.matmul = std::max(0.0, a.active - a.embedding - a.lm_head) + s.head;
   s.total = a.total;
   s.trainable = trainable_params(w, a);
+  const bool adapters = w.mode == Mode::lora || w.mode == Mode::qlora;
+  s.embedding = w.mode == Mode::full || (adapters && w.train_embeddings) ? a.embedding : 0;
   return s;
 }
 
@@ -124,6 +134,8 @@ Achievable achievable(const Gpu& g, const K& k) {
                (e ? " (" + e->stack + ") [matmul." + e->id + "]"
                   : " (no measurement for this architecture) [matmul_default_fraction]");
   }
+  if (const MatmulEntry* f = fp32_entry(g, k))
+    a.fp32_fraction = f->fp32_fraction, a.fp32_id = f->id;
   if (g.fp8_tflops_dense) {
     const double fp8_spec = *g.fp8_tflops_dense;
     a.fp8 = e && e->fp8_tflops     ? *e->fp8_tflops

@@ -86,6 +86,17 @@ Parts tp_traffic(const Workload& w, const Shape& s, const Fabric& f, double grad
   return p;
 }
 
+// DDP all-reduces its buckets in index order, the parameters bucketed in reverse
+// registration order (the order backward readies them); the input embedding's gradient
+// is ready only when backward ends, and a bucket closes once it reaches the cap, so the
+// last bucket holds at least the whole embedding gradient: that all-reduce overlaps
+// nothing. (Tied embeddings: the LM head's gradient accumulates into the same tensor.)
+double ddp_last_bucket(const Workload& w, const Shape& s, const K& k) {
+  const double grads = grad_bytes(w, s);
+  const double emb = s.trainable > 0 ? s.embedding * grads / s.trainable : 0;
+  return std::min(grads, std::max(k.ddp_bucket_bytes, emb));
+}
+
 Parts strategy_traffic(const Workload& w, const Shape& s, const Fabric& f, double fwd, double bwd,
                        const K& k, std::string& what) {
   Parts p;
@@ -99,11 +110,16 @@ Parts strategy_traffic(const Workload& w, const Shape& s, const Fabric& f, doubl
         what = "layers split over " + std::to_string(n) + " cards: one works at a time";
       return p;
     }
-    case Shard::ddp:
-      p.overlapped_bwd = allreduce_s(f, grads);
-      p.exposed = p.overlapped_bwd * last_bucket;
-      if (texts_on()) what = "DDP all-reduce of " + num(grads / 1e9) + " GB of gradients";
+    case Shard::ddp: {
+      const double last = ddp_last_bucket(w, s, k);
+      p.overlapped_bwd = allreduce_s(f, grads - last);
+      p.exposed = allreduce_s(f, last);
+      if (texts_on())
+        what = "DDP all-reduce of " + num(grads / 1e9) + " GB of gradients, the last bucket's " +
+               num(last / 1e6) + " MB after backward" +
+               (last > k.ddp_bucket_bytes ? " (the input embedding's gradient, ready last)" : "");
       return p;
+    }
     case Shard::zero1:
     case Shard::zero2: {
       p.overlapped_bwd = gather_s(f, grads);

@@ -29,6 +29,7 @@ struct Shape {
   double head = 0;       // the LM head's share (kept 16-bit when the body is quantized)
   double total = 0;      // all parameters (MoE: every expert), for gradients and gathers
   double trainable = 0;  // parameters with gradients in this mode
+  double embedding = 0;  // trained input-embedding parameters (0 when frozen)
   double attn_dim = 0;   // heads x head_dim
   int layers = 0;
   double hidden = 0;
@@ -52,10 +53,12 @@ double optimizer_traffic(const Workload& w, const Shape& s, int shards);
 // --- achievable compute (throughput_compute.cpp) -----------------------------------------
 double spec16(const Gpu& g);  // catalog dense 16-bit TFLOPS: BF16, else FP16, else FP32
 struct Achievable {
-  double tflops16 = 0;        // measured or derived achievable 16-bit matmul TFLOPS
-  double fraction = 1;        // of spec16 (1 where the card has no spec figure)
-  std::optional<double> fp8;  // achievable FP8 TFLOPS, only where the card has FP8 math
-  std::string what;           // "h100-sxm (CUDA ...): 794.5 TFLOPS" for the assumptions
+  double tflops16 = 0;                  // measured or derived achievable 16-bit matmul TFLOPS
+  double fraction = 1;                  // of spec16 (1 where the card has no spec figure)
+  std::optional<double> fp8;            // achievable FP8 TFLOPS, only where the card has FP8 math
+  std::optional<double> fp32_fraction;  // measured SGEMM fraction of the FP32 spec, if any
+  std::string fp32_id;                  // the matmul entry it comes from
+  std::string what;                     // "h100-sxm (CUDA ...): 794.5 TFLOPS" for the assumptions
 };
 Achievable achievable(const Gpu& g, const K& k);
 double training_efficiency(const Gpu& g, const K& k, std::string& id);

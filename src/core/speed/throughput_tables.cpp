@@ -96,7 +96,10 @@ void parse_matmul(const json& doc, const std::string& origin, ThroughputConstant
     m.fraction = optional_number(e, "fraction", at, 0.01, 1.5);
     m.fp8_tflops = optional_number(e, "fp8_tflops", at, 0.01, 1e5);
     m.fp8_fraction = optional_number(e, "fp8_fraction", at, 0.01, 1.5);
-    if (!m.tflops == !m.fraction) throw data_error(at + ": give exactly one of tflops, fraction");
+    m.fp32_fraction = optional_number(e, "fp32_fraction", at, 0.01, 1.5);
+    // An entry gives one 16-bit rate, or only an FP32 fraction (a family's SGEMM figure).
+    if ((m.tflops && m.fraction) || (!m.tflops && !m.fraction && !m.fp32_fraction))
+      throw data_error(at + ": give exactly one of tflops, fraction (or fp32_fraction alone)");
     k.matmul.push_back(std::move(m));
   }
 }

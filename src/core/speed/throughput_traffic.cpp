@@ -53,15 +53,17 @@ double achievable_bandwidth(const Gpu& g, const K& k) {
 }
 
 // Per layer and token, Korthikanti et al. (arXiv:2205.05198, s4.1) count the activation
-// bytes a block produces: 34·h in 16-bit, plus 5·a·s for the attention scores, softmax
-// and dropout mask when attention runs eagerly (FlashAttention never writes them). Each
+// bytes a block produces: 34·h in 16-bit (16 values of 2 B and two 1-byte dropout masks),
+// plus 5·a·s when attention runs eagerly (the softmax output and the dropout output, 2 B
+// each, and a 1-byte mask; FlashAttention never writes them). In fp32 the values take
+// 4 B and the masks stay 1 B: 66·h and 9·a·s. Each
 // such tensor is written and read once in forward, read again in backward, and its
 // gradient written and read ("activation_traffic_passes"); recompute runs the forward
 // again. A decoder's loss reads and writes fp32 logits (4·vocab bytes, ibid.).
 double activation_traffic_per_token(const Workload& w, const Shape& s, bool fp8_casts, const K& k) {
   const double cb = activation_bytes(w);
-  const double eager = w.flash_attn ? 0 : 5.0 * s.heads * w.seq_len;
-  const double layer = cb / 2 * 34 * s.hidden + eager;
+  const double eager = w.flash_attn ? 0 : (2 * cb + 1) * s.heads * w.seq_len;
+  const double layer = (16 * cb + 2) * s.hidden + eager;
   const double f = std::min(1.0, double(w.freeze_trainable_layers) / std::max(1, s.layers));
   const double back_layers = w.mode == Mode::freeze ? f * s.layers : s.layers;
   const double fwd = k.activation_forward_passes, bwd = k.activation_backward_passes;

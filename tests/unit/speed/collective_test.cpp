@@ -105,3 +105,28 @@ TEST_CASE("two 8-GPU instances over RDMA at the cluster network's rate match tha
   CHECK(estimate_throughput(w, g, 16, true, k, &efa).train_tokens_per_s ==
         Approx(estimate_throughput(w, g, 16, true, k).train_tokens_per_s));
 }
+
+// DDP all-reduces its buckets in order and the input embedding's gradient is ready only
+// when backward ends: its bucket (at least the whole embedding) overlaps nothing.
+TEST_CASE("DDP's last bucket holds the embedding gradient and is paid after backward") {
+  auto k = tput_fixtures::plain();
+  Workload w = tput_fixtures::training(Mode::full, 1e9);
+  w.shard = Shard::ddp;
+  const Gpu g = tput_fixtures::card();
+  const Throughput one = estimate_throughput(w, g, 1, false, k);
+  const Throughput two = estimate_throughput(w, g, 2, true, k);
+  // 32000 x 4096 bf16 gradients, a 2-card ring over NVLink's 300 GB/s one way: 2 x 1/2 x B / bw.
+  const double last_s = 32000.0 * 4096 * 2 / 300e9;
+  const double step_s = w.batch * w.seq_len / one.train_tokens_per_s;
+  CHECK(two.train_tokens_per_s == Approx(2 * one.train_tokens_per_s * step_s / (step_s + last_s)));
+  CHECK(joined(two).find("the input embedding's gradient, ready last") != std::string::npos);
+  // LoRA trains no embedding: only the bucket cap is exposed (0 in the fixture).
+  w.mode = Mode::lora;
+  CHECK(estimate_throughput(w, g, 2, true, k).train_tokens_per_s ==
+        Approx(2 * estimate_throughput(w, g, 1, false, k).train_tokens_per_s));
+  // A cap above the embedding's bytes is the last bucket instead.
+  w.mode = Mode::full;
+  k.ddp_bucket_bytes = 500e6;
+  const double capped = estimate_throughput(w, g, 2, true, k).train_tokens_per_s;
+  CHECK(capped == Approx(2 * one.train_tokens_per_s * step_s / (step_s + 500e6 / 300e9)));
+}

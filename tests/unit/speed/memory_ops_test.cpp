@@ -57,6 +57,25 @@ TEST_CASE("eager attention writes the 5·a·s score bytes FlashAttention never d
   CHECK(1 / e - 1 / f == Approx(extra));
 }
 
+// Korthikanti's counts in fp32: the 16 activation values of 34·h take 4 B, its two dropout
+// masks stay 1 B (66·h); eager attention's softmax and dropout outputs 4 B each, mask 1 B.
+TEST_CASE("fp32 without autocast moves 66·h and 9·a·s bytes per layer and token") {
+  Workload flash = training(Mode::full, 1e9);
+  flash.precision = Precision::fp32, flash.amp = false;
+  Workload eager = flash;
+  eager.flash_attn = false;
+  auto off = with_memory();
+  off.memory_bound_training = false;
+  const auto k = with_memory();
+  const double t_off = estimate_throughput(flash, card(100), 1, false, off).train_tokens_per_s;
+  const double f = estimate_throughput(flash, card(100), 1, false, k).train_tokens_per_s;
+  const double e = estimate_throughput(eager, card(100), 1, false, k).train_tokens_per_s;
+  // AdamW in fp32: weight read and written, gradient, two states read and written: 28 B.
+  const double act = 32 * 5 * 66.0 * 4096 + 4 * 32000.0 * 5;
+  CHECK(1 / f - 1 / t_off == Approx((act + 1e9 * 28 / flash.seq_len) / 1000e9));
+  CHECK(1 / e - 1 / f == Approx(32 * 5 * 9.0 * 32 * eager.seq_len / 1000e9));
+}
+
 TEST_CASE("the memory-bound share falls as the hidden size grows, and with bandwidth") {
   const auto k = with_memory();
   const auto share = [&](int hidden, double bandwidth) {

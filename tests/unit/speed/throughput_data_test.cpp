@@ -200,6 +200,32 @@ TEST_CASE("bad throughput data are data errors naming the key") {
   doc = nlohmann::json::parse(embedded_text("data/throughput.json"));
   doc["matmul"][0]["fraction"] = 0.5;  // both tflops and fraction
   CHECK_THROWS_AS(parse_throughput_constants(doc, "t.json"), Error);
+  doc = nlohmann::json::parse(embedded_text("data/throughput.json"));
+  doc["matmul"][0].erase("tflops");  // no 16-bit rate and no fp32_fraction either
+  CHECK_THROWS_AS(parse_throughput_constants(doc, "t.json"), Error);
+}
+
+// FP32 training without autocast runs SGEMM on the CUDA cores: Turing GeForce reaches 0.91
+// of its FP32 spec, Ampere and later GeForce 0.70 (their doubled FP32 figure shares a
+// datapath with INT32); cards with no FP32 measurement keep the 16-bit fraction, at most 1.
+TEST_CASE("fp32 without autocast runs at the measured SGEMM fraction of the FP32 rate") {
+  Workload w = llama(7, Mode::full);
+  w.precision = Precision::fp32, w.amp = false;
+  const Throughput titan = estimate_throughput(w, gpu("titan-rtx"), 1, false);
+  CHECK(titan.tflops_used == Approx(gpu("titan-rtx").fp32_tflops * 0.91));
+  CHECK(joined(titan).find("matmul.turing-geforce-fp32.fp32_fraction") != std::string::npos);
+  // The 4090's own entry has no FP32 figure: the GeForce family's applies.
+  const Throughput ada = estimate_throughput(w, gpu("rtx-4090"), 1, false);
+  CHECK(ada.tflops_used == Approx(gpu("rtx-4090").fp32_tflops * 0.70));
+  CHECK(joined(ada).find("matmul.geforce.fp32_fraction") != std::string::npos);
+  const Gpu& h100 = gpu("h100-sxm");
+  CHECK(estimate_throughput(w, h100, 1, false).tflops_used ==
+        Approx(h100.fp32_tflops * std::min(1.0, 794.5 / *h100.bf16_tflops_dense)));
+  // The 16-bit path is untouched: a 2080 Ti still takes the GeForce 16-bit fraction.
+  w.precision = Precision::bf16;
+  const Gpu& ti = gpu("rtx-2080-ti");
+  CHECK(estimate_throughput(w, ti, 1, false).tflops_used ==
+        Approx(1.05 * (ti.bf16_tflops_dense ? *ti.bf16_tflops_dense : *ti.fp16_tflops_dense)));
 }
 
 TEST_CASE("Gaudi's FP8 gain is its own measured figure, below Transformer Engine's on H100") {
