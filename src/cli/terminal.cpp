@@ -5,9 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdint>
 #include <cstdlib>
-#include <cstring>
 
 #include "gpusel/base/error.hpp"
 #include "gpusel/base/text.hpp"
@@ -180,24 +178,9 @@ std::size_t code_point_width(char32_t cp) {
   return wide ? 2 : 1;
 }
 
-namespace {
-// Whether any of the eight bytes of `w` is zero (the classic bit trick: no false positives).
-constexpr bool has_zero_byte(std::uint64_t w) {
-  return ((w - 0x0101010101010101ULL) & ~w & 0x8080808080808080ULL) != 0;
-}
-}  // namespace
-
 std::size_t display_width(std::string_view s) {
   std::size_t w = 0;
   for (std::size_t i = 0; i < s.size(); ++i) {
-    // Eight plain ASCII bytes (no high bit, no ESC) at a time: a table's cells mostly are.
-    while (s.size() - i >= 8) {
-      std::uint64_t b;
-      std::memcpy(&b, s.data() + i, 8);
-      if ((b & 0x8080808080808080ULL) || has_zero_byte(b ^ 0x1b1b1b1b1b1b1b1bULL)) break;
-      w += 8, i += 8;
-    }
-    if (i == s.size()) break;
     if (static_cast<unsigned char>(s[i]) < 0x80 && s[i] != '\x1b') {
       ++w;  // ASCII: one column, as decode and code_point_width would say
       continue;
