@@ -42,6 +42,21 @@ inline FlatKey flat_key(std::string_view key) {
   FlatKey k;
   if (key.size() >= 8) {
     std::memcpy(&k.prefix, key.data(), 8);  // one load, not a call
+  } else if constexpr (std::endian::native == std::endian::little) {
+    // Up to three loads (4, 2, 1 bytes) instead of a loop over the bytes: most keys are short.
+    const char* p = key.data();
+    std::size_t at = 0;
+    if (key.size() & 4) {
+      std::uint32_t w;
+      std::memcpy(&w, p, 4);
+      k.prefix = w, at = 4;
+    }
+    if (key.size() & 2) {
+      std::uint16_t w;
+      std::memcpy(&w, p + at, 2);
+      k.prefix |= std::uint64_t{w} << (8 * at), at += 2;
+    }
+    if (key.size() & 1) k.prefix |= std::uint64_t{static_cast<unsigned char>(p[at])} << (8 * at);
   } else {
     for (std::size_t i = 0; i < key.size(); ++i)
       k.prefix |= std::uint64_t{static_cast<unsigned char>(key[i])} << (8 * i);

@@ -1,3 +1,4 @@
+#include <map>
 #include <memory>
 
 #include "gpusel/base/error.hpp"
@@ -14,20 +15,27 @@ using schema_detail::run_check;
 struct Schema::Impl {
   json root;
   schema_detail::KeywordIndex index;
+  // Each top-level property's "items" schema, found once: a loader asks for it per record.
+  std::map<std::string, const json*, std::less<>> items;
 
   // The "items" schema of the top-level array property `list`, if there is one.
   const json* item_schema(const std::string& list) const {
+    const auto it = items.find(list);
+    return it == items.end() ? nullptr : it->second;
+  }
+
+  void find_items() {
     auto props = root.find("properties");
-    if (!root.is_object() || props == root.end() || !props->contains(list)) return nullptr;
-    const json& l = props->at(list);
-    if (!l.is_object() || !l.contains("items")) return nullptr;
-    return &l.at("items");
+    if (!root.is_object() || props == root.end() || !props->is_object()) return;
+    for (const auto& [name, l] : props->items())
+      if (l.is_object() && l.contains("items")) items.emplace(name, &l.at("items"));
   }
 };
 
 Schema::Schema(json schema) : impl_(std::make_unique<Impl>()) {
   impl_->root = std::move(schema);
   schema_detail::lint(impl_->root, impl_->root, "", impl_->index);
+  impl_->find_items();
 }
 
 Schema::~Schema() = default;

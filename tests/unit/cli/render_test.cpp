@@ -1,5 +1,9 @@
 // What reaches a terminal, a spreadsheet or a CI log (src/cli/render, terminal).
+#include <fmt/format.h>
+
 #include <catch2/catch.hpp>
+#include <cmath>
+#include <limits>
 #include <sstream>
 
 #include "cli/render.hpp"
@@ -127,4 +131,21 @@ TEST_CASE("wrapping CJK text cuts by columns not by bytes or code points") {
     CHECK(display_width(line) <= 24);
   }
   CHECK(out.find("一二三四五六七八") != std::string::npos);
+}
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+TEST_CASE("fixed() writes what fmt's {:.Nf} writes, ties, zeros and non-finite values included") {
+  const double values[] = {0.0,   -0.0,  0.5,         1.5,     2.5,      0.125,
+                           0.005, 0.015, 0.025,       1e300,   -1e-300,  123456789.125,
+                           80.0,  3.35,  1979.0,      1.0 / 3, 4.9e-324, 1.7976931348623157e308,
+                           kInf,  -kInf, std::nan("")};
+  for (const double v : values)
+    for (int d = 0; d <= 6; ++d) {
+      CAPTURE(v, d);
+      CHECK(fixed(v, d) == fmt::format("{:.{}f}", v, d));
+    }
+  CHECK(fixed(2.5, 0) == "2");  // ties to even, as printf
+  CHECK(fixed(0.125, 2) == "0.12");
+  CHECK(fixed(-0.0, 1) == "-0.0");
 }
