@@ -40,6 +40,7 @@ struct PlotPoint {
 
 struct PricePlot {
   std::string title, subtitle, currency;
+  std::string rate_unit = "tokens/s";  // what the throughput counts: images/s for vision
   Axis x, y;
   std::vector<PlotPoint> points;      // by price, then speed (fastest first)
   std::vector<std::size_t> frontier;  // indices into points, cheapest first

@@ -60,9 +60,19 @@ std::string label_of(const Config& c) {
 
 std::string workload_title(const Workload& w) {
   const std::string model = w.model.name.empty() ? w.model.id : w.model.name;
-  return fmt::format("{} ({:.2f}B params): {} {}, batch {} x {} tokens", model,
-                     w.model.params / 1e9, to_string(w.mode), precision_label(w), w.batch,
-                     w.seq_len);
+  const std::string batch = image_side(w) > 0
+                                ? fmt::format("batch {} images of {} px", w.batch, image_side(w))
+                                : fmt::format("batch {} x {} tokens", w.batch, w.seq_len);
+  return fmt::format("{} ({:.2f}B params): {} {}, {}", model, w.model.params / 1e9,
+                     to_string(w.mode), precision_label(w), batch);
+}
+
+// The throughput axis: images for vision models; an encoder's inference is its encode rate.
+std::string rate_axis(const Workload& w, const std::string& unit) {
+  if (is_training(w.mode)) return "training throughput (" + unit + ")";
+  if (w.model.kind != "decoder")
+    return fmt::format("inference throughput ({}, batch {})", unit, w.batch);
+  return fmt::format("decode throughput ({}, batch {})", unit, w.batch);
 }
 
 // The titles, both axes (the budget inside the price axis) and the notes of a plot whose
@@ -82,10 +92,8 @@ void finish(PricePlot& p, const Workload& w, const Rates& rates) {
   if (p.budget)
     xlo = std::min(xlo > 0 ? xlo : *p.budget, *p.budget), xhi = std::max(xhi, *p.budget);
   p.x = make_axis("price (" + p.currency + ")", xlo, xhi, false);
-  p.y = make_axis(is_training(w.mode)
-                      ? "training throughput (tokens/s)"
-                      : fmt::format("decode throughput (tokens/s, batch {})", w.batch),
-                  ylo, yhi, true);
+  p.rate_unit = image_side(w) > 0 ? "images/s" : "tokens/s";
+  p.y = make_axis(rate_axis(w, p.rate_unit), ylo, yhi, true);
   if (p.unpriced > 0)
     p.notes.push_back(fmt::format("{} fitting configuration{} without a price not shown",
                                   p.unpriced, p.unpriced == 1 ? "" : "s"));

@@ -56,10 +56,10 @@ void budget(Svg& s, const PricePlot& p, const Frame& f) {
   s.text(x + 4, f.top - 8, "budget " + grouped(*p.budget) + " " + p.currency, "budget-label");
 }
 
-std::string tooltip(const PlotPoint& pt, const std::string& cur) {
-  return fmt::format("{}: {} {}{}{}, {} tokens/s", pt.label, grouped(pt.price), cur,
+std::string tooltip(const PlotPoint& pt, const PricePlot& p) {
+  return fmt::format("{}: {} {}{}{}, {} {}", pt.label, grouped(pt.price), p.currency,
                      pt.converted ? " (converted)" : "", pt.used ? " used" : "",
-                     grouped(pt.tokens_per_s));
+                     grouped(pt.tokens_per_s), p.rate_unit);
 }
 
 // Places `text` beside the point at (x, y), `gap` px from it: right, left, above, below,
@@ -111,18 +111,18 @@ void points(Svg& s, const PricePlot& p, const Frame& f) {
   for (const PlotPoint& pt : p.points)
     if (!pt.frontier)
       s.circle(px(p, f, pt.price), py(p, f, pt.tokens_per_s), 3.5,
-               pt.over_budget ? "pt-over" : "pt", tooltip(pt, p.currency));
+               pt.over_budget ? "pt-over" : "pt", tooltip(pt, p));
   std::vector<std::pair<double, double>> line;
   for (std::size_t i : p.frontier)
     line.emplace_back(px(p, f, p.points[i].price), py(p, f, p.points[i].tokens_per_s));
   if (line.size() > 1) s.polyline(line, "front-line");
   for (std::size_t i : p.frontier)
     s.circle(px(p, f, p.points[i].price), py(p, f, p.points[i].tokens_per_s), 5, "front",
-             tooltip(p.points[i], p.currency));
+             tooltip(p.points[i], p));
   for (const PlotPoint& pt : p.points)
     if (pt.pick)
       s.circle(px(p, f, pt.price), py(p, f, pt.tokens_per_s), 9, "pick",
-               "recommended #" + std::to_string(pt.pick) + ": " + tooltip(pt, p.currency));
+               "recommended #" + std::to_string(pt.pick) + ": " + tooltip(pt, p));
   labels(s, p, f);
 }
 
@@ -150,7 +150,7 @@ void key(Svg& s, const PricePlot& p, const Frame& f) {
     s.text(f.width - 12, y, grouped(pt.price) + " / " + grouped(pt.tokens_per_s), "panel", "end");
   }
   y += 26;
-  s.text(f.panel, y, "Recommended (price / tokens/s)", "panel-head");
+  s.text(f.panel, y, "Recommended (price / " + p.rate_unit + ")", "panel-head");
   std::vector<const PlotPoint*> picks;
   for (const PlotPoint& pt : p.points)
     if (pt.pick) picks.push_back(&pt);
