@@ -53,6 +53,11 @@ void apply_source_versions(const Row& r, gpusel::Workload& w) {
   // prepare_model_for_int8_training (fp32 casts, checkpointing on: huggingface/peft@3714aa2f
   // src/peft/utils/other.py); whether its benchmark script (a gist, not in stored material)
   // prepared the 4-bit models is unknown, so they keep the hf profile's k-bit preparation.
+  // The transformers performance guide's table (docs perf_train_gpu_one.mdx @0016acf, 2022)
+  // ran torch 1.x, whose zero_grad() zeroed the gradients in place (set_to_none defaulted to
+  // False until PyTorch 2.0): they stayed allocated through the next forward.
+  if (has(src, "huggingface/transformers") && has(r.at("location"), "perf_train_gpu_one"))
+    set_by_source(f.grads_freed_each_step, false, "torch 1.x zero_grad() kept the gradients");
   if (has(src, "huggingface/blog"))
     set_by_source(f.four_bit_keeps_input, true, "bitsandbytes 0.39 (2023-05 blog)");
   if (has(src, "QwenLM")) {

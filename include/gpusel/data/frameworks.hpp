@@ -55,6 +55,7 @@ struct FrameworkProfile {
   Cited<bool> fused_lora_kernels, fused_qkv, kv_repeat;
   Cited<std::string> optimizer_in_backward;  // never | full-single-gpu | always
   Cited<int> optimizer_step_temporaries;     // state-sized temporaries of a torch AdamW step
+  Cited<bool> grads_freed_each_step;         // zero_grad(set_to_none=True) after each step
   Cited<bool> activation_offload;
   Cited<int> offload_gpu_checkpoints;
   Cited<bool> fsdp_checkpointing, fsdp_no_sync_accumulation, fsdp_frozen_grads;

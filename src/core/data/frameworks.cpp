@@ -82,6 +82,7 @@ void parse_behaviours(FrameworkProfile& f, const json& b, const std::string& at)
   f.kv_repeat = cited<bool>(b, "kv_repeat", at);
   f.optimizer_in_backward = cited<std::string>(b, "optimizer_in_backward", at);
   f.optimizer_step_temporaries = cited<int>(b, "optimizer_step_temporaries", at);
+  f.grads_freed_each_step = cited<bool>(b, "grads_freed_each_step", at);
   f.activation_offload = cited<bool>(b, "activation_offload", at);
   f.offload_gpu_checkpoints = cited<int>(b, "offload_gpu_checkpoints", at);
   f.fsdp_checkpointing = cited<bool>(b, "fsdp_checkpointing", at);

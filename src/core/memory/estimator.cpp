@@ -80,6 +80,7 @@ Estimate estimate(const Workload& w, EstimateDetail level) {
   } else {
     detail::add_inference_components(s, e.components);
   }
+  detail::phase_gradients(s, e.components);
   add_overheads(e.components);
   check_finite(e.components);
   for (const auto& c : e.components) {

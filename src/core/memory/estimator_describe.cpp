@@ -7,7 +7,8 @@ namespace {
 
 std::string yes(bool b) { return b ? "yes" : "no"; }
 
-std::string weights_text(const Workload& w) {
+std::string weights_text(const Setup& setup) {
+  const Workload& w = setup.w;
   std::string s = "mode " + to_string(w.mode) + ", weights " +
                   (w.mode == Mode::qlora && !is_quantized(w.precision) ? std::string("nf4")
                                                                        : precision_label(w));
@@ -31,9 +32,14 @@ std::string weights_text(const Workload& w) {
            "; the fp8 casts of weight and input live for one matmul and the high-precision "
            "input and weight are what backward keeps (pytorch/ao@36027d82 "
            "torchao/float8/float8_linear.py:45, 255-270)";
+  if (setup.amp_fp32_params)
+    return s + ", AMP (torch autocast over the fp32 model: the fp32 parameters are the master "
+               "copy, no 16-bit working copy)";
   if (w.amp)
     return s + ", AMP (fp32 weights, 16-bit compute" +
-           (w.mode == Mode::full || w.mode == Mode::freeze ? ", fp32 master weights)" : ")");
+           (w.mode == Mode::full || w.mode == Mode::freeze
+                ? ", a 16-bit working copy and fp32 master weights)"
+                : ")");
   if ((w.mode == Mode::full || w.mode == Mode::freeze) && w.precision != Precision::fp32)
     s += ", pure " + to_string(w.precision) +
          " training: gradients (and AdamW states) in that dtype, no fp32 master copy (--amp "
@@ -76,7 +82,7 @@ void describe(const Setup& s, std::vector<std::string>& a) {
   const Workload& w = s.w;
   const ModelArch& m = w.model;
   if (!w.model_from_preset) a.push_back("assumes a decoder-only LLM: " + m.notes);
-  a.push_back(weights_text(w));
+  a.push_back(weights_text(s));
   if (m.cnn)
     a.push_back("micro-batch " + std::to_string(w.batch) + " images of " +
                 std::to_string(w.image_size > 0 ? w.image_size : m.cnn->image_size) + " px" +

@@ -30,6 +30,12 @@ struct Setup {
   bool trains_base = false;   // full/freeze
   bool ckpt = false;          // checkpointing, asked or forced by the framework
   bool opt_in_bwd = false;    // optimizer step inside backward
+  // torch AMP over the fp32 model itself (one GPU or DDP): no 16-bit working copy; autocast
+  // caches 16-bit casts of the trained weights for the length of the forward.
+  bool amp_fp32_params = false;
+  // Gradients exist only from backward to the step (zero_grad(set_to_none=True), one
+  // micro-batch, one process): they do not coexist with the forward's activations.
+  bool grads_phased = false;
   double dropout = 0;         // LoRA dropout
   double trainable = 0;       // parameters with gradients and optimizer states
   double lora_params = 0;     // adapter parameters (part of trainable)
@@ -66,6 +72,11 @@ double loss_bytes(const Setup& s);  // what the loss holds at its peak (0: no LM
 void add_inference_components(const Setup& s, std::vector<Component>& out);
 void add_vision_components(const Setup& s, std::vector<Component>& out);
 void add_step_component(const Setup& s, std::vector<Component>& out);
+// With grads_phased, only the part of the gradients above the forward's freed transients
+// adds to the peak: the gradients component becomes max(0, gradients - transients).
+void phase_gradients(const Setup& s, std::vector<Component>& out);
+// What the forward/backward turn holds that the optimizer step no longer does.
+double freed_by_step(const std::vector<Component>& out);
 // The transient full-size 16-bit copies of the largest 4-bit weight while it is multiplied.
 void add_dequant_component(const Setup& s, std::vector<Component>& out);
 // Dequantized weights a matmul saves for backward (AutoGPTQ's torch path): one block's.

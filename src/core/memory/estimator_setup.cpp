@@ -160,12 +160,17 @@ void set_dtypes(Setup& s) {
   // torch AMP runs an fp32 model under autocast; DeepSpeed and FSDP mixed precision run a
   // 16-bit copy of it instead (engine.py:1228-1231; FSDP MixedPrecision param_dtype).
   const bool torch_amp = w.amp && !s.shards_states();
+  // torch.autocast runs the fp32 model itself: its parameters stay fp32 (HF Trainer, accelerate
+  // and litgpt's bf16-mixed without DeepSpeed/FSDP), unlike DeepSpeed's and Megatron's 16-bit
+  // working copies. fp8 keeps its own rule (linear_bytes).
+  s.amp_fp32_params = w.amp && s.trains_base && w.precision != Precision::fp8 &&
+                      (s.shard == Shard::none || s.shard == Shard::ddp);
   s.cb = fp32 ? 4 : 2;
   s.autocast = training && !s.zero() && !fp32 && (torch_amp || f.autocast.value);
-  s.lin_b = linear_bytes(w);
+  s.lin_b = s.amp_fp32_params ? 4 : linear_bytes(w);
   // TRL, axolotl and PEFT skip the fp32 preparation for sharded QLoRA (FSDP, ZeRO).
   const bool kbit = s.adapters && s.quantized && !s.shards_states();
-  s.emb_b = w.amp && !s.adapters ? 2 : bytes_per_value(w.precision);
+  s.emb_b = w.amp && !s.adapters ? (s.amp_fp32_params ? 4 : 2) : bytes_per_value(w.precision);
   if (s.quantized || (w.precision == Precision::fp8 && !w.amp)) s.emb_b = 2;
   if (w.precision == Precision::fp8 && w.amp) s.emb_b = 4;  // the fp32 model's own
   s.norm_b = s.emb_b;
@@ -249,6 +254,9 @@ Setup make_setup(const Workload& w, std::vector<std::string>& assumptions) {
   s.opt_in_bwd = is_training(w.mode) &&
                  (bwd == "always" || (bwd == "full-single-gpu" && w.mode == Mode::full &&
                                       s.shard == Shard::none && s.n == 1));
+  s.grads_phased = is_training(w.mode) && w.framework.grads_freed_each_step.value &&
+                   s.shard == Shard::none && s.n == 1 && w.grad_accum <= 1 && !s.opt_in_bwd &&
+                   w.offload == Offload::none;
   return s;
 }
 

@@ -105,16 +105,6 @@ void add_buckets(const Setup& s, std::vector<Component>& out) {
   if (bytes > 0) out.push_back({"comm_buffers", bytes, f});
 }
 
-// What the forward/backward turn holds that the optimizer step no longer does.
-double freed_by_step(const std::vector<Component>& out) {
-  double transients = 0;
-  for (const auto& c : out)
-    if (c.where == "gpu" &&
-        (c.name == "activations" || c.name == "logits" || c.name == "gathered_params"))
-      transients += c.bytes;
-  return transients;
-}
-
 // torch.optim.AdamW with foreach (not fused) allocates exp_avg_sq_sqrt, a state-sized
 // temporary over the whole parameter group, at the step (torch/optim/adamw.py
 // _multi_tensor_adamw); the activations are gone by then, so only what exceeds them counts.
@@ -125,7 +115,13 @@ void add_torch_step(const Setup& s, std::vector<Component>& out) {
     return;
   const double divide = s.shards_states() || s.shard == Shard::tp ? s.n : 1;
   const double temp = temps * s.trainable * state_bytes(s) / divide;
-  const double extra = temp - freed_by_step(out);
+  // With phased gradients the step sees them (the gradients component keeps only their part
+  // above the transients), so the temporary adds beyond what they leave of the transients.
+  double freed = freed_by_step(out);
+  if (s.grads_phased)
+    for (const auto& c : out)
+      if (c.name == "gradients" && c.where == "gpu") freed = std::max(0.0, freed - c.bytes);
+  const double extra = temp - freed;
   if (extra <= 0) return;
   out.push_back({"optimizer_step", extra,
                  std::to_string(temps) + " x " + num(s.trainable) + " trainable x " +
@@ -135,6 +131,15 @@ void add_torch_step(const Setup& s, std::vector<Component>& out) {
 }
 
 }  // namespace
+
+double freed_by_step(const std::vector<Component>& out) {
+  double transients = 0;
+  for (const auto& c : out)
+    if (c.where == "gpu" && (c.name == "activations" || c.name == "logits" ||
+                             c.name == "gathered_params" || c.name == "autocast_cache"))
+      transients += c.bytes;
+  return transients;
+}
 
 void add_sharding_components(const Setup& s, std::vector<Component>& out) {
   if (!is_training(s.w.mode)) return;

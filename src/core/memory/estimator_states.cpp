@@ -31,8 +31,9 @@ void add_weights(const Setup& s, std::vector<Component>& out) {
                   " embedding/head x " + num(emb_b) + " B + " + num(s.rest_params) +
                   " norms/biases x " + num(norm_b) + " B";
   const bool fp8 = w.precision == Precision::fp8;
-  if (w.amp && s.trains_base && !fsdp_amp && !fp8)
+  if (w.amp && s.trains_base && !fsdp_amp && !fp8 && !s.amp_fp32_params)
     f = num(s.p.total) + " params x 2 B (16-bit working copy; fp32 master below)";
+  if (s.amp_fp32_params) f += " (fp32 parameters: autocast casts them to 16 bits per matmul)";
   if (w.amp && fp8 && !fsdp_amp) f += " (fp32 parameters: float8 casts them per matmul)";
   if (fsdp_amp) f += " (fp32 parameters, FSDP mixed precision gathers them in bf16)";
   if (w.weight_bits > 0) bytes = gguf_weights(s, f);
@@ -238,8 +239,9 @@ void add_master(const Setup& s, std::vector<Component>& out) {
   // once the engine cast them to bf16); torch AMP and FSDP keep fp32 parameters themselves.
   const bool deepspeed = s.zero();
   // torchao float8 under autocast reads the fp32 parameters themselves: no separate master.
-  const bool torch_amp =
-      w.amp && s.trains_base && s.shard != Shard::fsdp && w.precision != Precision::fp8;
+  // Megatron-style tensor parallelism keeps a 16-bit working copy and an fp32 main copy.
+  const bool torch_amp = w.amp && s.trains_base && s.shard == Shard::tp &&
+                         w.precision != Precision::fp8;
   if (!deepspeed && !torch_amp) return;
   const double b = data_constant("master_weight_bytes");
   double bytes = s.trainable * b;
@@ -302,6 +304,36 @@ void add_dequant_saved_component(const Setup& s, std::vector<Component>& out) {
                      " B (dequantized, saved by the matmul for backward)"});
 }
 
+namespace {
+// torch.autocast caches the 16-bit cast of every weight that is a leaf requiring grad for the
+// whole forward and drops the cache when the outermost autocast region exits, before
+// backward (pytorch/pytorch aten/src/ATen/autocast_mode.cpp cached_cast: can_try_cache needs
+// arg.requires_grad() && arg.is_leaf(); clear_cache on exit). Frozen weights are cast per
+// call instead; the embedding lookup is not on autocast's cast list, but a tied LM head is.
+void add_autocast_cache(const Setup& s, std::vector<Component>& out) {
+  if (!s.amp_fp32_params || s.trainable <= 0) return;
+  const ModelArch& m = s.w.model;
+  const double head = s.p.lm_head > 0 ? s.p.lm_head : (m.tied_embeddings ? s.p.embedding : 0);
+  const double cast = s.w.mode == Mode::full ? s.p.linear + head : s.trainable;
+  out.push_back({"autocast_cache", cast * 2,
+                 num(cast) + " trained matmul weights x 2 B (autocast's 16-bit casts, kept for "
+                             "the forward, freed before backward)"});
+}
+
+}  // namespace
+
+void phase_gradients(const Setup& s, std::vector<Component>& out) {
+  if (!s.grads_phased) return;
+  const double transients = freed_by_step(out);
+  for (auto& c : out) {
+    if (c.name != "gradients" || c.where != "gpu") continue;
+    const double full = c.bytes;
+    c.bytes = std::max(0.0, full - transients);
+    c.formula += " = " + gb(full) + ", made in backward as activations free (set_to_none): " +
+                 "only the excess over the forward's " + gb(transients) + " adds";
+  }
+}
+
 void add_state_components(const Setup& s, std::vector<Component>& out) {
   add_weights(s, out);
   add_quant_state(s, out);
@@ -309,6 +341,7 @@ void add_state_components(const Setup& s, std::vector<Component>& out) {
   add_gradients(s, out);
   add_optimizer(s, out);
   add_master(s, out);
+  add_autocast_cache(s, out);
 }
 
 }  // namespace gpusel::detail

@@ -120,19 +120,26 @@ TEST_CASE("memory grows with params, batch, sequence length and LoRA rank") {
       CHECK(t > last);
       last = t;
     }
+    // Full fine-tuning with one micro-batch peaks at the end of backward (all gradients)
+    // until the forward's activations outweigh them: never falling, growing overall.
+    const bool flat_start = m == Mode::full;
     Workload w = on(test_models::llama31_8b(), m);
-    double prev = estimate(w).total_bytes;
+    const double first = estimate(w).total_bytes;
+    double prev = first;
     for (int b : {2, 4, 8}) {
       w.batch = b;
-      CHECK(estimate(w).total_bytes > prev);
-      prev = estimate(w).total_bytes;
+      const double t = estimate(w).total_bytes;
+      CHECK((flat_start ? t >= prev : t > prev));
+      prev = t;
     }
+    CHECK(prev > first);
     w.batch = 1;
     prev = 0;
     for (int s : {128, 512, 2048, 8192}) {
       w.seq_len = s;
-      CHECK(estimate(w).total_bytes > prev);
-      prev = estimate(w).total_bytes;
+      const double t = estimate(w).total_bytes;
+      CHECK((flat_start && s > 128 ? t >= prev : t > prev));
+      prev = t;
     }
   }
   Workload w = on(test_models::llama31_8b(), Mode::lora);

@@ -149,8 +149,14 @@ TEST_CASE("when no single change is enough, the fewest that fit together are off
   CHECK(first.workload.grad_ckpt);
   CHECK(first.workload.loss == Loss::chunked);
   CHECK(first.workload.mode == Mode::lora);  // no QLoRA where it is not needed
-  for (const auto& c : r.changes)
-    if (c.change.find(" + ") == std::string::npos && c.workload.gpus == 1) CHECK_FALSE(c.fits);
+  // Every single change of the recipe falls short; a shorter sequence (the search's own
+  // answer, which fits by construction) changes the workload instead.
+  for (const auto& c : r.changes) {
+    INFO(c.change);
+    if (c.change.find(" + ") == std::string::npos && c.workload.gpus == 1 &&
+        c.change.rfind("--seq-len", 0) != 0)
+      CHECK_FALSE(c.fits);
+  }
 }
 
 TEST_CASE("a 70B model in bf16 needs several 80 GB cards, fit says how many") {
