@@ -87,6 +87,12 @@ void set_parallel_degrees(const Row& r, gpusel::Workload& w) {
 
 // The LoRA recipes the rows' stacks run.
 void lora_settings(const std::string& how, gpusel::Workload& w) {
+  // A row that states its adapters ("LoRA r=16 q,v"): rank and targets as written.
+  std::smatch rank;
+  if (std::regex_search(how, rank, std::regex(R"(LoRA r=(\d+))"))) {
+    w.lora_rank = std::stoi(rank[1]);
+    w.lora_targets = has(how, "q,v") ? gpusel::LoraTargets::qv : gpusel::LoraTargets::all_linear;
+  }
   // mlx-examples lora.py (ml-explore/mlx-examples@0d863ab lora/lora.py): adapters on q_proj
   // and v_proj of the last --lora-layers 16 blocks (rank 8: lora/models.py
   // LoRALinear.from_linear), batch 4, no gradient checkpointing: --lora-layers 16.

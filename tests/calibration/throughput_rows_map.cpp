@@ -46,6 +46,10 @@ constexpr Arch kArchs[] = {
     {"bert-large", "encoder", 0.335, 24, 1024, 16, 16, 4096, 30522, true, "gelu", "layernorm"},
     {"transformer-xl-large", "decoder", 0.52, 18, 1024, 16, 16, 4096, 267735, true, "gelu",
      "layernorm"},
+    // meta-llama/Llama-3.2-1B and -3B, Qwen/Qwen2.5-7B config.json (as data/models.json).
+    {"llama-3.2-1b", "decoder", 1.236, 16, 2048, 32, 8, 8192, 128256, true, "swiglu", "rmsnorm"},
+    {"llama-3.2-3b", "decoder", 3.213, 28, 3072, 24, 8, 8192, 128256, true, "swiglu", "rmsnorm"},
+    {"qwen2.5-7b", "decoder", 7.616, 28, 3584, 28, 4, 18944, 152064, false, "swiglu", "rmsnorm"},
 };
 
 std::string lower(std::string s) {
@@ -58,6 +62,9 @@ std::string arch_key(const std::string& model) {
   if (has(m, "transformer-xl")) return "transformer-xl-large";
   if (has(m, "bert")) return "bert-large";
   if (has(m, "gpt-2")) return "gpt-2-124m";
+  if (has(m, "3.2 1b")) return "llama-3.2-1b";
+  if (has(m, "3.2 3b")) return "llama-3.2-3b";
+  if (has(m, "qwen2.5 7b")) return "qwen2.5-7b";
   for (const char* mpt : {"mpt-1b", "mpt-7b", "mpt-13b", "mpt-30b", "mpt-70b"})
     if (has(m, mpt)) return mpt;
   if (has(m, "175b")) return "gpt-3-175b";
@@ -99,6 +106,7 @@ const std::map<std::string, std::pair<std::string, std::string>> kCards = {
     {"A100 (PCIe interconnect per source)",
      {"a100-80gb-pcie", "A100 memory not stated: 80GB (70B fp16 on 2 cards needs >40 GB each)"}},
     {"H100 80GB", {"h100-sxm", "MosaicML cluster: SXM"}},
+    {"H200 141GB SXM (lent, 700 W)", {"h200-sxm", ""}},
     {"H100 80GB PCIe", {"h100-pcie", "NVLink bridge not stated: PCIe assumed"}},
     {"H100 PCIe 80GB", {"h100-pcie", ""}},
     {"H100 80GB SXM5", {"h100-sxm", ""}},
