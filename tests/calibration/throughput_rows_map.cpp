@@ -235,6 +235,9 @@ std::string unexpressible(const Row& r) {
   const std::string& how = r.at("method") + " " + r.at("framework");
   if (has(how, "bigdl") || has(how, "ipex-llm"))
     return "ipex-llm (bigdl-llm) is not one of the modelled engines";
+  if (has(how, "generate()"))
+    return "transformers generate() (eager, host-bound: 14-28 ms per token on the lent H200 "
+           "for 1-8B models, its Python dispatch per layer) is not one of the modelled engines";
   if (has(r.at("model"), "Transformer-XL"))
     return "Transformer-XL: relative-position attention and adaptive softmax are not "
            "expressible as a ModelArch, so FLOPs per token are unknown";
