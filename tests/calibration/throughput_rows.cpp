@@ -127,7 +127,8 @@ void training_workload(const Row& r, gpusel::Workload& w) {
   w.seq_len = first_int(r.at("seq_len"), 2048);
   // Stacks that predate FlashAttention/SDPA write the attention scores (--no-flash-attn):
   // NVIDIA DeepLearningExamples' BERT and Transformers 4.3.
-  w.flash_attn = !has(how, "DeepLearningExamples") && !has(how, "Transformers 4.3");
+  w.flash_attn = !has(how, "DeepLearningExamples") && !has(how, "Transformers 4.3") &&
+                 !has(how, "eager attention");
   const std::string notes = r.at("notes") + " " + method;
   w.grad_ckpt = (has(notes, "act. ckpt") && !has(notes, "no act. ckpt")) ||
                 has(notes, "gradient checkpointing on");
