@@ -88,6 +88,8 @@ struct ThroughputConstants {
   // Passes over each activation tensor in forward (write, read) and backward (read it,
   // write and read its gradient): the memory-bound ops' traffic in a training step.
   double activation_forward_passes = 2, activation_backward_passes = 3;
+  // Eager attention's measured traffic per score element beyond SDPA, forward and backward.
+  double eager_forward_bytes = 48, eager_backward_bytes = 48;
   // Charge the memory-bound ops and the optimizer step (data always does; unit fixtures that
   // check the matmul arithmetic alone switch it off).
   bool memory_bound_training = true;

@@ -84,6 +84,12 @@ void parse_scalars(const json& c, const std::string& at, ThroughputConstants& k)
     throw data_error(pw + "value: needs 'forward' and 'backward'");
   k.activation_forward_passes = tput::in_range(passes.at("forward"), pw + "forward", 0, 10);
   k.activation_backward_passes = tput::in_range(passes.at("backward"), pw + "backward", 0, 10);
+  const json& eager = tput::sourced(c, "eager_attention_bytes_per_score", at);
+  const std::string ew = at + ".eager_attention_bytes_per_score.";
+  if (!eager.is_object() || !eager.contains("forward") || !eager.contains("backward"))
+    throw data_error(ew + "value: needs 'forward' and 'backward'");
+  k.eager_forward_bytes = tput::in_range(eager.at("forward"), ew + "forward", 0, 1000);
+  k.eager_backward_bytes = tput::in_range(eager.at("backward"), ew + "backward", 0, 1000);
   k.prefill_quantized_factor = number(c, "prefill_quantized_factor", at, 0.05, 1);
   k.ddp_bucket_bytes = number(c, "ddp_bucket_mb", at, 1, 1e4) * 1e6;
   k.comm_overlap_fraction = number(c, "comm_overlap_fraction", at, 0, 1);

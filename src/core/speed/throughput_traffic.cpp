@@ -53,22 +53,26 @@ double achievable_bandwidth(const Gpu& g, const K& k) {
 }
 
 // Per layer and token, Korthikanti et al. (arXiv:2205.05198, s4.1) count the activation
-// bytes a block produces: 34·h in 16-bit (16 values of 2 B and two 1-byte dropout masks),
-// plus 5·a·s when attention runs eagerly (the softmax output and the dropout output, 2 B
-// each, and a 1-byte mask; FlashAttention never writes them). In fp32 the values take
-// 4 B and the masks stay 1 B: 66·h and 9·a·s. Each
-// such tensor is written and read once in forward, read again in backward, and its
-// gradient written and read ("activation_traffic_passes"); recompute runs the forward
-// again. A decoder's loss reads and writes fp32 logits (4·vocab bytes, ibid.).
+// bytes a block produces: 34·h in 16-bit (16 values of 2 B and two 1-byte dropout masks);
+// in fp32 the values take 4 B and the masks stay 1 B: 66·h. Each such tensor is written and
+// read once in forward, read again in backward, and its gradient written and read
+// ("activation_traffic_passes"); recompute runs the forward again. A decoder's loss reads
+// and writes fp32 logits (4·vocab bytes, ibid.). Eager attention adds what its score ops
+// were measured to move per score element (a·s per token and layer) beyond SDPA:
+// constants.eager_attention_bytes_per_score, 16-bit; fp32 scales it by 2.
 double activation_traffic_per_token(const Workload& w, const Shape& s, bool fp8_casts, const K& k) {
   const double cb = activation_bytes(w);
-  const double eager = w.flash_attn ? 0 : (2 * cb + 1) * s.heads * w.seq_len;
-  const double layer = (16 * cb + 2) * s.hidden + eager;
+  const double layer = (16 * cb + 2) * s.hidden;
   const double f = std::min(1.0, double(w.freeze_trainable_layers) / std::max(1, s.layers));
   const double back_layers = w.mode == Mode::freeze ? f * s.layers : s.layers;
   const double fwd = k.activation_forward_passes, bwd = k.activation_backward_passes;
   double bytes = s.layers * fwd * layer + back_layers * bwd * layer;
   if (w.grad_ckpt) bytes += back_layers * fwd * layer;
+  if (!w.flash_attn) {
+    const double scores = double(s.heads) * w.seq_len * cb / 2;  // per token and layer
+    bytes += scores * (s.layers * k.eager_forward_bytes + back_layers * k.eager_backward_bytes);
+    if (w.grad_ckpt) bytes += scores * back_layers * k.eager_forward_bytes;
+  }
   bytes += 4 * s.logits * (fwd + bwd);
   bytes += s.layers * adapter_bytes(w, s, cb, w.grad_ckpt);
   if (fp8_casts) {  // each GEMM input cast to FP8 (read 16-bit, write 8-bit), and in
