@@ -66,6 +66,9 @@ struct Engine {  // a decode engine (--engine)
   // 0: no measurement of the engine's own (constants.prefill_quantized_factor applies).
   double int4_gemm = 0, int4_gemm_hopper = 0;
   double layer_overhead_s = 0;           // per layer per decode step
+  // Eager engines whose host issues every op (transformers generate()): the host's time per
+  // step and per layer, a floor under the step; 0 for engines the host never waits on.
+  double host_step_s = 0, host_layer_s = 0;
   double prefill_efficiency = 1;         // of the achievable matmul rate
   bool prefill_fp16_accumulate = false;  // GeForce: FP16-accumulate GEMMs
   // Apple GPUs (Metal back end): the engine's own measured prompt efficiency and its

@@ -188,7 +188,8 @@ void apply_row_split(const Ctx& c, int row, StepModel& m) {
   m.tp = row;
   m.kv_bytes_per_seq *= row;
   m.fixed_s += r.matmuls * r.sync_s;
-  m.host_floor_s = r.host_s + c.s.layers * c.e.layer_overhead_s;
+  m.host_floor_s =
+      std::max(m.host_floor_s, r.host_s + c.s.layers * c.e.layer_overhead_s);
   m.comm_s_per_token = r.comm_s_per_token;
 }
 
@@ -202,6 +203,7 @@ StepModel build_step(const Ctx& c, int tp, int stages, int row = 1) {
   m.bandwidth = c.bw;
   m.kv_bytes_per_seq = kv_seq_bytes(c.w, c.k, tp);
   m.fixed_s = c.s.layers * c.e.layer_overhead_s;
+  m.host_floor_s = c.e.host_step_s + c.s.layers * c.e.host_layer_s;  // eager Python's issue rate
   if (tp > 1) m.fixed_s += 2 * c.s.layers * latency_s(c.f, tp, c.k);   // attention out, MLP out
   if (stages > 1) m.fixed_s += (stages - 1) * latency_s(c.f, 2, c.k);  // activations hop on
   const double ctx = attended_context(c.w, decode_context(c.w));

@@ -147,6 +147,9 @@ Engine parse_engine(const std::string& name, const json& e, const std::string& a
   if (e.contains("int4_gemm_hopper"))
     g.int4_gemm_hopper = number(e, "int4_gemm_hopper", at, 0.05, 1.5);
   g.layer_overhead_s = number(e, "layer_overhead_us", at, 0, 1e4) * 1e-6;
+  if (e.contains("host_step_us")) g.host_step_s = number(e, "host_step_us", at, 0, 1e6) * 1e-6;
+  if (e.contains("host_layer_us"))
+    g.host_layer_s = number(e, "host_layer_us", at, 0, 1e5) * 1e-6;
   g.prefill_efficiency = number(e, "prefill_efficiency", at, 0.01, 1);
   g.prefill_fp16_accumulate = flag(e, "prefill_fp16_accumulate", at);
   if (e.contains("prefill_metal")) {  // optional: only engines measured on Apple GPUs

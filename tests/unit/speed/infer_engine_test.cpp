@@ -98,3 +98,35 @@ TEST_CASE("vLLM without CUDA graphs pays its eager launch cost on every layer") 
   const double b = estimate_throughput(eager, card("a100-80gb-sxm"), 1, false).decode_tokens_per_s;
   CHECK(1 / b - 1 / a == Approx(32 * per_layer));
 }
+
+// transformers generate(): eager PyTorch issued from Python each token; the host's time per
+// step and per layer (measured on an H200 host) is a floor the GPU cannot beat.
+TEST_CASE("transformers generate() decodes at its host's pace unless the GPU is slower") {
+  const auto& k = default_throughput_constants();
+  const Engine& e = k.engines.at("transformers");
+  REQUIRE(e.host_step_s == Approx(800e-6));
+  REQUIRE(e.host_layer_s == Approx(631e-6));
+  // An 8B model on an H200: the GPU needs ~5 ms a token, the host 0.8 + 32 x 0.631 ms.
+  Workload w = batched("llama-3.1-8b", 1, "transformers");
+  const double h200 = estimate_throughput(w, card("h200-sxm"), 1, false).decode_tokens_per_s;
+  CHECK(1 / h200 == Approx(800e-6 + 32 * 631e-6));
+  // The same floor on a 4090: both are host-bound, so the card does not matter.
+  CHECK(estimate_throughput(w, card("rtx-4090"), 1, false).decode_tokens_per_s ==
+        Approx(h200));
+  // A 70B model in bf16 over two A100s: the GPUs' own step is longer than the host's, and
+  // the engine runs at its GPU figures (vLLM's eager ones).
+  Workload big = batched("llama-3.1-70b", 1, "transformers");
+  Workload eager = big;
+  eager.engine = "vllm-eager";
+  const double t = estimate_throughput(big, card("a100-80gb-sxm"), 2, true).decode_tokens_per_s;
+  const double v = estimate_throughput(eager, card("a100-80gb-sxm"), 2, true).decode_tokens_per_s;
+  CHECK(1 / v > 800e-6 + 80 * 631e-6);
+  CHECK(t == Approx(v));
+}
+
+TEST_CASE("hf-generate names the transformers engine") {
+  Workload a = batched("llama-3.1-8b", 1, "hf-generate"), b = a;
+  b.engine = "transformers";
+  CHECK(estimate_throughput(a, card("h200-sxm"), 1, false).decode_tokens_per_s ==
+        Approx(estimate_throughput(b, card("h200-sxm"), 1, false).decode_tokens_per_s));
+}
