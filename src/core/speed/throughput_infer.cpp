@@ -227,6 +227,7 @@ StepModel build_step(const Ctx& c, int tp, int stages, int row = 1) {
 
 struct Parts {
   double memory = 0, compute = 0;
+  bool host = false;  // the host's issue rate, not the memory, set the memory side
   double comm = 0;  // tensor-parallel all-reduce transfers: on the critical path
   double seconds() const { return std::max(memory, compute) + comm; }
 };
@@ -242,7 +243,7 @@ Parts step_parts(const StepModel& m, double b, double t, bool pipelined) {
   const double spread = pipelined ? m.stages : 1;
   Parts p;
   p.memory = (weights + b * m.kv_bytes_per_seq / spread) / (m.tp * m.bandwidth) + m.fixed_s;
-  p.memory = std::max(p.memory, m.host_floor_s);  // the host cannot issue the step faster
+  if (m.host_floor_s > p.memory) p.memory = m.host_floor_s, p.host = true;  // issue rate
   const double prefill = m.prefill_linear_flops / std::max(1e-30, m.linear_flops_per_s) +
                          m.prefill_attention_flops / std::max(1e-30, m.attention_flops_per_s);
   // Quantized weights slow every GEMM, the decoding batch's as much as the prompts'.
@@ -257,13 +258,13 @@ Parts step_parts(const StepModel& m, double b, double t, bool pipelined) {
 
 struct Rate {
   double per_s = 0;
-  bool memory_bound = true;
+  bool memory_bound = true, host_bound = false;
 };
 
 // One decode step of `batch` sequences.
 Rate decode_rate(const Ctx& c, int tp, int stages, int row = 1) {
   const Parts p = step_parts(build_step(c, tp, stages, row), c.w.batch, 0, false);
-  return {c.w.batch / p.seconds(), p.memory >= p.compute};
+  return {c.w.batch / p.seconds(), p.memory >= p.compute, p.host && p.memory >= p.compute};
 }
 
 // Prompt tokens/s: compute-bound, but never faster than reading the weights once per pass.
@@ -331,9 +332,6 @@ void describe(const Ctx& c, int count, Throughput& t) {
     t.assumptions.push_back(std::to_string(count) + " replicas, each serving its own requests");
 }
 
-}  // namespace
-
-namespace {
 
 // The context both estimates start from: engine, fabric, bandwidth, GEMM rates, layout.
 Ctx make_ctx(const Workload& w, const Gpu& g, int count, bool linked, const K& k, const Shape& s,
@@ -345,6 +343,11 @@ Ctx make_ctx(const Workload& w, const Gpu& g, int count, bool linked, const K& k
       "engine " + e.label +
       (w.engine.empty() ? " (default at batch " + std::to_string(w.batch) + "; --engine to change)"
                         : ""));
+  if (e.host_layer_s > 0 || e.host_step_s > 0)
+    t.assumptions.push_back("host floor " + num(e.host_step_s * 1e3) + " ms + " +
+                            std::to_string(s.layers) + " layers x " + num(e.host_layer_s * 1e3) +
+                            " ms per step: Python issues every op [engines." + e.name +
+                            ".host_step_us, host_layer_us]");
   c.bw = decode_bandwidth(c, t);
   prefill_rates(c, t);
   prompt_efficiency(c, t);
@@ -366,7 +369,7 @@ void estimate_inference(const Workload& w, const Gpu& g, int count, bool linked,
   t.scaling = count > 1 ? t.decode_tokens_per_s / (count * decode_rate(c, 1, 1).per_s) : 1;
   t.tflops_used = c.linear;
   t.mfu = c.fraction * c.prefill_eff;  // prompt GEMMs against the spec of their path
-  t.bound = d.memory_bound ? "memory-bandwidth" : "compute";
+  t.bound = d.host_bound ? "host" : d.memory_bound ? "memory-bandwidth" : "compute";
   if (c.linear <= 0)
     t.assumptions.push_back(g.id +
                             " has no compute figure and no measurement: prefill unknown "
