@@ -138,6 +138,7 @@ enum class FactId : std::uint8_t {
   config_rented,
   config_platform,
   config_platform_priced,
+  config_bound,
   workload_timed,
   workload_mode,
   workload_training,
@@ -151,7 +152,7 @@ enum class FactId : std::uint8_t {
   workload_seq_len,
   workload_batch
 };
-inline constexpr std::size_t kFactCount = 41;
+inline constexpr std::size_t kFactCount = 42;
 // The position of a vocabulary fact (fact_vocabulary()[fact_index(info)] is info).
 std::size_t fact_index(const FactInfo& info);
 

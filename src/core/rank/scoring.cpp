@@ -180,6 +180,7 @@ void facts_for(const Result& r, const Workload& w, const RankRequest& req, Confi
                                  ? std::string_view(r.platform_quote.platform->id)
                                  : std::string_view("none"));
   f.flag(F::config_platform_priced, r.platform_price > 0);
+  if (!r.throughput.bound.empty()) f.text(F::config_bound, r.throughput.bound);
   workload_facts(w, req, r.hours, out);
 }
 
