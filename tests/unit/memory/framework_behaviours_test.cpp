@@ -142,3 +142,43 @@ TEST_CASE("litgpt's loss sees fp32 logits: Fabric converts the model's outputs t
   // of eight (8 B / 8).
   CHECK(estimate(w).bytes_of("logits") == Approx(1024.0 * 32000 * (8 + 8.0 / 8)));
 }
+
+// torch autocast over an fp32 model (one GPU): the fp32 parameters are the master, no 16-bit
+// working copy; the forward caches a 16-bit cast of each trained matmul weight: the linear
+// layers and the LM head, and a tied embedding with it (the head multiplies by it).
+TEST_CASE("torch AMP: fp32 parameters, no master copy, a forward-long cast of the matmul weights") {
+  Workload w = with(on(test_models::llama31_8b(), Mode::full), "hf");
+  w.amp = true;
+  const ArchParams p = arch_params(w.model);
+  const Estimate e = estimate(w);
+  CHECK(e.bytes_of("weights") == Approx(p.total * 4));
+  CHECK(e.bytes_of("master_weights") == 0);
+  CHECK(e.bytes_of("autocast_cache") == Approx((p.linear + p.lm_head) * 2));
+  Workload tied = w;
+  tied.model.tied_embeddings = true;
+  const ArchParams q = arch_params(tied.model);
+  REQUIRE(q.lm_head == 0);
+  CHECK(estimate(tied).bytes_of("autocast_cache") == Approx((q.linear + q.embedding) * 2));
+  // Under ZeRO the engine trains a 16-bit copy beside an fp32 master partition: no cache.
+  Workload zero = w;
+  zero.gpus = 2, zero.shard = Shard::zero2;
+  CHECK(estimate(zero).bytes_of("autocast_cache") == 0);
+  CHECK(estimate(zero).bytes_of("master_weights") > 0);
+}
+
+// zero_grad(set_to_none=True) frees the gradients after each step; DeepSpeed's engine keeps
+// its buffers (frameworks.json grads_freed_each_step), and so does gradient accumulation.
+TEST_CASE("gradients count whole only where they outlive the step") {
+  Workload w = with(on(test_models::llama2_7b(), Mode::full), "hf");
+  w.batch = 8, w.grad_ckpt = false;  // activations beyond the gradients: the forward peaks
+  const Estimate hf = estimate(w);
+  CHECK(hf.bytes_of("gradients") == 0);
+  Workload kept = w;
+  kept.framework.grads_freed_each_step.value = false;
+  CHECK(estimate(kept).bytes_of("gradients") == Approx(6.74e9 * 2).epsilon(0.01));
+  CHECK(!framework_profile("deepspeed").grads_freed_each_step.value);
+  Workload accum = w;
+  accum.grad_accum = 4;
+  CHECK(estimate(accum).bytes_of("gradients") == Approx(6.74e9 * 2).epsilon(0.01));
+  CHECK(estimate(accum).allocated_bytes() > hf.allocated_bytes());
+}
