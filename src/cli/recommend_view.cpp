@@ -144,6 +144,7 @@ nlohmann::json workload_json(const Workload& w) {
   // Present only when given (--weight-bits, --lora-layers).
   if (w.linear_bits > 0) j["weight_bits"] = w.linear_bits;
   if (w.lora_layers > 0) j["lora_layers"] = w.lora_layers;
+  if (w.amp) j["amp"] = true;
   return j;
 }
 
