@@ -264,7 +264,7 @@ def decode(name, batch, max_len=512, start=128, tokens=256):
 
 
 # ---------------------------------------------------------------- transformers + PEFT
-def hf_model(name, dtype):
+def hf_model(name, dtype, attn="sdpa"):
     from transformers import LlamaConfig, LlamaForCausalLM, Qwen2Config, Qwen2ForCausalLM
     s = SHAPES[name]
     common = dict(vocab_size=s["vocab"], hidden_size=s["hidden"],
@@ -276,7 +276,7 @@ def hf_model(name, dtype):
     else:
         cfg, cls = LlamaConfig(head_dim=s["hd"], **common), LlamaForCausalLM
     try:
-        cfg._attn_implementation = "sdpa"
+        cfg._attn_implementation = attn
     except Exception:
         pass
     old = torch.get_default_dtype()
@@ -289,13 +289,18 @@ def hf_model(name, dtype):
     return m
 
 
-def train(name, mode, batch, seq, ckpt, targets="all-linear", rank=16, steps=6, warm=2):
+def train(name, mode, batch, seq, ckpt, targets="all-linear", rank=16, steps=6, warm=2,
+          accum=1, dtype=None, autocast=True, attn="sdpa"):
     """One process's training steps as Trainer(bf16=True) runs them: autocast bf16, fused
     AdamW (Trainer's default optimizer with torch >= 2.8), loss on all positions.
-    full: fp32 weights (from_pretrained's default dtype); lora: bf16 base, PEFT adapters."""
+    full: fp32 weights (from_pretrained's default dtype); lora: bf16 base, PEFT adapters.
+    accum micro-batches per optimizer step; dtype "fp32"/"bf16" overrides the model's dtype
+    (bf16 without autocast: a model loaded with torch_dtype=bfloat16); attn the
+    attention implementation (h200_round3.py)."""
     clean()
     base0 = torch.cuda.memory_allocated()
-    model = hf_model(name, torch.float32 if mode == "full" else torch.bfloat16)
+    dtype = dtype or ("fp32" if mode == "full" else "bf16")
+    model = hf_model(name, torch.float32 if dtype == "fp32" else torch.bfloat16, attn)
     model.config.use_cache = False
     if ckpt:  # before PEFT wraps the model, as Trainer(gradient_checkpointing=True) does
         model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
@@ -316,9 +321,10 @@ def train(name, mode, batch, seq, ckpt, targets="all-linear", rank=16, steps=6, 
     torch.cuda.reset_peak_memory_stats()
 
     def step():
-        with torch.autocast("cuda", dtype=torch.bfloat16):
-            loss = model(input_ids=x, labels=x).loss
-        loss.backward()
+        for _ in range(accum):
+            with torch.autocast("cuda", dtype=torch.bfloat16, enabled=autocast):
+                loss = model(input_ids=x, labels=x).loss / accum
+            loss.backward()
         opt.step()
         opt.zero_grad(set_to_none=True)
 
@@ -337,8 +343,9 @@ def train(name, mode, batch, seq, ckpt, targets="all-linear", rank=16, steps=6, 
            weights_bytes=weights_bytes,
            peak_allocated=torch.cuda.max_memory_allocated(),
            peak_reserved=torch.cuda.max_memory_reserved(), s_per_step=dt,
-           tokens_per_s=batch * seq / dt, steps_timed=steps, warmup_steps=warm,
-           optimizer="torch.optim.AdamW(fused=True)", autocast="bf16", attn="sdpa")
+           tokens_per_s=batch * seq * accum / dt, steps_timed=steps, warmup_steps=warm,
+           grad_accum=accum, model_dtype=dtype, optimizer="torch.optim.AdamW(fused=True)",
+           autocast="bf16" if autocast else None, attn=attn)
     del model, opt, params, x
 
 

@@ -5,28 +5,14 @@ backward against sdpa (is_causal) on the same tensors; a lent H200, 2026-12-04.
 
 Usage: python3 tools/measure/h200_eager_attention.py OUT_DIR  (appends to OUT_DIR/results.jsonl)
 """
-import json
 import os
 import sys
 
 import torch
 import torch.nn.functional as F
 
-OUT = sys.argv[1] if len(sys.argv) > 1 else "."
-RES = open(os.path.join(OUT, "results.jsonl"), "a", buffering=1)
-
-
-def timed(fn, warm=3, iters=10):
-    for _ in range(warm):
-        fn()
-    a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    torch.cuda.synchronize()
-    a.record()
-    for _ in range(iters):
-        fn()
-    b.record()
-    torch.cuda.synchronize()
-    return a.elapsed_time(b) / 1000 / iters
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from h200_calibration import cuda_time, record  # noqa: E402  (opens OUT_DIR/results.jsonl)
 
 
 def eager(q, k, v, mask, scaling):
@@ -45,8 +31,9 @@ def case(b, a, s, d):
     sc = d ** -0.5
     res = {}
     with torch.no_grad():
-        res["eager_fwd_s"] = timed(lambda: eager(q, k, v, mask, sc))
-        res["sdpa_fwd_s"] = timed(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=True))
+        res["eager_fwd_s"] = cuda_time(lambda: eager(q, k, v, mask, sc), 3, 10)
+        res["sdpa_fwd_s"] = cuda_time(
+            lambda: F.scaled_dot_product_attention(q, k, v, is_causal=True), 3, 10)
 
     def eager_fb():
         eager(q, k, v, mask, sc).backward(g)
@@ -54,8 +41,8 @@ def case(b, a, s, d):
     def sdpa_fb():
         F.scaled_dot_product_attention(q, k, v, is_causal=True).backward(g)
 
-    res["eager_fwd_bwd_s"] = timed(eager_fb)
-    res["sdpa_fwd_bwd_s"] = timed(sdpa_fb)
+    res["eager_fwd_bwd_s"] = cuda_time(eager_fb, 3, 10)
+    res["sdpa_fwd_bwd_s"] = cuda_time(sdpa_fb, 3, 10)
     torch.cuda.reset_peak_memory_stats()
     base = torch.cuda.memory_allocated()
     out = eager(q, k, v, mask, sc)
@@ -64,10 +51,8 @@ def case(b, a, s, d):
     scores = b * a * s * s
     res["eager_extra_fwd_bwd_ns_per_score"] = (res["eager_fwd_bwd_s"] - res["sdpa_fwd_bwd_s"]) / scores * 1e9
     res["eager_fwd_bwd_ns_per_score"] = res["eager_fwd_bwd_s"] / scores * 1e9
-    rec = dict(kind="eager_attention", b=b, heads=a, s=s, head_dim=d, score_elements=scores,
-               torch=torch.__version__, gpu=torch.cuda.get_device_name(), **res)
-    RES.write(json.dumps(rec) + "\n")
-    print(json.dumps(rec), flush=True)
+    record("eager_attention", b=b, heads=a, s=s, head_dim=d, score_elements=scores,
+           torch=torch.__version__, gpu=torch.cuda.get_device_name(), **res)
     del q, k, v, g, mask
     torch.cuda.empty_cache()
 

@@ -329,8 +329,9 @@ void phase_gradients(const Setup& s, std::vector<Component>& out) {
     if (c.name != "gradients" || c.where != "gpu") continue;
     const double full = c.bytes;
     c.bytes = std::max(0.0, full - transients);
-    c.formula += " = " + gb(full) + ", made in backward as activations free (set_to_none): " +
-                 "only the excess over the forward's " + gb(transients) + " adds";
+    if (formulas_on)  // the ranker's estimates carry no text
+      c.formula += " = " + gb(full) + ", made in backward as activations free (set_to_none): " +
+                   "only the excess over the forward's " + gb(transients) + " adds";
   }
 }
 

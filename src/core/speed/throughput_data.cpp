@@ -3,6 +3,8 @@
 // loudly here, not silently in a ranking. The tables are read in throughput_tables.cpp.
 #include <cmath>
 #include <string>
+#include <tuple>
+#include <utility>
 
 #include "gpusel/base/error.hpp"
 #include "gpusel/data/catalog.hpp"
@@ -72,24 +74,27 @@ using nlohmann::json;
 using tput::by_int;
 using tput::number;
 
+// A sourced constant whose value is {"forward": x, "backward": y}, each within [0, max].
+std::pair<double, double> forward_backward(const json& c, const std::string& name,
+                                           const std::string& at, double max) {
+  const json& v = tput::sourced(c, name, at);
+  const std::string w = at + "." + name + ".";
+  if (!v.is_object() || !v.contains("forward") || !v.contains("backward"))
+    throw data_error(w + "value: needs 'forward' and 'backward'");
+  return {tput::in_range(v.at("forward"), w + "forward", 0, max),
+          tput::in_range(v.at("backward"), w + "backward", 0, max)};
+}
+
 void parse_scalars(const json& c, const std::string& at, ThroughputConstants& k) {
   k.int4_bits_per_weight = number(c, "int4_bits_per_weight", at, 4, 8);
   k.int8_bits_per_weight = number(c, "int8_bits_per_weight", at, 8, 16);
   k.kv_cache_bytes_per_value = number(c, "kv_cache_bytes_per_value", at, 0.5, 4);
   k.qlora_dequant_bytes = number(c, "qlora_dequant_bytes_per_weight", at, 0, 16);
   k.fp8_training_factor = number(c, "fp8_training_factor", at, 0.1, 1.5);
-  const json& passes = tput::sourced(c, "activation_traffic_passes", at);
-  const std::string pw = at + ".activation_traffic_passes.";
-  if (!passes.is_object() || !passes.contains("forward") || !passes.contains("backward"))
-    throw data_error(pw + "value: needs 'forward' and 'backward'");
-  k.activation_forward_passes = tput::in_range(passes.at("forward"), pw + "forward", 0, 10);
-  k.activation_backward_passes = tput::in_range(passes.at("backward"), pw + "backward", 0, 10);
-  const json& eager = tput::sourced(c, "eager_attention_bytes_per_score", at);
-  const std::string ew = at + ".eager_attention_bytes_per_score.";
-  if (!eager.is_object() || !eager.contains("forward") || !eager.contains("backward"))
-    throw data_error(ew + "value: needs 'forward' and 'backward'");
-  k.eager_forward_bytes = tput::in_range(eager.at("forward"), ew + "forward", 0, 1000);
-  k.eager_backward_bytes = tput::in_range(eager.at("backward"), ew + "backward", 0, 1000);
+  std::tie(k.activation_forward_passes, k.activation_backward_passes) =
+      forward_backward(c, "activation_traffic_passes", at, 10);
+  std::tie(k.eager_forward_bytes, k.eager_backward_bytes) =
+      forward_backward(c, "eager_attention_bytes_per_score", at, 1000);
   k.prefill_quantized_factor = number(c, "prefill_quantized_factor", at, 0.05, 1);
   k.ddp_bucket_bytes = number(c, "ddp_bucket_mb", at, 1, 1e4) * 1e6;
   k.comm_overlap_fraction = number(c, "comm_overlap_fraction", at, 0, 1);

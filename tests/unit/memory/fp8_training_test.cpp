@@ -2,6 +2,7 @@
 // under --amp with no 16-bit working copy and no separate master), gradients and AdamW
 // states in the parameters' dtype; the fp8 casts live for one matmul.
 #include <algorithm>
+#include <utility>
 #include <catch2/catch.hpp>
 
 #include "estimator_fixtures.hpp"
@@ -78,27 +79,26 @@ TEST_CASE("fp8 --amp is a full-training recipe only") {
 // Never falls; strictly grows once the forward's activations outweigh the gradients made in
 // backward (below that the end of backward is the peak, whatever the batch).
 TEST_CASE("fp8 full training grows with parameters, batch and sequence") {
+  // Totals over a doubling series of one setting: never falling with one micro-batch,
+  // strictly growing when accumulation keeps the gradients. Returns {first, last}.
+  const auto series = [](bool amp, int accum, int from, int to, void (*set)(Workload&, int)) {
+    double first = 0, last = 0;
+    for (int v = from; v <= to; v *= 2) {
+      Workload w = fp8_full(amp);
+      w.grad_accum = accum, set(w, v);
+      const double b = estimate(w).total_bytes;
+      CHECK((accum == 1 ? b >= last : b > last));
+      last = b, first = first > 0 ? first : b;
+    }
+    return std::pair{first, last};
+  };
   for (bool amp : {false, true}) {
     for (int accum : {1, 2}) {
       INFO("amp " << amp << " accumulation " << accum);
-      double last = 0, first = 0;
-      for (int seq = 256; seq <= 8192; seq *= 2) {
-        Workload w = fp8_full(amp);
-        w.seq_len = seq, w.grad_accum = accum;
-        const double b = estimate(w).total_bytes;
-        CHECK((accum == 1 ? b >= last : b > last));
-        last = b, first = first > 0 ? first : b;
-      }
-      if (accum > 1) CHECK(last > first);  // at batch 1 the gradients outweigh 8k tokens
-      last = first = 0;
-      for (int batch = 1; batch <= 16; batch *= 2) {
-        Workload w = fp8_full(amp);
-        w.batch = batch, w.grad_accum = accum;
-        const double b = estimate(w).total_bytes;
-        CHECK((accum == 1 ? b >= last : b > last));
-        last = b, first = first > 0 ? first : b;
-      }
-      CHECK(last > first);
+      const auto seq = series(amp, accum, 256, 8192, [](Workload& w, int v) { w.seq_len = v; });
+      if (accum > 1) CHECK(seq.second > seq.first);  // at batch 1 the gradients outweigh 8k tokens
+      const auto batch = series(amp, accum, 1, 16, [](Workload& w, int v) { w.batch = v; });
+      CHECK(batch.second > batch.first);
     }
   }
 }
