@@ -125,6 +125,9 @@ void training_workload(const Row& r, gpusel::Workload& w) {
   const std::string& batch = r.at("batch");
   if (std::regex_search(batch, ga, std::regex(R"(GA(\d+))"))) w.grad_accum = std::stoi(ga[1]);
   w.seq_len = first_int(r.at("seq_len"), 2048);
+  // Vision rows state the image side ("224 px"): --image-size; a ViT's length follows from it.
+  if (has(r.at("seq_len"), " px")) w.image_size = w.seq_len;
+  if (has(how, "SGD")) w.optimizer = gpusel::Optimizer::sgd;
   // Stacks that predate FlashAttention/SDPA write the attention scores (--no-flash-attn):
   // NVIDIA DeepLearningExamples' BERT and Transformers 4.3.
   w.flash_attn = !has(how, "DeepLearningExamples") && !has(how, "Transformers 4.3") &&

@@ -8,6 +8,9 @@
 #include <regex>
 #include <stdexcept>
 
+#include "gpusel/data/catalog.hpp"
+#include "gpusel/data/models.hpp"
+#include "gpusel/json/embedded.hpp"
 #include "throughput_rows_map.hpp"
 
 namespace tput_calibration {
@@ -136,7 +139,25 @@ int first_int(const std::string& s, int fallback) {
   return std::regex_search(s, m, std::regex(R"(\d+)")) ? std::stoi(m.str()) : fallback;
 }
 
+// Vision models and BERT-base come from the embedded presets: a CNN's stages, FLOPs and saved
+// activations and a ViT's patches live there, not in the table above.
+const ModelArch* preset_for(const std::string& model) {
+  static const auto presets = gpusel::parse_models(
+      gpusel::parse_json_text(std::string(gpusel::embedded_text("data/models.json")),
+                              "data/models.json"),
+      "data/models.json");
+  const std::string m = lower(model);
+  for (const auto& [name, id] : {std::pair{"resnet-50", "resnet-50"},
+                                 {"resnet-101", "resnet-101"},
+                                 {"vit-b/16", "vit-b-16"},
+                                 {"vit-l/16", "vit-l-16"},
+                                 {"bert-base", "bert-base-uncased"}})
+    if (has(m, name)) return &gpusel::require_model(presets, id);
+  return nullptr;
+}
+
 ModelArch arch_for(const std::string& model) {
+  if (const ModelArch* preset = preset_for(model)) return *preset;
   const std::string key = arch_key(model);
   for (const Arch& a : kArchs) {
     if (key != a.key) continue;
@@ -239,7 +260,13 @@ std::string unexpressible(const Row& r) {
   // transformers generate() runs at its host's pace: a host still busy with inductor's
   // compile workers (the same process had just run torch.compile) is not the host it describes.
   if (has(r.at("notes"), "compile workers alive"))
-    return "host busy with torch.compile's workers: superseded by the clean runs (h200_generate.py)";
+    return "host busy with torch.compile's workers: superseded by the clean runs "
+           "(h200_generate.py)";
+  // transformers' BertForMaskedLM scores the vocabulary on every position; gpusel's encoders
+  // carry no LM head (a classification or span head's work is negligible).
+  if (has(r.at("framework"), "BertForMaskedLM"))
+    return "masked-LM head over the 30,522-token vocabulary on every position: gpusel's "
+           "encoders have no LM head";
   if (has(r.at("model"), "Transformer-XL"))
     return "Transformer-XL: relative-position attention and adaptive softmax are not "
            "expressible as a ModelArch, so FLOPs per token are unknown";

@@ -65,7 +65,7 @@ struct Engine {  // a decode engine (--engine)
   // batches, as a fraction of its 16-bit GEMM rate; on Hopper where the kernel differs there.
   // 0: no measurement of the engine's own (constants.prefill_quantized_factor applies).
   double int4_gemm = 0, int4_gemm_hopper = 0;
-  double layer_overhead_s = 0;           // per layer per decode step
+  double layer_overhead_s = 0;  // per layer per decode step
   // Eager engines whose host issues every op (transformers generate()): the host's time per
   // step and per layer, a floor under the step; 0 for engines the host never waits on.
   double host_step_s = 0, host_layer_s = 0;
@@ -91,6 +91,15 @@ struct ThroughputConstants {
   // Passes over each activation tensor in forward (write, read) and backward (read it,
   // write and read its gradient): the memory-bound ops' traffic in a training step.
   double activation_forward_passes = 2, activation_backward_passes = 3;
+  // A CNN's passes over each saved activation per step, by the precision's PyTorch path
+  // (cnn_activation_traffic_passes, measured on ResNet-50): training and forward only.
+  struct CnnPasses {
+    double fp16 = 5, bf16 = 5, fp32 = 5;
+  };
+  CnnPasses cnn_train_passes, cnn_infer_passes{2, 2, 2};
+  // TF32 tensor-core rate over the 16-bit rate, where PyTorch runs fp32 convolutions in TF32
+  // (tf32_fraction_of_16bit; 0: never).
+  double tf32_fraction = 0;
   // Eager attention's measured traffic per score element beyond SDPA, forward and backward.
   double eager_forward_bytes = 48, eager_backward_bytes = 48;
   // Charge the memory-bound ops and the optimizer step (data always does; unit fixtures that

@@ -1,13 +1,17 @@
 // Convolutional networks (ResNet, YOLO): images/s. Their published forward FLOPs per image
 // run at the card's achievable matmul rate times the training stack's efficiency, as a
 // transformer's GEMMs do (cuDNN lowers convolutions to implicit GEMMs on the same tensor
-// cores); the ops between them (batch norm, activations, residual adds, pooling) move every
-// activation the network makes, counted from the values autograd saves per image
-// (models.json cnn.saved_values_per_image, measured), the same passes per activation as a
-// transformer layer's (activation_traffic_passes). Several cards run data-parallel (DDP):
-// the gradient all-reduce that does not hide behind the backward pass is added.
+// cores); fp32 convolutions run in TF32 where the card has it, as PyTorch does by default. The
+// ops between them (batch norm, activations, residual adds, pooling) move every activation
+// the network makes, counted from the values autograd saves per image
+// (models.json cnn.saved_values_per_image, measured), the passes over each measured on
+// ResNet-50 for each precision's PyTorch path (cnn_activation_traffic_passes). Several cards
+// run data-parallel (DDP): the gradient all-reduce that does not hide behind the backward
+// pass is added.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <string>
 
 #include "throughput_model.hpp"
 
@@ -31,10 +35,38 @@ PerImage per_image(const Workload& w) {
   return p;
 }
 
-double value_bytes(const Workload& w) { return w.precision == Precision::fp32 && !w.amp ? 4 : 2; }
+bool fp32(const Workload& w) { return w.precision == Precision::fp32 && !w.amp; }
+double value_bytes(const Workload& w) { return fp32(w) ? 4 : 2; }
 
-void describe(const Workload& w, const PerImage& p, double flops, double bytes, double bw,
-              double rate, double eff, Throughput& t) {
+// The measured passes of the precision's path: fp32 (NCHW, cuDNN batch norm), bf16 (PyTorch's
+// own batch norm: cuDNN's refuses bfloat16), anything else fp16's (cuDNN NHWC).
+double passes(const Workload& w, const K& k) {
+  const K::CnnPasses& p = is_training(w.mode) ? k.cnn_train_passes : k.cnn_infer_passes;
+  return fp32(w) ? p.fp32 : w.precision == Precision::bf16 ? p.bf16 : p.fp16;
+}
+
+// NVIDIA compute capability 8.0 and later (platform target "sm_80" and up) has TF32.
+bool has_tf32(const Gpu& g) {
+  if (g.vendor != "nvidia" || g.platform_target.rfind("sm_", 0) != 0) return false;
+  const std::string cc = g.platform_target.substr(3);
+  return !cc.empty() && std::isdigit(static_cast<unsigned char>(cc[0])) && std::stoi(cc) >= 80;
+}
+
+// fp32 convolutions run in TF32 (torch.backends.cudnn.allow_tf32 defaults to True) at a
+// fraction of the achievable 16-bit rate, where that beats the card's FP32 rate.
+void tf32_convolutions(const Workload& w, const Gpu& g, const K& k, Peaks& pk, Throughput& t) {
+  if (!fp32(w) || k.tf32_fraction <= 0 || !has_tf32(g)) return;
+  const double tf32 = achievable(g, k).tflops16 * k.tf32_fraction;
+  if (tf32 <= pk.linear) return;
+  pk.linear = tf32;
+  if (texts_on())
+    t.assumptions.push_back(
+        "fp32 convolutions run in TF32 (PyTorch's default for cuDNN): " + num(k.tf32_fraction) +
+        " x the achievable 16-bit rate = " + num(tf32) + " TFLOPS [tf32_fraction_of_16bit]");
+}
+
+void describe(const Workload& w, const K& k, const PerImage& p, double flops, double bytes,
+              double bw, double rate, double eff, Throughput& t) {
   if (!texts_on()) return;
   const CnnSpec& c = *w.model.cnn;
   t.assumptions.push_back("FLOPs/image " + num(flops / 1e9) +
@@ -45,8 +77,8 @@ void describe(const Workload& w, const PerImage& p, double flops, double bytes, 
                           " TFLOPS x " + num(eff) + " training stack efficiency");
   t.assumptions.push_back(
       "memory-bound ops (batch norm, activations, residuals, pooling): " + num(p.values / 1e6) +
-      "M activations/image x " + num(value_bytes(w)) + " B x passes = " + num(bytes / 1e6) +
-      " MB/image [activation_traffic_passes] at " + num(bw / 1e9) + " GB/s");
+      "M activations/image x " + num(value_bytes(w)) + " B x " + num(passes(w, k)) + " passes = " +
+      num(bytes / 1e6) + " MB/image [cnn_activation_traffic_passes] at " + num(bw / 1e9) + " GB/s");
 }
 
 }  // namespace
@@ -54,7 +86,8 @@ void describe(const Workload& w, const PerImage& p, double flops, double bytes, 
 void estimate_cnn(const Workload& w, const Gpu& g, int count, bool linked, const K& k,
                   const Shape& s, Throughput& t, const NodeNetwork* nodes) {
   t.unit = "images";
-  const Peaks pk = training_peaks(w, g, k, t);
+  Peaks pk = training_peaks(w, g, k, t);
+  tf32_convolutions(w, g, k, pk, t);
   if (pk.linear <= 0) {
     if (texts_on()) t.assumptions.push_back(g.id + " has no compute figure: images/s unknown");
     t.bound = "compute";
@@ -65,12 +98,11 @@ void estimate_cnn(const Workload& w, const Gpu& g, int count, bool linked, const
   const PerImage p = per_image(w);
   const bool train = is_training(w.mode);
   const double flops = (train ? 3 : 1) * p.forward_flops;
-  const double passes = k.activation_forward_passes + (train ? k.activation_backward_passes : 0);
-  const double bytes = p.values * value_bytes(w) * passes;
+  const double bytes = p.values * value_bytes(w) * passes(w, k);
   const double bw = achievable_bandwidth(g, k);
   const double compute_s = flops / (pk.linear * 1e12 * eff);
   const double memory_s = bw > 0 && k.memory_bound_training ? bytes / bw : 0;
-  describe(w, p, flops, bytes, bw, pk.linear, eff, t);
+  describe(w, k, p, flops, bytes, bw, pk.linear, eff, t);
   double step_s = w.batch * (compute_s + memory_s);
   double exposed = 0;
   if (train) {

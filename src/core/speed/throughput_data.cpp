@@ -85,6 +85,27 @@ std::pair<double, double> forward_backward(const json& c, const std::string& nam
           tput::in_range(v.at("backward"), w + "backward", 0, max)};
 }
 
+// {"training": {"fp16", "bf16", "fp32"}, "inference": {...}}: a CNN's passes per path.
+void cnn_passes(const json& c, const std::string& at, ThroughputConstants& k) {
+  const std::string name = "cnn_activation_traffic_passes";
+  const json& v = tput::sourced(c, name, at);
+  const auto read = [&](const char* phase) {
+    const std::string w = at + "." + name + "." + phase;
+    if (!v.is_object() || !v.contains(phase) || !v.at(phase).is_object())
+      throw data_error(w + ": needs 'fp16', 'bf16' and 'fp32'");
+    const json& p = v.at(phase);
+    ThroughputConstants::CnnPasses out;
+    for (auto [key, field] :
+         {std::pair{"fp16", &out.fp16}, {"bf16", &out.bf16}, {"fp32", &out.fp32}}) {
+      if (!p.contains(key)) throw data_error(w + ": needs '" + key + "'");
+      *field = tput::in_range(p.at(key), w + "." + key, 0, 100);
+    }
+    return out;
+  };
+  k.cnn_train_passes = read("training");
+  k.cnn_infer_passes = read("inference");
+}
+
 void parse_scalars(const json& c, const std::string& at, ThroughputConstants& k) {
   k.int4_bits_per_weight = number(c, "int4_bits_per_weight", at, 4, 8);
   k.int8_bits_per_weight = number(c, "int8_bits_per_weight", at, 8, 16);
@@ -93,6 +114,8 @@ void parse_scalars(const json& c, const std::string& at, ThroughputConstants& k)
   k.fp8_training_factor = number(c, "fp8_training_factor", at, 0.1, 1.5);
   std::tie(k.activation_forward_passes, k.activation_backward_passes) =
       forward_backward(c, "activation_traffic_passes", at, 10);
+  cnn_passes(c, at, k);
+  k.tf32_fraction = number(c, "tf32_fraction_of_16bit", at, 0, 1);
   std::tie(k.eager_forward_bytes, k.eager_backward_bytes) =
       forward_backward(c, "eager_attention_bytes_per_score", at, 1000);
   k.prefill_quantized_factor = number(c, "prefill_quantized_factor", at, 0.05, 1);

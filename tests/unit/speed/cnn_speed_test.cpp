@@ -32,7 +32,7 @@ Workload cnn(Mode mode, bool macs = true) {
 ThroughputConstants with_memory() {
   ThroughputConstants k = plain();
   k.memory_bound_training = true;
-  k.activation_forward_passes = 2, k.activation_backward_passes = 3;
+  k.cnn_train_passes = {5, 5, 5}, k.cnn_infer_passes = {2, 2, 2};
   return k;
 }
 
@@ -64,19 +64,76 @@ TEST_CASE("a CNN trains at 3 x its forward FLOPs per image, multiply-adds counte
   CHECK(f.train_tokens_per_s == Approx(2 * t.train_tokens_per_s));
 }
 
-TEST_CASE("a CNN's activations cost 2 + 3 passes of 2 bytes at the card's bandwidth") {
+TEST_CASE("a CNN's activations cost their measured passes of 2 bytes at the card's bandwidth") {
   const Workload w = cnn(Mode::full);
   const double compute = 3 * 8e9 / (100e12 * 0.5);
   const double memory = 20e6 * 2 * 5 / 1000e9;  // 200 us per image
   const Throughput t = estimate_throughput(w, card(100), 1, false, with_memory());
   CHECK(1 / t.train_tokens_per_s == Approx(compute + memory).epsilon(1e-4));
   CHECK(t.bound == "compute");  // 480 us of matmuls against 200 us of traffic
-  // Inference: one forward pass, its 2 passes over the activations, images/s in both rates.
+  // Inference: one forward pass, its passes over the activations, images/s in both rates.
   const Throughput i =
       estimate_throughput(cnn(Mode::inference), card(100), 1, false, with_memory());
   CHECK(1 / i.decode_tokens_per_s == Approx(8e9 / 50e12 + 20e6 * 2 * 2 / 1000e9));
   CHECK(i.prefill_tokens_per_s == i.decode_tokens_per_s);
   CHECK(i.train_tokens_per_s == 0);
+}
+
+TEST_CASE("a CNN's traffic follows its precision's path: bf16 batch norm, fp32 values") {
+  ThroughputConstants k = with_memory();
+  k.cnn_train_passes = {10, 15, 16};  // fp16 (cuDNN), bf16 (PyTorch's kernels), fp32 (NCHW)
+  const double compute = 3 * 8e9 / (100e12 * 0.5);
+  Workload w = cnn(Mode::full);
+  w.precision = Precision::fp16;
+  const double fp16 = estimate_throughput(w, card(100), 1, false, k).train_tokens_per_s;
+  CHECK(1 / fp16 == Approx(compute + 20e6 * 2 * 10 / 1000e9).epsilon(1e-4));
+  w.precision = Precision::bf16;
+  const double bf16 = estimate_throughput(w, card(100), 1, false, k).train_tokens_per_s;
+  CHECK(1 / bf16 == Approx(compute + 20e6 * 2 * 15 / 1000e9).epsilon(1e-4));
+  // AMP keeps the 16-bit path whatever the stored weights.
+  w.amp = true;
+  CHECK(estimate_throughput(w, card(100), 1, false, k).train_tokens_per_s == Approx(bf16));
+  // fp32 without AMP: 4-byte values over the fp32 passes, at the FP32 rate (25 TFLOPS).
+  w.amp = false, w.precision = Precision::fp32;
+  const double fp32 = estimate_throughput(w, card(100), 1, false, k).train_tokens_per_s;
+  CHECK(1 / fp32 == Approx(3 * 8e9 / 12.5e12 + 20e6 * 4 * 16 / 1000e9).epsilon(1e-4));
+}
+
+TEST_CASE("fp32 convolutions run in TF32 from compute capability 8.0, as PyTorch defaults") {
+  ThroughputConstants k = plain();
+  k.tf32_fraction = 0.5;
+  Workload w = cnn(Mode::full);
+  w.precision = Precision::fp32;
+  Gpu g = card(100);  // FP32 25 TFLOPS, 16-bit 100
+  const auto rate = [&](const Gpu& c) {
+    return estimate_throughput(w, c, 1, false, k).train_tokens_per_s;
+  };
+  g.platform_target = "sm_70";  // Volta: no TF32, the FP32 rate
+  CHECK(rate(g) == Approx(25e12 * 0.5 / (3 * 8e9)));
+  for (const char* sm : {"sm_80", "sm_89", "sm_90", "sm_120"}) {
+    g.platform_target = sm;
+    CHECK(rate(g) == Approx(50e12 * 0.5 / (3 * 8e9)));
+  }
+  g.vendor = "amd", g.platform_target = "gfx942";
+  CHECK(rate(g) == Approx(25e12 * 0.5 / (3 * 8e9)));
+  // Transformers keep FP32 matmuls (PyTorch leaves TF32 off for them): no change there.
+  k.tf32_fraction = 0;
+  g.vendor = "nvidia", g.platform_target = "sm_90";
+  CHECK(rate(g) == Approx(25e12 * 0.5 / (3 * 8e9)));
+}
+
+TEST_CASE("shipped data: the measured H200 ResNet-50 rates within 10 %") {
+  // tests/calibration/h200-2026-12-04/results-6.jsonl (rows H35-H37): the constants come from
+  // the same run's kernel profile, so this pins the arithmetic, not a held-out check.
+  Workload w = preset("resnet-50", Mode::full, 256);
+  w.optimizer = Optimizer::sgd;
+  const Gpu& h200 = gpu("h200-sxm");
+  w.amp = true;
+  CHECK(estimate_throughput(w, h200, 1, false).train_tokens_per_s == Approx(4705).epsilon(0.10));
+  w.precision = Precision::fp16;
+  CHECK(estimate_throughput(w, h200, 1, false).train_tokens_per_s == Approx(6106).epsilon(0.10));
+  w.amp = false, w.precision = Precision::fp32;
+  CHECK(estimate_throughput(w, h200, 1, false).train_tokens_per_s == Approx(2215).epsilon(0.10));
 }
 
 TEST_CASE("a CNN's work grows with the pixel count of --image-size") {

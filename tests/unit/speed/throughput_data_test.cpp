@@ -2,6 +2,8 @@
 // sources, the sanity anchors the issue names (K16 scaling over NVLink, PCIe below it,
 // MI300X near H100), engines, clusters and cards without a compute figure.
 #include <catch2/catch.hpp>
+#include <string>
+#include <tuple>
 
 #include "gpusel/base/error.hpp"
 #include "gpusel/data/data_source.hpp"
@@ -203,6 +205,19 @@ TEST_CASE("bad throughput data are data errors naming the key") {
   doc = nlohmann::json::parse(embedded_text("data/throughput.json"));
   doc["matmul"][0].erase("tflops");  // no 16-bit rate and no fp32_fraction either
   CHECK_THROWS_AS(parse_throughput_constants(doc, "t.json"), Error);
+  // A CNN path without its figure, or out of range, names the constant and the path.
+  for (const auto& [phase, key, value] : {std::tuple{"training", "bf16", nlohmann::json()},
+                                          {"inference", "fp32", nlohmann::json(-1)}}) {
+    doc = nlohmann::json::parse(embedded_text("data/throughput.json"));
+    auto& passes = doc["constants"]["cnn_activation_traffic_passes"]["value"][phase];
+    if (value.is_null())
+      passes.erase(key);
+    else
+      passes[key] = value;
+    CHECK_THROWS_WITH(parse_throughput_constants(doc, "t.json"),
+                      Catch::Contains(std::string("cnn_activation_traffic_passes.") + phase) &&
+                          Catch::Contains(key));
+  }
 }
 
 // FP32 training without autocast runs SGEMM on the CUDA cores: Turing GeForce reaches 0.91
