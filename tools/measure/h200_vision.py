@@ -17,7 +17,7 @@ What it records (OUT_DIR/results.jsonl, one JSON object per line, through h200_c
 - bert_train: tokens/s and peak memory of masked-LM training steps (AdamW fused, AMP bf16,
   sdpa attention).
 
-Usage: python3 tools/measure/h200_vision.py OUT_DIR [round2|round3]
+Usage: python3 tools/measure/h200_vision.py OUT_DIR [round2|round3|round4]
 """
 import os
 import sys
@@ -327,5 +327,84 @@ def round3():
     log("done")
 
 
+def kernel_split(label, build, steps=3, warm=3):
+    """One step's CUDA kernel time by kind of kernel: GEMMs, attention, normalisation, the
+    rest (elementwise, casts, loss) and the optimizer; and the 12 largest kernels."""
+    clean()
+    step = build()
+    for _ in range(warm):
+        step()
+    torch.cuda.synchronize()
+    from torch.profiler import ProfilerActivity, profile
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(steps):
+            step()
+        torch.cuda.synchronize()
+
+    def kind(name):
+        k = name.lower()
+        if "flash" in k or "fmha" in k or "attention" in k or "sdpa" in k:
+            return "attention"
+        if any(s in k for s in ("gemm", "nvjet", "cutlass", "xmma", "sm90_", "sm80_")):
+            return "gemm"
+        if "norm" in k:
+            return "norm"
+        if "multi_tensor" in k or "adam" in k or "sgd" in k:
+            return "optimizer"
+        return "other"
+
+    us, by_name = defaultdict(float), defaultdict(float)
+    for e in prof.events():
+        if e.device_type == torch.autograd.DeviceType.CUDA:
+            us[kind(e.name)] += e.time_range.elapsed_us() / steps
+            by_name[e.name] += e.time_range.elapsed_us() / steps
+    top = sorted(by_name.items(), key=lambda kv: -kv[1])[:12]
+    record("kernel_split", label=label, us_per_step={k: round(v, 1) for k, v in us.items()},
+           top_kernels_us=[[k[:100], round(v, 1)] for k, v in top])
+    del prof, step
+
+
+def bert_body_builder(size, batch, seq):
+    """BertModel (no LM head) with a mean-square loss on its output: the encoder alone."""
+    def build():
+        from transformers import BertConfig, BertModel
+        cfg = BertConfig() if size == "base" else BertConfig(
+            hidden_size=1024, num_hidden_layers=24, num_attention_heads=16,
+            intermediate_size=4096)
+        cfg._attn_implementation = "sdpa"
+        model = BertModel(cfg, add_pooling_layer=False).cuda().train()
+        opt = torch.optim.AdamW(model.parameters(), lr=1e-5, fused=True)
+        x = torch.randint(0, cfg.vocab_size, (batch, seq), device="cuda")
+
+        def step():
+            with torch.autocast("cuda", dtype=torch.bfloat16):
+                loss = model(input_ids=x).last_hidden_state.float().pow(2).mean()
+            loss.backward()
+            opt.step()
+            opt.zero_grad(set_to_none=True)
+        return step
+    return build
+
+
+def round4():
+    """Fourth run: where ViT and BERT encoder steps spend their GPU time."""
+    guarded("env", base.environment)
+    guarded("kernel_split", kernel_split, "vit_b_16 128 amp_bf16",
+            vision_builder("vit_b_16", 128, "amp_bf16"))
+    guarded("kernel_split", kernel_split, "vit_l_16 64 amp_bf16",
+            vision_builder("vit_l_16", 64, "amp_bf16"))
+    guarded("kernel_split", kernel_split, "bert-base body 128x512",
+            bert_body_builder("base", 128, 512))
+    guarded("host_vs_gpu", host_vs_gpu, "bert-base body 128x512",
+            bert_body_builder("base", 128, 512))
+    guarded("host_vs_gpu", host_vs_gpu, "bert-base body 32x128",
+            bert_body_builder("base", 32, 128))
+    guarded("kernel_split", kernel_split, "bert-large body 32x512",
+            bert_body_builder("large", 32, 512))
+    guarded("host_vs_gpu", host_vs_gpu, "bert-large body 32x512",
+            bert_body_builder("large", 32, 512))
+    log("done")
+
+
 if __name__ == "__main__":
-    {"round2": round2, "round3": round3}.get(sys.argv[2] if len(sys.argv) > 2 else "", main)()
+    {"round2": round2, "round3": round3, "round4": round4}.get(sys.argv[2] if len(sys.argv) > 2 else "", main)()
