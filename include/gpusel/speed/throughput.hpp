@@ -100,6 +100,9 @@ struct ThroughputConstants {
   // TF32 tensor-core rate over the 16-bit rate, where PyTorch runs fp32 convolutions in TF32
   // (tf32_fraction_of_16bit; 0: never).
   double tf32_fraction = 0;
+  // Eager PyTorch training: the host's cost per launched kernel and the kernels a step
+  // launches per transformer layer and per CNN block (eager_training_host; 0: no floor).
+  double host_kernel_s = 0, kernels_per_layer = 0, kernels_per_cnn_block = 0;
   // Eager attention's measured traffic per score element beyond SDPA, forward and backward.
   double eager_forward_bytes = 48, eager_backward_bytes = 48;
   // Charge the memory-bound ops and the optimizer step (data always does; unit fixtures that

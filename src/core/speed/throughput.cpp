@@ -61,6 +61,25 @@ Peaks training_peaks(const Workload& w, const Gpu& g, const K& k, Throughput& t)
   return p;
 }
 
+double eager_host_floor_s(const Workload& w, double kernels, const K& k) {
+  if (w.framework.compile.value || k.host_kernel_s <= 0) return 0;
+  return kernels * k.host_kernel_s * (w.grad_ckpt ? 4.0 / 3 : 1);
+}
+
+double apply_host_floor(const Workload& w, double kernels, double step_s, const K& k,
+                        Throughput& t) {
+  const double floor = eager_host_floor_s(w, kernels, k);
+  if (floor <= step_s) return step_s;
+  t.bound = "host";
+  if (texts_on())
+    t.assumptions.push_back("host-bound: eager PyTorch launches about " + num(kernels) +
+                            " kernels a step at " + num(k.host_kernel_s * 1e6) +
+                            " us each of host time" + (w.grad_ckpt ? " (+1/3 recompute)" : "") +
+                            " = " + num(floor * 1e3) + " ms, more than the card's " +
+                            num(step_s * 1e3) + " ms [eager_training_host]");
+  return floor;
+}
+
 }  // namespace tput
 
 namespace {
@@ -169,8 +188,9 @@ void estimate_training(const Workload& w, const Gpu& g, int count, bool linked, 
       f.linear / (p.linear * 1e12 * eff) + f.attention / (p.attention * 1e12 * eff);
   const double compute_s = token_s * w.batch * w.seq_len;
   const double bw = tput::achievable_bandwidth(g, k);
-  const double step_s =
+  const double gpu_s =
       compute_s + dequant_s(w, s, bw, k, t) + memory_bound_s(w, s, bw, p.fp8, count, k, t);
+  const double step_s = tput::apply_host_floor(w, s.layers * k.kernels_per_layer, gpu_s, k, t);
   const double forward_s = step_s * f.forward / (f.linear + f.attention);
   const double exposed =
       model_parallel(w)
@@ -182,7 +202,7 @@ void estimate_training(const Workload& w, const Gpu& g, int count, bool linked, 
   t.train_tokens_per_s = count * t.scaling / per_token_s;
   t.tflops_used = p.linear;
   t.mfu = p.spec > 0 ? (f.linear + f.attention) / per_token_s / 1e12 / p.spec : 0;
-  t.bound = "compute";
+  if (t.bound != "host") t.bound = "compute";
 }
 
 }  // namespace

@@ -35,6 +35,14 @@ PerImage per_image(const Workload& w) {
   return p;
 }
 
+// The network's blocks: its stages' (a ResNet bottleneck, a YOLO stage block; the stem is
+// the first stage's one block).
+double blocks(const CnnSpec& c) {
+  double n = 0;
+  for (const auto& stage : c.stages) n += stage.blocks;
+  return n;
+}
+
 bool fp32(const Workload& w) { return w.precision == Precision::fp32 && !w.amp; }
 double value_bytes(const Workload& w) { return fp32(w) ? 4 : 2; }
 
@@ -110,6 +118,7 @@ void estimate_cnn(const Workload& w, const Gpu& g, int count, bool linked, const
                            ? optimizer_traffic(w, s, 1) / bw / std::max(1, w.grad_accum)
                            : 0;
     step_s += opt;
+    step_s = apply_host_floor(w, blocks(*w.model.cnn) * k.kernels_per_cnn_block, step_s, k, t);
     const Fabric f = fabric_of(g, count, linked, k, nodes);
     exposed = exposed_step_s(w, s, g, f, step_s / 3, step_s * 2 / 3, k, t.assumptions);
   } else if (count > 1 && texts_on()) {
@@ -124,7 +133,7 @@ void estimate_cnn(const Workload& w, const Gpu& g, int count, bool linked, const
   }
   t.tflops_used = pk.linear;
   t.mfu = pk.spec > 0 ? flops * images_per_s / count / 1e12 / pk.spec : 0;
-  t.bound = compute_s >= memory_s ? "compute" : "memory-bandwidth";
+  if (t.bound != "host") t.bound = compute_s >= memory_s ? "compute" : "memory-bandwidth";
 }
 
 }  // namespace gpusel::tput

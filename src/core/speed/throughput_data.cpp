@@ -106,6 +106,20 @@ void cnn_passes(const json& c, const std::string& at, ThroughputConstants& k) {
   k.cnn_infer_passes = read("inference");
 }
 
+// {"us_per_kernel", "kernels_per_layer", "kernels_per_cnn_block"}: eager training's host floor.
+void eager_host(const json& c, const std::string& at, ThroughputConstants& k) {
+  const std::string name = "eager_training_host";
+  const json& v = tput::sourced(c, name, at);
+  const std::string w = at + "." + name;
+  const auto field = [&](const char* key, double hi) {
+    if (!v.is_object() || !v.contains(key)) throw data_error(w + ": needs '" + key + "'");
+    return tput::in_range(v.at(key), w + "." + key, 0, hi);
+  };
+  k.host_kernel_s = field("us_per_kernel", 1e4) * 1e-6;
+  k.kernels_per_layer = field("kernels_per_layer", 1e4);
+  k.kernels_per_cnn_block = field("kernels_per_cnn_block", 1e4);
+}
+
 void parse_scalars(const json& c, const std::string& at, ThroughputConstants& k) {
   k.int4_bits_per_weight = number(c, "int4_bits_per_weight", at, 4, 8);
   k.int8_bits_per_weight = number(c, "int8_bits_per_weight", at, 8, 16);
@@ -116,6 +130,7 @@ void parse_scalars(const json& c, const std::string& at, ThroughputConstants& k)
       forward_backward(c, "activation_traffic_passes", at, 10);
   cnn_passes(c, at, k);
   k.tf32_fraction = number(c, "tf32_fraction_of_16bit", at, 0, 1);
+  eager_host(c, at, k);
   std::tie(k.eager_forward_bytes, k.eager_backward_bytes) =
       forward_backward(c, "eager_attention_bytes_per_score", at, 1000);
   k.prefill_quantized_factor = number(c, "prefill_quantized_factor", at, 0.05, 1);

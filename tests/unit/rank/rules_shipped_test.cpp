@@ -212,6 +212,9 @@ const std::vector<Case>& cases() {
        {kInference,
         plus(kInference, {{"config.bound", "memory-bandwidth"s}}),
         {{"config.bound", "host"s}}}},
+      {"host-bound-training",  // a training step the host sets, on one card or several
+       {{{"config.bound", "host"s}}, plus(kTrain2, {{"config.bound", "host"s}})},
+       {{}, plus(kInference, {{"config.bound", "host"s}}), {{"config.bound", "compute"s}}}},
       {"multi-gpu-not-needed",
        {kTrain2, plus(kTrain2, kInference)},
        {{},
