@@ -52,6 +52,7 @@ struct CnnSpec {                 // kind "cnn": what an activation model needs
   bool gflops_are_macs = false;  // the source counts a multiply-add as one (torchvision)
   double saved_values = 0;       // values autograd keeps for backward per image at image_size
   std::vector<CnnStage> stages;
+  std::string optimizer;  // the reference recipe's (cnn.optimizer: "sgd"); empty: the framework's
   bool operator==(const CnnSpec&) const = default;
 };
 

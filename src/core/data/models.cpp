@@ -288,6 +288,9 @@ CnnSpec parse_cnn(const json& j, const std::string& at) {
   c.gflops_are_macs = counting == "multiply-adds";
   c.saved_values = field<double>(j, "saved_values_per_image", here);
   if (!(c.saved_values > 0)) throw data_error(here + ": saved_values_per_image must be positive");
+  c.optimizer = maybe<std::string>(j, "optimizer", here).value_or("");
+  if (!c.optimizer.empty() && c.optimizer != "sgd" && c.optimizer != "adamw")
+    throw data_error(here + ".optimizer: expected sgd or adamw");
   const auto stages = field<std::vector<json>>(j, "stages", here);
   if (stages.empty()) throw data_error(here + ": stages must not be empty");
   for (std::size_t i = 0; i < stages.size(); ++i) {

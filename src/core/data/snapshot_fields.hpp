@@ -103,7 +103,7 @@ void fields(A& a, T& s) {
 
 template <typename A, either<CnnSpec> T>
 void fields(A& a, T& c) {
-  a(c.image_size, c.gflops, c.gflops_are_macs, c.saved_values, c.stages);
+  a(c.image_size, c.gflops, c.gflops_are_macs, c.saved_values, c.stages, c.optimizer);
 }
 
 template <typename A, either<ShippedWeights> T>

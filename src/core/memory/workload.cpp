@@ -367,6 +367,9 @@ void apply_framework(Workload& w, const FrameworkProfile& f, bool loss_given, bo
         w.mode == Mode::qlora || (w.mode == Mode::lora && is_quantized(w.precision));
     w.optimizer = parse_optimizer(quantized ? f.default_optimizer_quantized.value
                                             : f.default_optimizer.value);
+    // A CNN's reference recipe names its own (torchvision's classification scripts: SGD).
+    if (w.model.cnn && !w.model.cnn->optimizer.empty())
+      w.optimizer = parse_optimizer(w.model.cnn->optimizer);
   }
 }
 

@@ -74,3 +74,26 @@ TEST_CASE("an encoder's attention dropout keeps its mask, autocast's copy replac
   CHECK(second_difference(true) == Approx(scores * (4 + 1 + 2)));
   CHECK(second_difference(false) == Approx(scores * (4 + 1 + 4)));
 }
+
+TEST_CASE("a CNN trains with its reference recipe's optimizer unless one is given") {
+  // ResNet: torchvision's classification recipe (SGD); YOLOv8 and ViT: the framework's AdamW.
+  for (const auto& [id, expected] : {std::pair{"resnet-50", Optimizer::sgd},
+                                     {"resnet-101", Optimizer::sgd},
+                                     {"yolov8m", Optimizer::adamw},
+                                     {"vit-b-16", Optimizer::adamw}}) {
+    Workload w = test_models::on(preset(id), Mode::full);
+    apply_framework(w, framework_profile("hf"), false, false);
+    INFO(id);
+    CHECK(w.optimizer == expected);
+  }
+  Workload given = test_models::on(preset("resnet-50"), Mode::full);
+  given.optimizer = Optimizer::adamw;
+  apply_framework(given, framework_profile("hf"), false, true);
+  CHECK(given.optimizer == Optimizer::adamw);
+  // SGD with momentum keeps one state per parameter where AdamW keeps two.
+  Workload sgd = test_models::on(preset("resnet-50"), Mode::full);
+  apply_framework(sgd, framework_profile("hf"), false, false);
+  const double states_sgd = estimate(sgd).bytes_of("optimizer_states");
+  CHECK(states_sgd > 0);
+  CHECK(estimate(given).bytes_of("optimizer_states") == Approx(2 * states_sgd).epsilon(0.01));
+}

@@ -21,7 +21,7 @@ Workload cnn(Mode mode, bool macs = true) {
   w.model.kind = "cnn";
   w.model.params = 1e3;  // a negligible optimizer step
   w.model.vocab = 1000;
-  w.model.cnn = CnnSpec{224, 4, macs, 20e6, {{32, 2048, 512, 3}}};
+  w.model.cnn = CnnSpec{224, 4, macs, 20e6, {{32, 2048, 512, 3}}, ""};
   w.mode = mode;
   w.precision = Precision::bf16;
   w.grad_ckpt = w.flash_attn = false;
