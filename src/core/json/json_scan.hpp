@@ -24,7 +24,9 @@ struct ScanError {
 };
 
 // Positions wanted: every pointer asked for and each of its ancestors (so that a pointer
-// that does not exist falls back to its nearest existing ancestor).
+// that does not exist falls back to its nearest existing ancestor). The scan stops once all
+// are found: what follows is not checked (LocatedJson::at_all reads text already scanned, and
+// placing a note near a record's start no longer costs a scan of the whole record).
 struct PositionQuery {
   std::unordered_set<std::string> wanted;
   std::unordered_map<std::string, SourcePos> found;
