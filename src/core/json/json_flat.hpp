@@ -107,6 +107,11 @@ class FlatTree {
   // Error(data) "<origin>: malformed JSON at byte N" on text it cannot read). `text` must
   // outlive every value read from the tree; the previous record's nodes are dropped.
   void build(std::string_view text, const std::string& origin);
+  // The same, checking the syntax as the scanner does (json_scan.cpp): true exactly when the
+  // tree is built, and then the scanner accepts `text` as a value nested `outer` levels deep
+  // (a false may still be text the scanner accepts; it words the error). What lets a clean
+  // record skip the scan of the whole file (data/document.cpp).
+  bool build_checked(std::string_view text, int outer);
   FlatValue root() const;
 
   const FlatNode& node(std::uint32_t i) const { return nodes_[i]; }
