@@ -21,10 +21,7 @@ class FlatBuilder {
   // `outer`: in strict mode, the levels of nesting around the text (the scanner's depth limit
   // counts them); strict mode checks every byte as the scanner would (json_scan.cpp).
   FlatBuilder(FlatTree& t, const std::string& origin, bool strict = false, int outer = 0)
-      : t_(t),
-        origin_(origin),
-        strict_(strict),
-        max_depth_(strict ? kMaxDepth - outer - 1 : kMaxDepth) {}
+      : t_(t), origin_(origin), strict_(strict), outer_(outer) {}
 
   void document(std::string_view text) {
     if (text.size() >= std::numeric_limits<std::uint32_t>::max()) malformed();
@@ -42,7 +39,7 @@ class FlatBuilder {
   FlatTree& t_;
   const std::string& origin_;
   bool strict_;
-  int max_depth_;
+  int outer_;
   const char* p_ = nullptr;
   const char* end_ = nullptr;
 
@@ -59,7 +56,7 @@ class FlatBuilder {
 
   // Appends the value at p_ (and its children); returns its index.
   std::uint32_t value(int depth) {
-    if (depth > max_depth_) malformed();
+    if (!strict_ && depth > kMaxDepth) malformed();
     const auto at = static_cast<std::uint32_t>(t_.nodes_.size());
     t_.nodes_.emplace_back();
     switch (peek()) {
@@ -95,6 +92,10 @@ class FlatBuilder {
   // are gathered apart (nested objects gather theirs meanwhile) and then listed together.
   void children(std::uint32_t at, int depth, char close) {
     const bool object = close == '}';
+    // The scanner's limit, exactly: a container `outer_` levels below the text's top one is
+    // at its depth + outer_ + 1 (a refusal the scanner would not make costs it a scan of the
+    // rest of the file).
+    if (strict_ && depth + outer_ + 1 > kMaxDepth) malformed();
     t_.nodes_[at].type = object ? FlatType::object : FlatType::array;
     ++p_;
     std::uint32_t count = 0;

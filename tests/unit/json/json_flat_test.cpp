@@ -100,6 +100,15 @@ TEST_CASE("the strict flat build accepts only what the scanner accepts") {
                                              "\xC3\xA9"
                                              R"("], "b": null})",
                                              R"({"k": {"b": 1, "a": 2}, "kk": [[], {}]})"};
+  // The depth limit is the scanner's, exactly: a refusal it would not make costs a scan.
+  const auto nested = [](int n) { return std::string(n, '[') + std::string(n, ']'); };
+  gpusel::json_detail::ScanError e;
+  FlatTree t;
+  CHECK(gpusel::json_detail::scan(nested(256), nullptr, e));
+  CHECK(t.build_checked(nested(256), 0));
+  CHECK(t.build_checked(nested(254), 2));
+  CHECK_FALSE(t.build_checked(nested(255), 2));
+  CHECK_FALSE(t.build_checked(nested(257), 0));
   for (const std::string& text : accepted) {
     FlatTree strict, loose;
     REQUIRE(strict.build_checked(text, 2));
