@@ -291,6 +291,33 @@ class Pass {
   }
 };
 
+// A GPU or offers file is read without a scan of its records when the skim can outline it:
+// each record's strict build checks its syntax, and an error is worded as the scan words it.
+// False (`report` as it was) when the document must be scanned whole first.
+// `bom`: the bytes of byte order mark taken off `text`.
+bool read_skimmed(std::string_view text, std::size_t bom, const std::string& file,
+                  const ValidateOptions& o, const PassOptions& pass, const DocumentSink* sink,
+                  const json_detail::Outline& outline, ValidationReport& report) {
+  json_detail::Outline skimmed;
+  skimmed.candidates = outline.candidates;
+  if ((pass.expected && !pass.expected->check_record_flat) ||
+      !json_detail::skim_outline(text, skimmed))
+    return false;
+  Findings f(file, report, pass.errors_only);
+  Pass p(text, bom, o, pass, sink, f);
+  const auto* list = p.run(skimmed, true);
+  if (p.syntax()) {
+    report.diagnostics.assign(1, *p.syntax());
+    return true;
+  }
+  if (!p.refused()) {
+    locate(text, report, list, p.kept());
+    return true;
+  }
+  report = ValidationReport{};  // not one it can serve: the whole text is scanned
+  return false;
+}
+
 }  // namespace
 
 void Findings::add(Severity s, const std::string& pointer, const std::string& check,
@@ -324,24 +351,7 @@ ValidationReport check_document(std::string_view text, const std::string& file,
     locate(text, report, list);
     return report;
   }
-  // A GPU or offers file is read without a scan of its records when the skim can outline it:
-  // each record's strict build checks its syntax, and an error is worded as the scan words it.
-  if ((!pass.expected || pass.expected->check_record_flat) &&
-      json_detail::skim_outline(text, outline)) {
-    Findings f(file, report, pass.errors_only);
-    Pass p(text, bom, o, pass, sink, f);
-    const auto* list = p.run(outline, true);
-    if (p.syntax()) {
-      report.diagnostics.assign(1, *p.syntax());
-      return report;
-    }
-    if (!p.refused()) {
-      locate(text, report, list, p.kept());
-      return report;
-    }
-    report = ValidationReport{};  // not one it can serve: the whole text is scanned
-    outline.keys.clear(), outline.lists.clear(), outline.root_is_object = false;
-  }
+  if (read_skimmed(text, bom, file, o, pass, sink, outline, report)) return report;
   json_detail::ScanError error;
   if (!json_detail::scan(text, nullptr, error, &outline)) {
     const SourcePos pos = json_detail::position_of(text, error.offset);
