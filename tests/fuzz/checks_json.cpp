@@ -5,6 +5,7 @@
 
 #include "checks.hpp"
 #include "core/json/json_flat.hpp"
+#include "core/json/json_scan.hpp"
 #include "gpusel/base/error.hpp"
 #include "gpusel/json/embedded.hpp"
 #include "gpusel/json/json_schema.hpp"
@@ -122,6 +123,36 @@ void check_flat(std::string_view text, const nlohmann::json& doc) {
   check_flat_schema(tree.root(), doc);
 }
 
+// A record the strict flat build accepts is one the scanner accepts, and the same tree.
+void check_strict(std::string_view input) {
+  json_detail::FlatTree strict;
+  if (!strict.build_checked(input, 0)) return;
+  json_detail::ScanError e;
+  require(json_detail::scan(input, nullptr, e), "strict flat build accepted: " + e.reason);
+  json_detail::FlatTree loose;
+  loose.build(input, "f.json");
+  require(same_tree(strict.root().to_json(), loose.root().to_json()), "strict flat tree differs");
+}
+
+// A skimmed outline whose elements all pass the strict build: the scanner accepts the whole
+// text and outlines it the same (what lets the loaders skip the scan, data/document.cpp).
+void check_skim(std::string_view input) {
+  const std::vector<std::string> lists = {"gpus", "offers", "models", "platforms"};
+  json_detail::Outline skimmed, scanned;
+  skimmed.candidates = scanned.candidates = lists;
+  if (!json_detail::skim_outline(input, skimmed)) return;
+  json_detail::FlatTree tree;
+  for (const auto& [b, e] : skimmed.lists.at(0).items)
+    if (!tree.build_checked(input.substr(b, e - b), 2)) return;
+  json_detail::ScanError error;
+  require(json_detail::scan(input, nullptr, error, &scanned),
+          "skimmed text refused: " + error.reason);
+  require(scanned.keys == skimmed.keys && scanned.lists.size() == 1, "skimmed outline differs");
+  const auto &a = scanned.lists[0], &b = skimmed.lists[0];
+  require(a.key == b.key && a.begin == b.begin && a.end == b.end && a.items == b.items,
+          "skimmed list differs");
+}
+
 }  // namespace
 
 bool same_tree(const nlohmann::json& a, const nlohmann::json& b) {
@@ -143,6 +174,8 @@ bool same_tree(const nlohmann::json& a, const nlohmann::json& b) {
 }
 
 void check_json_source(std::string_view input) {
+  check_strict(input);
+  check_skim(input);
   const bool theirs = nlohmann::json::accept(input.begin(), input.end());
   LocatedJson src;
   try {

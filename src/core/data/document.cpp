@@ -63,10 +63,15 @@ class Pass {
        const DocumentSink* sink, Findings& f)
       : text_(text), bom_(bom), opt_(o), pass_(p), sink_(sink), f_(f) {}
 
-  // Returns the list read record by record (null when there is none).
-  const json_detail::Outline::List* run(const json_detail::Outline& outline) {
+  // Returns the list read record by record (null when there is none). `skimmed`: the outline
+  // is skim_outline's, the records' syntax not checked yet: each record's flat tree is built
+  // strictly first, and a syntax error stops the pass (syntax()); a document the skim cannot
+  // serve (no list read, or a kind without the flat reading) stops it too (refused()).
+  const json_detail::Outline::List* run(const json_detail::Outline& outline, bool skimmed = false) {
     const auto* list = pick_list(outline);
+    if (skimmed && (!list || !kind_->check_record_flat)) return refused_ = true, nullptr;
     if (!list) return nullptr;
+    if (skimmed) prefix_ = std::string(text_.substr(0, list->begin + 1));
     std::string skeleton(text_.substr(0, list->begin));
     skeleton += "[]";
     skeleton += text_.substr(list->end);
@@ -76,7 +81,9 @@ class Pass {
       for (std::size_t i = 0; i < list->items.size(); ++i) {
         const auto [b, e] = list->items[i];
         const std::string_view rec_text = text_.substr(b, e - b);
-        if (!fast_record(i, rec_text, Span{b + bom_, e + bom_})) {
+        const bool built = skimmed && flat_.build_checked(rec_text, 2);
+        if (skimmed && !built && syntax_error(*list, i)) return list;
+        if (!fast_record(i, rec_text, Span{b + bom_, e + bom_}, skimmed, built)) {
           json rec = json_detail::build(rec_text, f_.file());
           record(i, rec, Span{b + bom_, e + bom_});
           json_detail::dispose(rec);
@@ -94,6 +101,8 @@ class Pass {
 
   // Where the text still held starts (line, column, offset): findings are placed from there.
   SourcePos kept() const { return kept_; }
+  const std::optional<Diagnostic>& syntax() const { return syntax_; }
+  bool refused() const { return refused_; }
 
   // Trusted text (the embedded data): one tree of the whole document, built with its
   // outline, no scan; its records are read from that tree.
@@ -121,17 +130,39 @@ class Pass {
   std::unordered_map<std::string, std::size_t> ids_;
   SourcePos kept_{1, 1, 0};
   json_detail::FlatTree flat_;  // the fast path's record, reused
+  std::string prefix_;          // a skimmed document's text up to its list's '['
+  std::optional<Diagnostic> syntax_;
+  bool refused_ = false;
+
+  // Record i failed the strict build: the scanner, run from the end of the record before it
+  // (after prefix_ and a stand-in element, so its state is the one a scan of the whole text
+  // has there: the root's keys so far, the depth, a comma before), words the first syntax
+  // error as that scan would. False when it finds none (the record is read the full way).
+  bool syntax_error(const json_detail::Outline::List& list, std::size_t i) {
+    const std::size_t from = i == 0 ? list.items[0].first : list.items[i - 1].second;
+    const std::string lead = i == 0 ? prefix_ : prefix_ + "0";
+    json_detail::ScanError e;
+    if (json_detail::scan_after(lead, text_.substr(from), e)) return false;
+    const std::size_t at = from + e.offset;
+    const SourcePos r = json_detail::position_of(text_.substr(kept_.offset), at - kept_.offset);
+    const SourcePos pos{kept_.line + r.line - 1,
+                        r.line == 1 ? kept_.column + r.column - 1 : r.column, at};
+    syntax_ = Diagnostic{Severity::error, f_.file(), pos, "", "syntax", e.reason};
+    return true;
+  }
 
   // The fast path: a record read as a flat tree, kept when the schema finds nothing, the
   // semantic checks no error or warning (their notes are the same code's, kept) and the
   // sink reads it; false (and nothing kept) sends the record the full way, which words every
   // finding as before. Trusted text, and kinds or sinks without a flat reading, go the full way.
-  bool fast_record(std::size_t i, std::string_view rec_text, Span span) {
+  // `checked`: the tree was built already (strictly), `built` whether it was.
+  bool fast_record(std::size_t i, std::string_view rec_text, Span span, bool checked, bool built) {
     if (pass_.trusted || !kind_->check_record_flat ||
         (sink_ && sink_->record && !sink_->record_flat))
       return false;
+    if (checked && !built) return false;
     try {
-      flat_.build(rec_text, f_.file());
+      if (!checked) flat_.build(rec_text, f_.file());
     } catch (const Error&) {  // never after a clean scan: the full way says what it says
       return false;
     }
@@ -260,6 +291,33 @@ class Pass {
   }
 };
 
+// A GPU or offers file is read without a scan of its records when the skim can outline it:
+// each record's strict build checks its syntax, and an error is worded as the scan words it.
+// False (`report` as it was) when the document must be scanned whole first.
+// `bom`: the bytes of byte order mark taken off `text`.
+bool read_skimmed(std::string_view text, std::size_t bom, const std::string& file,
+                  const ValidateOptions& o, const PassOptions& pass, const DocumentSink* sink,
+                  const json_detail::Outline& outline, ValidationReport& report) {
+  json_detail::Outline skimmed;
+  skimmed.candidates = outline.candidates;
+  if ((pass.expected && !pass.expected->check_record_flat) ||
+      !json_detail::skim_outline(text, skimmed))
+    return false;
+  Findings f(file, report, pass.errors_only);
+  Pass p(text, bom, o, pass, sink, f);
+  const auto* list = p.run(skimmed, true);
+  if (p.syntax()) {
+    report.diagnostics.assign(1, *p.syntax());
+    return true;
+  }
+  if (!p.refused()) {
+    locate(text, report, list, p.kept());
+    return true;
+  }
+  report = ValidationReport{};  // not one it can serve: the whole text is scanned
+  return false;
+}
+
 }  // namespace
 
 void Findings::add(Severity s, const std::string& pointer, const std::string& check,
@@ -293,6 +351,7 @@ ValidationReport check_document(std::string_view text, const std::string& file,
     locate(text, report, list);
     return report;
   }
+  if (read_skimmed(text, bom, file, o, pass, sink, outline, report)) return report;
   json_detail::ScanError error;
   if (!json_detail::scan(text, nullptr, error, &outline)) {
     const SourcePos pos = json_detail::position_of(text, error.offset);
@@ -304,21 +363,6 @@ ValidationReport check_document(std::string_view text, const std::string& file,
   const auto* list = p.run(outline);
   locate(text, report, list, p.kept());
   return report;
-}
-
-void throw_first_error(const ValidationReport& report, const std::string& file) {
-  const auto& ds = report.diagnostics;
-  auto first = std::find_if(ds.begin(), ds.end(),
-                            [](const Diagnostic& d) { return d.severity == Severity::error; });
-  if (first == ds.end()) return;
-  const int more = report.count(Severity::error) - 1;
-  std::string msg = file + ":" + std::to_string(first->pos.line) + ":" +
-                    std::to_string(first->pos.column) + ": " +
-                    (first->pointer.empty() ? "" : first->pointer + ": ") + first->message;
-  if (more > 0)
-    msg += " (and " + std::to_string(more) + " more error(s): gpusel catalog validate " +
-           quote_input(file, 200) + " lists them)";
-  throw data_error(msg);
 }
 
 const DocKind& gpus_kind() {

@@ -37,6 +37,21 @@ std::string effective_as_of(const json& doc, const ValidateOptions& o) {
   throw usage_error("--as-of reviewed: the document has no valid \"reviewed\" date");
 }
 
+void throw_first_error(const ValidationReport& report, const std::string& file) {
+  const auto& ds = report.diagnostics;
+  auto first = std::find_if(ds.begin(), ds.end(),
+                            [](const Diagnostic& d) { return d.severity == Severity::error; });
+  if (first == ds.end()) return;
+  const int more = report.count(Severity::error) - 1;
+  std::string msg = file + ":" + std::to_string(first->pos.line) + ":" +
+                    std::to_string(first->pos.column) + ": " +
+                    (first->pointer.empty() ? "" : first->pointer + ": ") + first->message;
+  if (more > 0)
+    msg += " (and " + std::to_string(more) + " more error(s): gpusel catalog validate " +
+           quote_input(file, 200) + " lists them)";
+  throw data_error(msg);
+}
+
 }  // namespace detail
 
 int ValidationReport::count(Severity s) const {

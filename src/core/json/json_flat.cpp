@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstring>
 #include <limits>
 
@@ -17,7 +18,10 @@ namespace gpusel::json_detail {
 
 class FlatBuilder {
  public:
-  FlatBuilder(FlatTree& t, const std::string& origin) : t_(t), origin_(origin) {}
+  // `outer`: in strict mode, the levels of nesting around the text (the scanner's depth limit
+  // counts them); strict mode checks every byte as the scanner would (json_scan.cpp).
+  FlatBuilder(FlatTree& t, const std::string& origin, bool strict = false, int outer = 0)
+      : t_(t), origin_(origin), strict_(strict), outer_(outer) {}
 
   void document(std::string_view text) {
     if (text.size() >= std::numeric_limits<std::uint32_t>::max()) malformed();
@@ -34,6 +38,8 @@ class FlatBuilder {
  private:
   FlatTree& t_;
   const std::string& origin_;
+  bool strict_;
+  int outer_;
   const char* p_ = nullptr;
   const char* end_ = nullptr;
 
@@ -50,7 +56,7 @@ class FlatBuilder {
 
   // Appends the value at p_ (and its children); returns its index.
   std::uint32_t value(int depth) {
-    if (depth > kMaxDepth) malformed();
+    if (!strict_ && depth > kMaxDepth) malformed();
     const auto at = static_cast<std::uint32_t>(t_.nodes_.size());
     t_.nodes_.emplace_back();
     switch (peek()) {
@@ -86,6 +92,10 @@ class FlatBuilder {
   // are gathered apart (nested objects gather theirs meanwhile) and then listed together.
   void children(std::uint32_t at, int depth, char close) {
     const bool object = close == '}';
+    // The scanner's limit, exactly: a container `outer_` levels below the text's top one is
+    // at its depth + outer_ + 1 (a refusal the scanner would not make costs it a scan of the
+    // rest of the file).
+    if (strict_ && depth + outer_ + 1 > kMaxDepth) malformed();
     t_.nodes_[at].type = object ? FlatType::object : FlatType::array;
     ++p_;
     std::uint32_t count = 0;
@@ -125,8 +135,12 @@ class FlatBuilder {
     const auto less = [this](const FlatKey& a, const FlatKey& b) {
       return compare_keys(a, t_.key(t_.node(a.node)), b, t_.key(t_.node(b.node))) < 0;
     };
-    if (!std::is_sorted(keys.begin(), keys.end(), less))  // gpusel's files: sorted already
-      std::sort(keys.begin(), keys.end(), less);
+    const auto not_less = [&less](const FlatKey& a, const FlatKey& b) { return !less(a, b); };
+    if (std::adjacent_find(keys.begin(), keys.end(), not_less) != keys.end()) {
+      std::sort(keys.begin(), keys.end(), less);  // gpusel's files: sorted already
+      if (strict_ && std::adjacent_find(keys.begin(), keys.end(), not_less) != keys.end())
+        malformed();  // a duplicate key
+    }
     t_.keys_.insert(t_.keys_.end(), keys.begin(), keys.end());
   }
 
@@ -144,6 +158,10 @@ class FlatBuilder {
     while (p_ != end_ && is_number_byte(*p_)) ++p_;
     NumberToken tok;
     if (!read_number(first, p_, tok)) malformed();
+    // A finite double is what the scanner's range check (strtod) accepts.
+    if (strict_ && (!is_json_number(first, p_) ||
+                    (tok.kind == NumberToken::floating && !std::isfinite(tok.d))))
+      malformed();
     FlatNode& n = t_.nodes_[at];
     if (tok.kind == NumberToken::unsigned_integer) {
       n.type = FlatType::number_unsigned, n.u = tok.u;
@@ -158,7 +176,7 @@ class FlatBuilder {
   // escape is decoded (as json_build.cpp decodes it) to the end of the tree's buffer.
   void string_token(std::uint32_t& at, std::uint32_t& size, bool& decoded) {
     const char* from = ++p_;
-    const char* stop = skip_to_quote(from, end_);
+    const char* stop = string_run(from);
     if (stop == end_) malformed();
     if (*stop == '"') {
       at = offset(from), size = static_cast<std::uint32_t>(stop - from), decoded = false;
@@ -173,11 +191,24 @@ class FlatBuilder {
       if (*stop == '"') break;
       escape(out);
       from = p_;
-      stop = skip_to_quote(from, end_);
+      stop = string_run(from);
       if (stop == end_) malformed();
     }
     at = static_cast<std::uint32_t>(start), size = static_cast<std::uint32_t>(out.size() - start);
     decoded = true;
+  }
+
+  // The next '"' or '\\' at or after `p`; in strict mode the bytes before it are checked as the
+  // scanner checks them (no control byte, UTF-8 as RFC 3629 has it).
+  const char* string_run(const char* p) const {
+    if (!strict_) return skip_to_quote(p, end_);
+    while (true) {
+      p = skip_plain(p, end_);
+      if (p == end_ || *p == '"' || *p == '\\') return p;
+      const std::size_t n = static_cast<unsigned char>(*p) < 0x20 ? 0 : utf8_sequence(p, end_);
+      if (n == 0) malformed();
+      p += n;
+    }
   }
 
   // p_ after the backslash.
@@ -188,6 +219,16 @@ class FlatBuilder {
 
 void FlatTree::build(std::string_view text, const std::string& origin) {
   FlatBuilder(*this, origin).document(text);
+}
+
+bool FlatTree::build_checked(std::string_view text, int outer) {
+  static const std::string kOrigin;
+  try {
+    FlatBuilder(*this, kOrigin, true, outer).document(text);
+    return true;
+  } catch (const Error&) {
+    return false;
+  }
 }
 
 std::size_t FlatValue::size() const {

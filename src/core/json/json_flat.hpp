@@ -73,10 +73,14 @@ inline int compare_keys(const FlatKey& a, std::string_view at, const FlatKey& b,
   return at.substr(8).compare(bt.substr(8));
 }
 // Whether `k` (from flat_key(text)) and `probe` (from flat_key(name)) are the same key.
+// The tail past eight bytes is compared in line: keys are short, and a call to memcmp cost
+// more than the comparison (the readers look up about 60 fields per record).
 inline bool same_key(const FlatKey& k, std::string_view text, const FlatKey& probe,
                      std::string_view name) {
-  return k.prefix == probe.prefix && k.size == probe.size &&
-         (k.size <= 8 || std::memcmp(text.data() + 8, name.data() + 8, k.size - 8) == 0);
+  if (k.prefix != probe.prefix || k.size != probe.size) return false;
+  for (std::uint32_t i = 8; i < k.size; ++i)
+    if (text[i] != name[i]) return false;
+  return true;
 }
 
 struct FlatNode {
@@ -103,6 +107,11 @@ class FlatTree {
   // Error(data) "<origin>: malformed JSON at byte N" on text it cannot read). `text` must
   // outlive every value read from the tree; the previous record's nodes are dropped.
   void build(std::string_view text, const std::string& origin);
+  // The same, checking the syntax as the scanner does (json_scan.cpp): true exactly when the
+  // tree is built, and then the scanner accepts `text` as a value nested `outer` levels deep
+  // (a false may still be text the scanner accepts; it words the error). What lets a clean
+  // record skip the scan of the whole file (data/document.cpp).
+  bool build_checked(std::string_view text, int outer);
   FlatValue root() const;
 
   const FlatNode& node(std::uint32_t i) const { return nodes_[i]; }

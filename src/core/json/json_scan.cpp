@@ -38,6 +38,7 @@ class Scanner {
     skip_ws();
     if (at_end()) fail(pos_, "unexpected end of file (the document is empty)");
     value(0, query_ != nullptr);
+    if (found_all()) return;
     skip_ws();
     if (!at_end()) fail(pos_, "unexpected " + describe() + " after the end of the document");
   }
@@ -53,6 +54,8 @@ class Scanner {
   std::size_t key_at_ = 0;  // where the last object key read starts
 
   bool at_end() const { return pos_ >= text_.size(); }
+  // Every wanted position is found: the scan stops (PositionQuery).
+  bool found_all() const { return query_ && query_->found.size() == query_->wanted.size(); }
   char peek() const { return at_end() ? '\0' : text_[pos_]; }
   void skip_ws() {
     const char* p = json_detail::skip_ws(text_.data() + pos_, text_.data() + text_.size());
@@ -150,6 +153,7 @@ class Scanner {
       } else {
         member(key, depth, track);
       }
+      if (found_all()) return;
     } while (!next_or_close('}', comma, "object member"));
   }
 
@@ -200,6 +204,7 @@ class Scanner {
       const std::size_t begin = pos_;
       member(track ? std::to_string(index) : std::string(), depth, track);
       if (spans) spans->items.emplace_back(begin, pos_);
+      if (found_all()) return;
       ++index;
     } while (!next_or_close(']', comma, "array element"));
   }

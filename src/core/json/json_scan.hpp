@@ -24,7 +24,9 @@ struct ScanError {
 };
 
 // Positions wanted: every pointer asked for and each of its ancestors (so that a pointer
-// that does not exist falls back to its nearest existing ancestor).
+// that does not exist falls back to its nearest existing ancestor). The scan stops once all
+// are found: what follows is not checked (LocatedJson::at_all reads text already scanned, and
+// placing a note near a record's start no longer costs a scan of the whole record).
 struct PositionQuery {
   std::unordered_set<std::string> wanted;
   std::unordered_map<std::string, SourcePos> found;
@@ -50,6 +52,17 @@ struct Outline {
 // `outline` (if given) the document's top level.
 bool scan(std::string_view text, PositionQuery* query, ScanError& error,
           Outline* outline = nullptr);
+
+// The outline of `text` as scan() would give it, found without scanning the elements of its
+// list (json_skim.cpp): false when the skim cannot tell, or the text has not exactly one
+// candidate list or has an empty one, or the text without that list's elements fails the scan.
+// True promises nothing about the elements: `text` is what scan() accepts exactly when each
+// element is too (FlatTree::build_checked with outer 2). The caller scans the whole text on false.
+bool skim_outline(std::string_view text, Outline& outline);
+// Scans `prefix` followed by `rest` (an element's syntax error, worded as a scan of the whole
+// text words it: `prefix` brings the scanner to the state it has where `rest` starts). On an
+// error, its offset is counted from the start of `rest` (0 if it lies in `prefix`).
+bool scan_after(std::string_view prefix, std::string_view rest, ScanError& error);
 
 // Line and column of byte `offset`: columns count UTF-8 code points, as editors do.
 SourcePos position_of(std::string_view text, std::size_t offset);

@@ -66,6 +66,44 @@ inline const char* skip_plain(const char* p, const char* end) {
   return p;
 }
 
+// The length of the UTF-8 sequence at `p` (a byte of 0x80 or more), 0 when it is not one the
+// scanner accepts (RFC 3629: no overlongs, no surrogates, nothing past U+10FFFF).
+inline std::size_t utf8_sequence(const char* p, const char* end) {
+  const auto c = static_cast<unsigned char>(*p);
+  const std::size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
+  const unsigned lo = c == 0xE0 ? 0xA0 : c == 0xF0 ? 0x90 : 0x80;
+  const unsigned hi = c == 0xED ? 0x9F : c == 0xF4 ? 0x8F : 0xBF;
+  if (c < 0xC2 || c > 0xF4 || static_cast<std::size_t>(end - p) < len) return 0;
+  for (std::size_t i = 1; i < len; ++i) {
+    const auto b = static_cast<unsigned char>(p[i]);
+    if (b < (i == 1 ? lo : 0x80) || b > (i == 1 ? hi : 0xBF)) return 0;
+  }
+  return len;
+}
+
+// Whether [first, last) is a JSON number as the scanner reads one: -?(0|[1-9][0-9]*), an
+// optional fraction and exponent, each with at least one digit.
+inline bool is_json_number(const char* p, const char* last) {
+  const auto digits = [&p, last] {
+    const char* from = p;
+    while (p != last && *p >= '0' && *p <= '9') ++p;
+    return p != from;
+  };
+  if (p != last && *p == '-') ++p;
+  if (p != last && *p == '0') {
+    ++p;
+  } else if (!digits()) {
+    return false;
+  }
+  if (p != last && *p == '.' && (++p, !digits())) return false;
+  if (p != last && (*p == 'e' || *p == 'E')) {
+    ++p;
+    if (p != last && (*p == '+' || *p == '-')) ++p;
+    if (!digits()) return false;
+  }
+  return p == last;
+}
+
 // The first '"' or '\\' at or after `p`, `end` if none (the tree builder's string runs: text
 // the scanner has accepted, whatever other bytes it holds).
 inline const char* skip_to_quote(const char* p, const char* end) {

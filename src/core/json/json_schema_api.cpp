@@ -35,6 +35,7 @@ struct Schema::Impl {
 Schema::Schema(json schema) : impl_(std::make_unique<Impl>()) {
   impl_->root = std::move(schema);
   schema_detail::lint(impl_->root, impl_->root, "", impl_->index);
+  schema_detail::compile_flat(impl_->index);
   impl_->find_items();
 }
 

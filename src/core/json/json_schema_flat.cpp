@@ -55,61 +55,66 @@ bool equal(const json& a, const FlatValue& b) {
 
 class FlatChecker {
  public:
-  explicit FlatChecker(const KeywordIndex& index) : index_(index) {}
-
-  bool check(const json& s, const FlatValue& v, int depth) {
-    if (s.is_boolean()) return s.get<bool>();
+  bool sub(const Keywords::Sub& s, const FlatValue& v, int depth) {
+    if (s.boolean) return s.accept;
     if (depth > kMaxFlatDepth) return false;
-    const auto found = index_.find(&s);
-    if (found == index_.end()) return true;  // lint indexes every schema object
-    const Keywords& kw = found->second;
-    if (kw.ref && !check(*kw.ref, v, depth + 1)) return false;
+    return !s.kw || check(*s.kw, v, depth);  // lint indexes every schema object
+  }
+
+  bool check(const Keywords& kw, const FlatValue& v, int depth) {
+    if (kw.ref && !sub(kw.ref_sub, v, depth + 1)) return false;
     if (kw.type && !(kw.type_mask & types_of(v))) return false;
     if (!leaf(kw, v)) return false;
     if (v.is_object() && !object(kw, v, depth)) return false;
     if (v.is_array() && kw.items)
       for (auto it = v.begin(); it != v.end(); ++it)
-        if (!check(*kw.items, *it, depth + 1)) return false;
+        if (!sub(kw.items_sub, *it, depth + 1)) return false;
     return combinators(kw, v, depth);
   }
 
  private:
-  const KeywordIndex& index_;
-
   static bool leaf(const Keywords& kw, const FlatValue& v) {
-    if (kw.const_value && !equal(*kw.const_value, v)) return false;
-    if (kw.enum_values && std::none_of(kw.enum_values->begin(), kw.enum_values->end(),
-                                       [&v](const json& o) { return equal(o, v); }))
+    if (kw.const_value && !(kw.const_string ? v.is_string() && v.str() == *kw.const_string
+                                            : equal(*kw.const_value, v)))
       return false;
+    if (kw.enum_values && !in_enum(kw, v)) return false;
     if (v.is_number() && !number(kw, v.get<double>())) return false;
     if (v.is_string() && !string(kw, v.str())) return false;
     if (v.is_array()) {
-      if (kw.min_items && v.size() < kw.min_items->get<std::size_t>()) return false;
-      if (kw.max_items && v.size() > kw.max_items->get<std::size_t>()) return false;
+      if (kw.min_items && v.size() < kw.min_items_v) return false;
+      if (kw.max_items && v.size() > kw.max_items_v) return false;
       if (kw.unique_items && !unique(v)) return false;
     }
     return true;
   }
 
+  // A string enum compares views (nothing but a string equals a string); any other through
+  // nlohmann's equality, as the full check.
+  static bool in_enum(const Keywords& kw, const FlatValue& v) {
+    if (kw.enum_strings_only) {
+      if (!v.is_string()) return false;
+      const std::string_view s = v.str();
+      return std::find(kw.enum_strings.begin(), kw.enum_strings.end(), s) != kw.enum_strings.end();
+    }
+    return std::any_of(kw.enum_values->begin(), kw.enum_values->end(),
+                       [&v](const json& o) { return equal(o, v); });
+  }
+
   static bool number(const Keywords& kw, double x) {
-    return (!kw.minimum || x >= kw.minimum->get<double>()) &&
-           (!kw.maximum || x <= kw.maximum->get<double>()) &&
-           (!kw.exclusive_minimum || x > kw.exclusive_minimum->get<double>()) &&
-           (!kw.exclusive_maximum || x < kw.exclusive_maximum->get<double>());
+    return (!kw.minimum || x >= kw.minimum_v) && (!kw.maximum || x <= kw.maximum_v) &&
+           (!kw.exclusive_minimum || x > kw.exclusive_minimum_v) &&
+           (!kw.exclusive_maximum || x < kw.exclusive_maximum_v);
   }
 
   static bool string(const Keywords& kw, std::string_view s) {
     if (kw.min_length || kw.max_length) {
       const std::size_t n = schema_detail::code_points(s);
-      if (kw.min_length && n < kw.min_length->get<std::size_t>()) return false;
-      if (kw.max_length && n > kw.max_length->get<std::size_t>()) return false;
+      if (kw.min_length && n < kw.min_length_v) return false;
+      if (kw.max_length && n > kw.max_length_v) return false;
     }
     if (kw.pattern && (s.size() > kMaxPatternInput || !kw.pattern->search(s))) return false;
-    if (kw.format) {
-      const std::string& name = kw.format->get_ref<const std::string&>();
-      if (name == "date" && !schema_detail::is_date(s)) return false;
-      if (name == "uri" && !schema_detail::is_uri(s)) return false;
-    }
+    if (kw.format_v == Keywords::Format::date && !schema_detail::is_date(s)) return false;
+    if (kw.format_v == Keywords::Format::uri && !schema_detail::is_uri(s)) return false;
     return true;
   }
 
@@ -155,14 +160,12 @@ class FlatChecker {
     for (std::uint32_t m = 0; m < v.node().count; ++m) {
       const FlatValue child(&t, keys[m].node);
       const std::size_t k = name_index(kw, keys[m], child.key(), from);
-      const json* prop = k < kw.member_schemas.size() ? kw.member_schemas[k] : nullptr;
+      const bool prop = k < kw.member_schemas.size() && kw.member_schemas[k];
       if (k < 64) seen |= std::uint64_t{1} << k;
       if (prop) {
-        if (!check(*prop, child, depth + 1)) return false;
-      } else if (kw.additional && (kw.additional->is_boolean() && !kw.additional->get<bool>())) {
-        return false;  // an unknown field: a warning the full check words
-      } else if (kw.additional && !check(*kw.additional, child, depth + 1)) {
-        return false;
+        if (!sub(kw.member_subs[k], child, depth + 1)) return false;
+      } else if (kw.additional && !sub(kw.additional_sub, child, depth + 1)) {
+        return false;  // false: an unknown field, a warning the full check words
       }
     }
     return !kw.required || (seen & kw.required_bits) == kw.required_bits;
@@ -170,26 +173,80 @@ class FlatChecker {
 
   bool combinators(const Keywords& kw, const FlatValue& v, int depth) {
     if (kw.all_of)
-      for (const auto& sub : *kw.all_of)
-        if (!check(sub, v, depth + 1)) return false;
-    if (kw.any_of && std::none_of(kw.any_of->begin(), kw.any_of->end(),
-                                  [&](const json& sub) { return check(sub, v, depth + 1); }))
+      for (const auto& s : kw.all_of_subs)
+        if (!sub(s, v, depth + 1)) return false;
+    if (kw.any_of && std::none_of(kw.any_of_subs.begin(), kw.any_of_subs.end(),
+                                  [&](const Keywords::Sub& s) { return sub(s, v, depth + 1); }))
       return false;
     if (kw.one_of) {
       std::size_t matched = 0;
-      for (const auto& sub : *kw.one_of) matched += check(sub, v, depth + 1);
+      for (const auto& s : kw.one_of_subs) matched += sub(s, v, depth + 1);
       if (matched != 1) return false;
     }
     return true;
   }
 };
 
+Keywords::Sub sub_of(const KeywordIndex& index, const json& s) {
+  Keywords::Sub out;
+  if (s.is_boolean()) {
+    out.boolean = true, out.accept = s.get<bool>();
+  } else if (const auto it = index.find(&s); it != index.end()) {
+    out.kw = &it->second;
+  }
+  return out;
+}
+
+std::vector<Keywords::Sub> subs_of(const KeywordIndex& index, const json* list) {
+  std::vector<Keywords::Sub> out;
+  if (list)
+    for (const json& s : *list) out.push_back(sub_of(index, s));
+  return out;
+}
+
+// One entry's compiled view: the schema's values read once here instead of per record.
+void compile_entry(const KeywordIndex& index, Keywords& kw) {
+  if (kw.ref) kw.ref_sub = sub_of(index, *kw.ref);
+  if (kw.items) kw.items_sub = sub_of(index, *kw.items);
+  if (kw.additional) kw.additional_sub = sub_of(index, *kw.additional);
+  for (const json* m : kw.member_schemas)
+    kw.member_subs.push_back(m ? sub_of(index, *m) : Keywords::Sub{});
+  kw.all_of_subs = subs_of(index, kw.all_of);
+  kw.any_of_subs = subs_of(index, kw.any_of);
+  kw.one_of_subs = subs_of(index, kw.one_of);
+  const auto number = [](const json* v) { return v ? v->get<double>() : 0.0; };
+  const auto count = [](const json* v) { return v ? v->get<std::size_t>() : std::size_t{0}; };
+  kw.minimum_v = number(kw.minimum), kw.maximum_v = number(kw.maximum);
+  kw.exclusive_minimum_v = number(kw.exclusive_minimum);
+  kw.exclusive_maximum_v = number(kw.exclusive_maximum);
+  kw.min_items_v = count(kw.min_items), kw.max_items_v = count(kw.max_items);
+  kw.min_length_v = count(kw.min_length), kw.max_length_v = count(kw.max_length);
+  if (kw.enum_values) {
+    kw.enum_strings_only = std::all_of(kw.enum_values->begin(), kw.enum_values->end(),
+                                       [](const json& o) { return o.is_string(); });
+    for (const json& o : *kw.enum_values)
+      if (o.is_string()) kw.enum_strings.push_back(o.get_ref<const std::string&>());
+  }
+  if (kw.const_value && kw.const_value->is_string())
+    kw.const_string = &kw.const_value->get_ref<const std::string&>();
+  if (kw.format) {
+    const std::string& name = kw.format->get_ref<const std::string&>();
+    kw.format_v = name == "date"  ? Keywords::Format::date
+                  : name == "uri" ? Keywords::Format::uri
+                                  : Keywords::Format::none;
+  }
+}
+
 }  // namespace
 
 namespace schema_detail {
 
 bool run_flat_check(const KeywordIndex& index, const json& s, const FlatValue& v) {
-  return FlatChecker(index).check(s, v, 0);
+  return FlatChecker().sub(sub_of(index, s), v, 0);
+}
+
+void compile_flat(KeywordIndex& index) {
+  for (auto& [schema, kw] : index) compile_entry(index, kw);
 }
 
 }  // namespace schema_detail

@@ -46,6 +46,25 @@ struct Keywords {
   std::string pattern_source;
   std::shared_ptr<const json_detail::Pattern> pattern;
   std::string ref_name;  // "#/$defs/x", for messages
+
+  // The flat checker's compiled view (compile_flat, once the whole schema is indexed), so that
+  // a record costs no hash lookup per schema node and no nlohmann access or comparison: each
+  // subschema as its Keywords (or the boolean it is), limits as numbers, string enums and
+  // consts as views. Read only where the pointer above says the keyword is there.
+  struct Sub {
+    const Keywords* kw = nullptr;  // null: a boolean schema (`accept`) or one with no keywords
+    bool boolean = false, accept = true;
+  };
+  enum class Format : std::uint8_t { none, date, uri };
+  Sub ref_sub, items_sub, additional_sub;
+  std::vector<Sub> member_subs;  // member_schemas' (null ones unused)
+  std::vector<Sub> all_of_subs, any_of_subs, one_of_subs;
+  double minimum_v = 0, maximum_v = 0, exclusive_minimum_v = 0, exclusive_maximum_v = 0;
+  std::size_t min_items_v = 0, max_items_v = 0, min_length_v = 0, max_length_v = 0;
+  bool enum_strings_only = false;  // every "enum" value is a string: enum_strings
+  std::vector<std::string_view> enum_strings;
+  const std::string* const_string = nullptr;  // "const" when it is a string
+  Format format_v = Format::none;
 };
 
 // JSON Schema's type names as bits, so that a type check is a mask test.
@@ -88,6 +107,8 @@ void run_check(const KeywordIndex& index, const json& s, const json& v, const st
 // Whether `v` (a record of the flat tree) conforms to schema `s`: true exactly when run_check
 // would find no issue; no message is written (json_schema_flat.cpp).
 bool run_flat_check(const KeywordIndex& index, const json& s, const json_detail::FlatValue& v);
+// Fills every index entry's compiled view for run_flat_check (after lint indexed the schema).
+void compile_flat(KeywordIndex& index);
 
 // Error(data) "schema #<where>: <what>"; `where` is a JSON pointer into the schema.
 [[noreturn]] void schema_error(const std::string& where, const std::string& what);

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "gpusel/base/error.hpp"
 #include "gpusel/base/text.hpp"
@@ -291,8 +292,14 @@ Throughput estimate_throughput(const Workload& given, const Gpu& gpu, int count,
                                const ThroughputConstants& k, const NodeNetwork* nodes) {
   if (count < 1)
     throw usage_error("GPU count must be at least 1 (got " + std::to_string(count) + ")");
-  Workload w = given;  // a ViT's sequence is its image's patches at --image-size
-  if (w.model.kind == "vision-encoder") w.seq_len = tokens_per_sample(w), w.prompt_len = 0;
+  // A ViT's sequence is its image's patches at --image-size: only then is the workload
+  // copied (a copy carries the framework profile's strings: the ranker calls this per card).
+  std::optional<Workload> vit;
+  if (given.model.kind == "vision-encoder") {
+    vit = given;
+    vit->seq_len = tokens_per_sample(given), vit->prompt_len = 0;
+  }
+  const Workload& w = vit ? *vit : given;
   const Shape s = tput::shape_of(w);
   Throughput t;
   if (w.model.cnn)

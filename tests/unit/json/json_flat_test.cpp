@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <functional>
 
+#include "core/json/json_scan.hpp"
 #include "gpusel/base/error.hpp"
 #include "gpusel/json/embedded.hpp"
 #include "gpusel/json/json_schema.hpp"
@@ -64,6 +65,56 @@ TEST_CASE("the flat tree refuses text it cannot read, naming the file") {
   CHECK_THROWS_AS(t.build(R"({"a": })", "t.json"), gpusel::Error);
   CHECK_THROWS_AS(t.build(R"([1, 2)", "t.json"), gpusel::Error);
   CHECK_THROWS_AS(t.build(R"("\ud800")", "t.json"), gpusel::Error);
+}
+
+TEST_CASE("the strict flat build accepts only what the scanner accepts") {
+  // Each refused by the scanner: the strict build must refuse it too (the loose one need not).
+  const std::vector<std::string> refused = {R"({"a": 1, "a": 2})",
+                                            R"({"b": [01]})",
+                                            R"([-])",
+                                            R"([1.])",
+                                            R"([.5])",
+                                            R"([1e])",
+                                            R"([+1])",
+                                            R"([1e999])",
+                                            "[\"a\tb\"]",
+                                            "[\"\xC3\"]",
+                                            "[\"\xC0\xAF\"]",
+                                            "[\"\xED\xA0\x80\"]",
+                                            R"(["\x"])",
+                                            R"(["\ud800"])",
+                                            R"([1,])",
+                                            R"({"a": 1,})",
+                                            R"([tru])",
+                                            R"([nulls])",
+                                            "[\"a\nb\"]",
+                                            std::string(300, '[')};
+  for (const std::string& text : refused) {
+    INFO(text);
+    gpusel::json_detail::ScanError e;
+    REQUIRE_FALSE(gpusel::json_detail::scan(text, nullptr, e));
+    FlatTree t;
+    CHECK_FALSE(t.build_checked(text, 0));
+  }
+  const std::vector<std::string> accepted = {R"({"a": [0, -0.5e+3, 1E2, "\u00e9\ud83d\ude00", "caf)"
+                                             "\xC3\xA9"
+                                             R"("], "b": null})",
+                                             R"({"k": {"b": 1, "a": 2}, "kk": [[], {}]})"};
+  // The depth limit is the scanner's, exactly: a refusal it would not make costs a scan.
+  const auto nested = [](int n) { return std::string(n, '[') + std::string(n, ']'); };
+  gpusel::json_detail::ScanError e;
+  FlatTree t;
+  CHECK(gpusel::json_detail::scan(nested(256), nullptr, e));
+  CHECK(t.build_checked(nested(256), 0));
+  CHECK(t.build_checked(nested(254), 2));
+  CHECK_FALSE(t.build_checked(nested(255), 2));
+  CHECK_FALSE(t.build_checked(nested(257), 0));
+  for (const std::string& text : accepted) {
+    FlatTree strict, loose;
+    REQUIRE(strict.build_checked(text, 2));
+    loose.build(text, "t.json");
+    CHECK(strict.root().to_json() == loose.root().to_json());
+  }
 }
 
 namespace {
