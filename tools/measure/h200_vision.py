@@ -17,7 +17,7 @@ What it records (OUT_DIR/results.jsonl, one JSON object per line, through h200_c
 - bert_train: tokens/s and peak memory of masked-LM training steps (AdamW fused, AMP bf16,
   sdpa attention).
 
-Usage: python3 tools/measure/h200_vision.py OUT_DIR [round2|round3|round4]
+Usage: python3 tools/measure/h200_vision.py OUT_DIR [round2|round3|round4|round5]
 """
 import os
 import sys
@@ -406,5 +406,37 @@ def round4():
     log("done")
 
 
+def gemm_sweep(tokens=16384):
+    """bf16 GEMM TFLOP/s at a transformer layer's shapes for hidden sizes 512-8192 (M tokens):
+    QKV, attention output, MLP up and down, forward (x @ W) and the two backward products
+    (dX = dY @ W^T, dW = X^T @ dY). Groundwork for a size-dependent GEMM efficiency."""
+    clean()
+    for h in (512, 768, 1024, 1536, 2048, 3072, 4096, 8192):
+        total_flops, total_s, per = 0.0, 0.0, {}
+        for name, k, n in (("qkv", h, 3 * h), ("out", h, h), ("up", h, 4 * h), ("down", 4 * h, h)):
+            x = torch.randn(tokens, k, device="cuda", dtype=torch.bfloat16)
+            w = torch.randn(k, n, device="cuda", dtype=torch.bfloat16)
+            dy = torch.randn(tokens, n, device="cuda", dtype=torch.bfloat16)
+            for kind, f in (("fwd", lambda: x @ w), ("dx", lambda: dy @ w.t()),
+                            ("dw", lambda: x.t() @ dy)):
+                sec = base.cuda_time(f, 3, 20)
+                flops = 2.0 * tokens * k * n
+                per[f"{name}_{kind}"] = round(flops / sec / 1e12, 1)
+                total_flops += flops
+                total_s += sec
+            del x, w, dy
+        record("gemm_sweep", hidden=h, tokens=tokens, tflops=per,
+               layer_tflops=round(total_flops / total_s / 1e12, 1))
+    clean()
+
+
+def round5():
+    """Fifth run: GEMM rate against hidden size (no model change rests on it yet)."""
+    guarded("env", base.environment)
+    guarded("gemm_sweep", gemm_sweep)
+    guarded("gemm_sweep", gemm_sweep, 4096)
+    log("done")
+
+
 if __name__ == "__main__":
-    {"round2": round2, "round3": round3, "round4": round4}.get(sys.argv[2] if len(sys.argv) > 2 else "", main)()
+    {"round2": round2, "round3": round3, "round4": round4, "round5": round5}.get(sys.argv[2] if len(sys.argv) > 2 else "", main)()
