@@ -162,7 +162,8 @@ void add_framework_options(CLI::App* cmd, WorkloadArgs& a) {
   tri_state(
       cmd, "kbit-upcast", a.overrides.kbit_upcast,
       "QLoRA: embeddings, LM head and norms cast to fp32 (PEFT prepare_model_for_kbit_training)");
-  tri_state(cmd, "compile", a.overrides.compile, "torch.compile (memory is counted eager; speed has no eager host floor)");
+  tri_state(cmd, "compile", a.overrides.compile,
+            "torch.compile (memory is counted eager; speed has no eager host floor)");
   optional_flag(cmd, "--ds-live-params", a.overrides.ds_live_params,
                 "DeepSpeed stage3_max_live_parameters and max_reuse_distance (default 1e9)");
   tri_state(cmd, "ds-overlap-comm", a.overrides.ds_overlap_comm,

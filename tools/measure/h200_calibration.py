@@ -91,6 +91,19 @@ def cuda_time(fn, warmup, iters):
     return start.elapsed_time(end) / 1000 / iters
 
 
+def wall_time(fn, warmup, iters):
+    """Mean wall seconds per call over `iters` after `warmup` calls, the GPU synchronised
+    before and after: a step as the training loop sees it, the host's time included."""
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    t = time.time()
+    for _ in range(iters):
+        fn()
+    torch.cuda.synchronize()
+    return (time.time() - t) / iters
+
+
 def environment():
     import transformers
     try:
@@ -328,14 +341,7 @@ def train(name, mode, batch, seq, ckpt, targets="all-linear", rank=16, steps=6, 
         opt.step()
         opt.zero_grad(set_to_none=True)
 
-    for _ in range(warm):
-        step()
-    torch.cuda.synchronize()
-    t = time.time()
-    for _ in range(steps):
-        step()
-    torch.cuda.synchronize()
-    dt = (time.time() - t) / steps
+    dt = wall_time(step, warm, steps)
     record("train", model=name, mode=mode, batch=batch, seq=seq, grad_ckpt=ckpt,
            lora_targets=targets if mode == "lora" else None,
            lora_rank=rank if mode == "lora" else None,

@@ -21,12 +21,11 @@ Usage: python3 tools/measure/h200_vision.py OUT_DIR [round2|round3|round4|round5
 """
 import os
 import sys
-import time
 from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import h200_calibration as base  # noqa: E402
-from h200_calibration import clean, guarded, log, record  # noqa: E402
+from h200_calibration import clean, guarded, log, record, wall_time  # noqa: E402
 
 import torch  # noqa: E402
 import torchvision  # noqa: E402
@@ -77,14 +76,7 @@ def vision_train(name, batch, precision, steps=10, warm=4, kind="cnn_train"):
     model, opt, x, y = vision_setup(name, batch, precision)
     weights = torch.cuda.memory_allocated() - base0
     torch.cuda.reset_peak_memory_stats()
-    for _ in range(warm):
-        vision_step(model, opt, x, y, precision)
-    torch.cuda.synchronize()
-    t = time.time()
-    for _ in range(steps):
-        vision_step(model, opt, x, y, precision)
-    torch.cuda.synchronize()
-    dt = (time.time() - t) / steps
+    dt = wall_time(lambda: vision_step(model, opt, x, y, precision), warm, steps)
     record(kind, model=name, batch=batch, image=224, precision=precision,
            params=sum(p.numel() for p in model.parameters()), weights_bytes=weights,
            peak_allocated=torch.cuda.max_memory_allocated(),
@@ -143,6 +135,39 @@ def saved_bytes(model, x, y, dtype):
     return total[0]
 
 
+def kernel_times(step, warm=4, steps=3):
+    """The CUDA kernels of `steps` profiled calls after `warm` unprofiled ones, as
+    {kernel name: [microseconds per call, launches per call]}."""
+    for _ in range(warm):
+        step()
+    torch.cuda.synchronize()
+    from torch.profiler import ProfilerActivity, profile
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(steps):
+            step()
+        torch.cuda.synchronize()
+    out = defaultdict(lambda: [0.0, 0.0])
+    for e in prof.events():
+        if e.device_type == torch.autograd.DeviceType.CUDA:
+            out[e.name][0] += e.time_range.elapsed_us() / steps
+            out[e.name][1] += 1 / steps
+    return dict(out)
+
+
+def split(times, kind):
+    """Kernel time and launches per call, summed by kind(name)."""
+    us, count = defaultdict(float), defaultdict(float)
+    for name, (t, n) in times.items():
+        us[kind(name)] += t
+        count[kind(name)] += n
+    return us, count
+
+
+def top(times, n, width):
+    return [[k[:width], round(v[0], 1)] for k, v in
+            sorted(times.items(), key=lambda kv: -kv[1][0])[:n]]
+
+
 def vision_profile(name, batch, precision="amp_bf16", train=True):
     """CUDA kernel time per step by category (3 profiled steps after 4 warm-up ones)."""
     clean()
@@ -160,61 +185,49 @@ def vision_profile(name, batch, precision="amp_bf16", train=True):
                                                  enabled=dtype is not None):
                 model(x)
 
-    for _ in range(4):
-        one()
-    torch.cuda.synchronize()
-    from torch.profiler import ProfilerActivity, profile
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        for _ in range(3):
-            one()
-        torch.cuda.synchronize()
-    us, count, by_name = defaultdict(float), defaultdict(int), defaultdict(float)
-    for e in prof.events():
-        if e.device_type == torch.autograd.DeviceType.CUDA:
-            c = category(e.name)
-            us[c] += e.time_range.elapsed_us() / 3
-            count[c] += 1
-            by_name[e.name] += e.time_range.elapsed_us() / 3
-    top = sorted(by_name.items(), key=lambda kv: -kv[1])[:25]
+    times = kernel_times(one)
+    us, count = split(times, category)
     saved = saved_bytes(model, x, y, dtype) / batch if train else None
     record("cnn_profile", model=name, batch=batch, precision=precision,
            channels_last=SETTINGS[precision_run][2], train=train,
            kernel_us_per_step={k: round(v, 1) for k, v in us.items()},
-           kernels_per_step={k: v // 3 for k, v in count.items()},
-           saved_bytes_per_image=saved,
-           top_kernels_us=[[k[:90], round(v, 1)] for k, v in top])
+           kernels_per_step={k: int(round(v)) for k, v in count.items()},
+           saved_bytes_per_image=saved, top_kernels_us=top(times, 25, 90))
     torch.backends.cudnn.allow_tf32 = True
     del model, opt, x, y
 
 
-def bert_train(size, batch, seq, steps=10, warm=3):
-    from transformers import BertConfig, BertForMaskedLM
-    clean()
+def bert_config(size):
+    """BERT-base (BertConfig's defaults) or BERT-large, sdpa attention."""
+    from transformers import BertConfig
     cfg = BertConfig() if size == "base" else BertConfig(
         hidden_size=1024, num_hidden_layers=24, num_attention_heads=16, intermediate_size=4096)
     cfg._attn_implementation = "sdpa"
+    return cfg
+
+
+def autocast_step(loss_of, opt):
+    """One training step as the runs here take it: bf16 autocast, backward, the optimizer."""
+    def step():
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            loss = loss_of()
+        loss.backward()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+    return step
+
+
+def bert_train(size, batch, seq, steps=10, warm=3):
+    from transformers import BertForMaskedLM
+    clean()
+    cfg = bert_config(size)
     base0 = torch.cuda.memory_allocated()
     model = BertForMaskedLM(cfg).cuda().train()
     opt = torch.optim.AdamW(model.parameters(), lr=1e-5, fused=True)
     weights = torch.cuda.memory_allocated() - base0
     x = torch.randint(0, cfg.vocab_size, (batch, seq), device="cuda")
     torch.cuda.reset_peak_memory_stats()
-
-    def step():
-        with torch.autocast("cuda", dtype=torch.bfloat16):
-            loss = model(input_ids=x, labels=x).loss
-        loss.backward()
-        opt.step()
-        opt.zero_grad(set_to_none=True)
-
-    for _ in range(warm):
-        step()
-    torch.cuda.synchronize()
-    t = time.time()
-    for _ in range(steps):
-        step()
-    torch.cuda.synchronize()
-    dt = (time.time() - t) / steps
+    dt = wall_time(autocast_step(lambda: model(input_ids=x, labels=x).loss, opt), warm, steps)
     record("bert_train", model=f"bert-{size}", batch=batch, seq=seq,
            params=sum(p.numel() for p in model.parameters()), weights_bytes=weights,
            peak_allocated=torch.cuda.max_memory_allocated(),
@@ -264,44 +277,23 @@ def host_vs_gpu(label, build, steps=6, warm=3):
     the step bound by the GPU or by the host's eager op dispatch?"""
     clean()
     step = build()
-    for _ in range(warm):
-        step()
-    torch.cuda.synchronize()
-    t = time.time()
-    for _ in range(steps):
-        step()
-    torch.cuda.synchronize()
-    wall = (time.time() - t) / steps
-    from torch.profiler import ProfilerActivity, profile
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        for _ in range(3):
-            step()
-        torch.cuda.synchronize()
-    kernels = [e for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA]
-    gpu = sum(e.time_range.elapsed_us() for e in kernels) / 3 / 1e6
+    wall = wall_time(step, warm, steps)
+    times = kernel_times(step, 0, 3)  # warm already
+    gpu = sum(t for t, _ in times.values()) / 1e6
     record("host_vs_gpu", label=label, wall_s_per_step=wall, kernel_s_per_step=gpu,
-           kernels_per_step=len(kernels) // 3, host_bound=wall > 1.2 * gpu)
-    del prof, kernels, step
+           kernels_per_step=int(round(sum(n for _, n in times.values()))),
+           host_bound=wall > 1.2 * gpu)
+    del step
 
 
 def bert_builder(size, batch, seq):
     def build():
-        from transformers import BertConfig, BertForMaskedLM
-        cfg = BertConfig() if size == "base" else BertConfig(
-            hidden_size=1024, num_hidden_layers=24, num_attention_heads=16,
-            intermediate_size=4096)
-        cfg._attn_implementation = "sdpa"
+        from transformers import BertForMaskedLM
+        cfg = bert_config(size)
         model = BertForMaskedLM(cfg).cuda().train()
         opt = torch.optim.AdamW(model.parameters(), lr=1e-5, fused=True)
         x = torch.randint(0, cfg.vocab_size, (batch, seq), device="cuda")
-
-        def step():
-            with torch.autocast("cuda", dtype=torch.bfloat16):
-                loss = model(input_ids=x, labels=x).loss
-            loss.backward()
-            opt.step()
-            opt.zero_grad(set_to_none=True)
-        return step
+        return autocast_step(lambda: model(input_ids=x, labels=x).loss, opt)
     return build
 
 
@@ -327,62 +319,42 @@ def round3():
     log("done")
 
 
+def encoder_kind(name):
+    """An encoder step's kernel by kind: attention, GEMM, normalisation, optimizer, other."""
+    k = name.lower()
+    if "flash" in k or "fmha" in k or "attention" in k or "sdpa" in k:
+        return "attention"
+    if any(s in k for s in ("gemm", "nvjet", "cutlass", "xmma", "sm90_", "sm80_")):
+        return "gemm"
+    if "norm" in k:
+        return "norm"
+    if "multi_tensor" in k or "adam" in k or "sgd" in k:
+        return "optimizer"
+    return "other"
+
+
 def kernel_split(label, build, steps=3, warm=3):
     """One step's CUDA kernel time by kind of kernel: GEMMs, attention, normalisation, the
     rest (elementwise, casts, loss) and the optimizer; and the 12 largest kernels."""
     clean()
     step = build()
-    for _ in range(warm):
-        step()
-    torch.cuda.synchronize()
-    from torch.profiler import ProfilerActivity, profile
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        for _ in range(steps):
-            step()
-        torch.cuda.synchronize()
-
-    def kind(name):
-        k = name.lower()
-        if "flash" in k or "fmha" in k or "attention" in k or "sdpa" in k:
-            return "attention"
-        if any(s in k for s in ("gemm", "nvjet", "cutlass", "xmma", "sm90_", "sm80_")):
-            return "gemm"
-        if "norm" in k:
-            return "norm"
-        if "multi_tensor" in k or "adam" in k or "sgd" in k:
-            return "optimizer"
-        return "other"
-
-    us, by_name = defaultdict(float), defaultdict(float)
-    for e in prof.events():
-        if e.device_type == torch.autograd.DeviceType.CUDA:
-            us[kind(e.name)] += e.time_range.elapsed_us() / steps
-            by_name[e.name] += e.time_range.elapsed_us() / steps
-    top = sorted(by_name.items(), key=lambda kv: -kv[1])[:12]
+    times = kernel_times(step, warm, steps)
+    us, _ = split(times, encoder_kind)
     record("kernel_split", label=label, us_per_step={k: round(v, 1) for k, v in us.items()},
-           top_kernels_us=[[k[:100], round(v, 1)] for k, v in top])
-    del prof, step
+           top_kernels_us=top(times, 12, 100))
+    del step
 
 
 def bert_body_builder(size, batch, seq):
     """BertModel (no LM head) with a mean-square loss on its output: the encoder alone."""
     def build():
-        from transformers import BertConfig, BertModel
-        cfg = BertConfig() if size == "base" else BertConfig(
-            hidden_size=1024, num_hidden_layers=24, num_attention_heads=16,
-            intermediate_size=4096)
-        cfg._attn_implementation = "sdpa"
+        from transformers import BertModel
+        cfg = bert_config(size)
         model = BertModel(cfg, add_pooling_layer=False).cuda().train()
         opt = torch.optim.AdamW(model.parameters(), lr=1e-5, fused=True)
         x = torch.randint(0, cfg.vocab_size, (batch, seq), device="cuda")
-
-        def step():
-            with torch.autocast("cuda", dtype=torch.bfloat16):
-                loss = model(input_ids=x).last_hidden_state.float().pow(2).mean()
-            loss.backward()
-            opt.step()
-            opt.zero_grad(set_to_none=True)
-        return step
+        return autocast_step(
+            lambda: model(input_ids=x).last_hidden_state.float().pow(2).mean(), opt)
     return build
 
 

@@ -62,14 +62,10 @@ Peaks training_peaks(const Workload& w, const Gpu& g, const K& k, Throughput& t)
   return p;
 }
 
-double eager_host_floor_s(const Workload& w, double kernels, const K& k) {
-  if (w.framework.compile.value || k.host_kernel_s <= 0) return 0;
-  return kernels * k.host_kernel_s * (w.grad_ckpt ? 4.0 / 3 : 1);
-}
-
 double apply_host_floor(const Workload& w, double kernels, double step_s, const K& k,
                         Throughput& t) {
-  const double floor = eager_host_floor_s(w, kernels, k);
+  if (w.framework.compile.value) return step_s;  // compiled: fused kernels, no eager floor
+  const double floor = kernels * k.host_kernel_s * (w.grad_ckpt ? 4.0 / 3 : 1);
   if (floor <= step_s) return step_s;
   t.bound = "host";
   if (texts_on())

@@ -85,6 +85,12 @@ std::pair<double, double> forward_backward(const json& c, const std::string& nam
           tput::in_range(v.at("backward"), w + "backward", 0, max)};
 }
 
+// obj[key], a number within [lo, hi]; "where: needs 'key'" when obj has none.
+double member(const json& obj, const char* key, const std::string& where, double lo, double hi) {
+  if (!obj.is_object() || !obj.contains(key)) throw data_error(where + ": needs '" + key + "'");
+  return tput::in_range(obj.at(key), where + "." + key, lo, hi);
+}
+
 // {"training": {"fp16", "bf16", "fp32"}, "inference": {...}}: a CNN's passes per path.
 void cnn_passes(const json& c, const std::string& at, ThroughputConstants& k) {
   const std::string name = "cnn_activation_traffic_passes";
@@ -94,13 +100,8 @@ void cnn_passes(const json& c, const std::string& at, ThroughputConstants& k) {
     if (!v.is_object() || !v.contains(phase) || !v.at(phase).is_object())
       throw data_error(w + ": needs 'fp16', 'bf16' and 'fp32'");
     const json& p = v.at(phase);
-    ThroughputConstants::CnnPasses out;
-    for (auto [key, field] :
-         {std::pair{"fp16", &out.fp16}, {"bf16", &out.bf16}, {"fp32", &out.fp32}}) {
-      if (!p.contains(key)) throw data_error(w + ": needs '" + key + "'");
-      *field = tput::in_range(p.at(key), w + "." + key, 0, 100);
-    }
-    return out;
+    return ThroughputConstants::CnnPasses{
+        member(p, "fp16", w, 0, 100), member(p, "bf16", w, 0, 100), member(p, "fp32", w, 0, 100)};
   };
   k.cnn_train_passes = read("training");
   k.cnn_infer_passes = read("inference");
@@ -111,13 +112,9 @@ void eager_host(const json& c, const std::string& at, ThroughputConstants& k) {
   const std::string name = "eager_training_host";
   const json& v = tput::sourced(c, name, at);
   const std::string w = at + "." + name;
-  const auto field = [&](const char* key, double hi) {
-    if (!v.is_object() || !v.contains(key)) throw data_error(w + ": needs '" + key + "'");
-    return tput::in_range(v.at(key), w + "." + key, 0, hi);
-  };
-  k.host_kernel_s = field("us_per_kernel", 1e4) * 1e-6;
-  k.kernels_per_layer = field("kernels_per_layer", 1e4);
-  k.kernels_per_cnn_block = field("kernels_per_cnn_block", 1e4);
+  k.host_kernel_s = member(v, "us_per_kernel", w, 0, 1e4) * 1e-6;
+  k.kernels_per_layer = member(v, "kernels_per_layer", w, 0, 1e4);
+  k.kernels_per_cnn_block = member(v, "kernels_per_cnn_block", w, 0, 1e4);
 }
 
 void parse_scalars(const json& c, const std::string& at, ThroughputConstants& k) {

@@ -77,10 +77,9 @@ struct Peaks {
 Peaks training_peaks(const Workload& w, const Gpu& g, const K& k, Throughput& t);
 
 // An eager PyTorch training step's host floor: the kernels it launches x the host's measured
-// cost each (eager_training_host), a third more under checkpointing (forward replayed); 0
-// under torch.compile. A step the GPU would finish sooner waits for the host: bound "host".
-double eager_host_floor_s(const Workload& w, double kernels, const K& k);
-// step_s raised to the floor, with the assumption line, when the host is the slower.
+// cost each (eager_training_host), a third more under checkpointing (forward replayed); none
+// under torch.compile. step_s is raised to it, with the assumption line and bound "host",
+// when the host is the slower.
 double apply_host_floor(const Workload& w, double kernels, double step_s, const K& k,
                         Throughput& t);
 
