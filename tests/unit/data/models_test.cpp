@@ -295,6 +295,13 @@ TEST_CASE("a CNN record carries its published size, stages and counted activatio
   CHECK(models[0].vocab == 1000);
   CHECK(arch_params(models[0]).total == 25557032.0);
   CHECK(require_model(models, "resnet-50").cnn);  // estimated since issue 11
+  // The recipe's optimizer: absent means the framework's; only sgd or adamw are read.
+  CHECK(models[0].cnn->optimizer.empty());
+  doc["models"][0]["cnn"]["optimizer"] = "sgd";
+  CHECK(parse_models(doc, "x.json")[0].cnn->optimizer == "sgd");
+  doc["models"][0]["cnn"]["optimizer"] = "lamb";
+  CHECK_THROWS_WITH(parse_models(doc, "x.json"), Catch::Contains("cnn.optimizer"));
+  doc["models"][0]["cnn"].erase("optimizer");
   doc["models"][0]["cnn"]["stages"][1].erase("blocks");
   CHECK_THROWS_WITH(parse_models(doc, "x.json"),
                     Catch::Contains("(resnet-50).cnn.stages[1]") && Catch::Contains("blocks"));
