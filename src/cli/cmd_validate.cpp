@@ -5,6 +5,7 @@
 #include "cli/render.hpp"
 #include "gpusel/answer/answers.hpp"
 #include "gpusel/base/error.hpp"
+#include "gpusel/base/input_text.hpp"
 #include "gpusel/base/text.hpp"
 
 namespace gpusel::cli {
@@ -64,7 +65,7 @@ int run_validate(Context& ctx, const ValidateArgs& a) {
     throw usage_error("--as-of '" + quote_input(a.as_of) +
                       "' is not a date (YYYY-MM-DD or 'reviewed')");
   std::vector<DataFile> in;
-  for (const auto& f : files_to_check(ctx, a)) in.push_back({f, read_file(f)});
+  for (const auto& f : files_to_check(ctx, a)) in.push_back({f, InputText::read(f)});
   const ValidateAnswer ans = validate_data(
       std::move(in), [&ctx]() -> const Catalog& { return ctx.catalog(); }, a.as_of, a.strict);
   const ValidationReport& all = ans.report;

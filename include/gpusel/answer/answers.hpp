@@ -3,10 +3,12 @@
 // everything the command shows (results, remedies, notes). The CLI parses flags into a
 // request, calls the function and renders the struct; it decides nothing.
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "gpusel/base/input_text.hpp"
 #include "gpusel/cost/rent.hpp"
 #include "gpusel/data/validate.hpp"
 #include "gpusel/memory/fit.hpp"
@@ -117,7 +119,8 @@ CatalogListAnswer list_gpus(const Catalog& catalog, const GpuFilter& filter);
 const Price* latest_price(const Gpu& gpu);
 
 struct DataFile {
-  std::string name, text;
+  std::string name;
+  std::shared_ptr<const InputText> text;
 };
 
 struct FileSummary {

@@ -9,6 +9,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "gpusel/base/input_text.hpp"
+
 namespace gpusel {
 
 struct Price {
@@ -43,7 +45,7 @@ struct MemoryShare {
 class RawRecord {
  public:
   RawRecord() = default;
-  RawRecord(std::shared_ptr<const std::string> document, std::size_t offset, std::size_t size);
+  RawRecord(std::shared_ptr<const InputText> document, std::size_t offset, std::size_t size);
   // A document in static storage (the embedded data/gpus.json): nothing to keep alive.
   RawRecord(std::string_view static_document, std::size_t offset, std::size_t size);
   std::string_view text() const { return text_; }
@@ -51,7 +53,7 @@ class RawRecord {
   bool operator==(const RawRecord& o) const { return text_ == o.text_; }
 
  private:
-  std::shared_ptr<const std::string> owner_;
+  std::shared_ptr<const InputText> owner_;
   std::string_view text_;
   std::size_t offset_ = 0;
 };

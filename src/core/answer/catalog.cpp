@@ -69,7 +69,7 @@ ValidationReport validate_rules(const std::string& text, const std::string& name
 // From the root's keys alone: a tree of a 100 MB catalog only to look for "rules" cost more
 // than validating it. A text the scanner refuses is read as before, by nlohmann (a rules file
 // with a duplicate key still goes to validate_rules, which reports it).
-bool is_rules_file(const std::string& text) {
+bool is_rules_file(std::string_view text) {
   // A key reads "rules" only if the text spells it so or writes a letter as a \u escape:
   // without either, no scan is needed to know (it cost as much as the check of a catalog).
   if (text.find("\"rules\"") == std::string::npos && text.find("\\u") == std::string::npos)
@@ -89,14 +89,16 @@ ValidateAnswer validate_data(std::vector<DataFile> files,
     for (const char* p : {"data/gpus.json", "data/cloud.json", "data/models.json",
                           "data/platforms.json", "data/rules.json"})
       for (const auto& e : embedded_files())
-        if (e.path == p) files.push_back({std::string(p), std::string(e.text)});
+        if (e.path == p)
+          files.push_back({std::string(p), std::make_shared<const InputText>(std::string(e.text))});
   ValidateAnswer a;
   a.as_of = as_of.empty() ? today_iso() : as_of;
   ValidateOptions opt{a.as_of, nullptr};
   for (const auto& in : files) {
-    if (in.text.find("\"offers\"") != std::string::npos) opt.gpus = &catalog();
-    const ValidationReport r = is_rules_file(in.text) ? validate_rules(in.text, in.name)
-                                                      : validate_document(in.text, in.name, opt);
+    const std::string_view text = in.text->view();
+    if (text.find("\"offers\"") != std::string::npos) opt.gpus = &catalog();
+    const ValidationReport r = is_rules_file(text) ? validate_rules(std::string(text), in.name)
+                                                   : validate_document(text, in.name, opt);
     a.files.push_back(
         {in.name, r.count(Severity::error), r.count(Severity::warning), r.count(Severity::note)});
     a.report.diagnostics.insert(a.report.diagnostics.end(), r.diagnostics.begin(),

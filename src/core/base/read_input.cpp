@@ -1,13 +1,18 @@
 // Reading a user's data file: a regular file or stdin ("-"), never more than the size cap.
 // A FIFO would block forever and /dev/zero never ends, so neither is opened for reading.
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
+#include <memory>
+#include <utility>
 
 #include "gpusel/base/error.hpp"
+#include "gpusel/base/input_text.hpp"
 #include "gpusel/base/text.hpp"
 
 namespace gpusel {
@@ -29,6 +34,11 @@ std::string too_big(const std::string& path) {
   return "cannot read '" + quote_input(path, 200) + "': larger than the " +
          std::to_string(kMaxInputBytes >> 20) + " MiB a data file may have";
 }
+
+constexpr std::size_t kHugePage = std::size_t{2} << 20;
+constexpr std::size_t kOwnMemoryFrom = std::size_t{1} << 20;  // smaller files: a string
+
+std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) / to * to; }
 
 // Reads fd to its end, failing once more than kMaxInputBytes arrive. `expected`: the size
 // fstat gave, reserved up front so that a large file is not copied while the string doubles
@@ -65,19 +75,13 @@ class Fd {
 
 bool g_stdin_used = false;
 
-}  // namespace
-
-std::string read_file(const std::string& path) {
+// The regular file at `path`, open, and its size: Error(data) naming why not.
+std::pair<std::unique_ptr<Fd>, std::size_t> open_regular(const std::string& path) {
   if (path.empty()) cannot(path, "empty file name");
-  if (path == "-") {
-    // stdin is whatever the caller piped in; it can be read only once per run.
-    if (g_stdin_used) throw data_error("cannot read '-' twice: stdin holds one file");
-    g_stdin_used = true;
-    return read_all(STDIN_FILENO, "-");
-  }
   // O_NONBLOCK: opening a FIFO with no writer must not block before we can look at it.
-  Fd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
-  if (fd.get() < 0) {
+  auto fd =
+      std::make_unique<Fd>(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
+  if (fd->get() < 0) {
     const int err = errno;
     struct stat st {};
     if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) cannot(path, kind_of(st.st_mode));
@@ -86,12 +90,90 @@ std::string read_file(const std::string& path) {
     cannot(path, std::strerror(err));
   }
   struct stat st {};
-  if (::fstat(fd.get(), &st) != 0) cannot(path, std::strerror(errno));
+  if (::fstat(fd->get(), &st) != 0) cannot(path, std::strerror(errno));
   if (!S_ISREG(st.st_mode)) cannot(path, kind_of(st.st_mode));
   if (static_cast<unsigned long long>(st.st_size) > kMaxInputBytes) throw data_error(too_big(path));
   // A regular file never blocks; clear the flag so reads behave as usual.
-  ::fcntl(fd.get(), F_SETFL, ::fcntl(fd.get(), F_GETFL) & ~O_NONBLOCK);
-  return read_all(fd.get(), path, static_cast<std::size_t>(st.st_size));
+  ::fcntl(fd->get(), F_SETFL, ::fcntl(fd->get(), F_GETFL) & ~O_NONBLOCK);
+  return {std::move(fd), static_cast<std::size_t>(st.st_size)};
+}
+
+std::string read_stdin() {
+  // stdin is whatever the caller piped in; it can be read only once per run.
+  if (g_stdin_used) throw data_error("cannot read '-' twice: stdin holds one file");
+  g_stdin_used = true;
+  return read_all(STDIN_FILENO, "-");
+}
+
+// Reads `size` bytes of fd into `to`; false when the file ends before (it shrank) or goes on
+// after (it grew): read as a string then.
+bool read_exactly(int fd, const std::string& path, char* to, std::size_t size) {
+  for (std::size_t got = 0; got < size;) {
+    const ssize_t n = ::read(fd, to + got, size - got);
+    if (n == 0) return false;
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      cannot(path, std::string("read error (") + std::strerror(errno) + ")");
+    }
+    got += static_cast<std::size_t>(n);
+  }
+  char probe = 0;
+  ssize_t n = 0;
+  do n = ::read(fd, &probe, 1);
+  while (n < 0 && errno == EINTR);
+  return n == 0;
+}
+
+}  // namespace
+
+InputText::~InputText() {
+  if (map_) ::munmap(map_, map_size_);
+}
+
+std::shared_ptr<const InputText> InputText::read(const std::string& path) {
+  if (path == "-") return std::make_shared<const InputText>(read_stdin());
+  const auto [fd, size] = open_regular(path);
+  if (size < kOwnMemoryFrom)
+    return std::make_shared<const InputText>(read_all(fd->get(), path, size));
+  // Memory of its own, 2 MiB-aligned so that the kernel may back it with huge pages.
+  const std::size_t length = round_up(size, kHugePage) + kHugePage;
+  void* map = ::mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (map == MAP_FAILED) return std::make_shared<const InputText>(read_all(fd->get(), path, size));
+  std::shared_ptr<InputText> t(new InputText());
+  t->map_ = map, t->map_size_ = length;
+  char* data = reinterpret_cast<char*>(
+      round_up(reinterpret_cast<std::uintptr_t>(map), kHugePage));  // NOLINT
+#ifdef MADV_HUGEPAGE
+  ::madvise(data, round_up(size, kHugePage), MADV_HUGEPAGE);  // a hint: refused is fine
+#endif
+  if (!read_exactly(fd->get(), path, data, size)) {  // changed while read: as read_file reads it
+    ::lseek(fd->get(), 0, SEEK_SET);
+    return std::make_shared<const InputText>(read_all(fd->get(), path, size));
+  }
+  t->view_ = std::string_view(data, size);
+  return t;
+}
+
+void InputText::release(std::size_t begin, std::size_t end) const {
+#ifdef MADV_DONTNEED
+  static const long page_size = ::sysconf(_SC_PAGESIZE);
+  if (page_size <= 0 || begin >= end || end > view_.size()) return;
+  // Only pages strictly inside the text, where no allocator keeps data of its own.
+  const auto page = static_cast<std::uintptr_t>(page_size);
+  const auto base = reinterpret_cast<std::uintptr_t>(view_.data());  // NOLINT
+  const std::uintptr_t first = (base + begin + page - 1) / page * page;
+  const std::uintptr_t last = (base + end) / page * page;
+  if (last > first)
+    ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);  // NOLINT
+#else
+  (void)begin, (void)end;
+#endif
+}
+
+std::string read_file(const std::string& path) {
+  if (path == "-") return read_stdin();
+  const auto [fd, size] = open_regular(path);
+  return read_all(fd->get(), path, size);
 }
 
 }  // namespace gpusel

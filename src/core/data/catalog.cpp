@@ -139,10 +139,10 @@ json Gpu::raw() const {
   return json::parse(raw_.text());
 }
 
-RawRecord::RawRecord(std::shared_ptr<const std::string> document, std::size_t offset,
+RawRecord::RawRecord(std::shared_ptr<const InputText> document, std::size_t offset,
                      std::size_t size)
     : owner_(std::move(document)), offset_(offset) {
-  if (owner_) text_ = std::string_view(*owner_).substr(offset, size);
+  if (owner_) text_ = owner_->view().substr(offset, size);
 }
 
 RawRecord::RawRecord(std::string_view static_document, std::size_t offset, std::size_t size)
@@ -180,8 +180,8 @@ Catalog parse_catalog(const json& doc, const std::string& origin) {
   const json& list = doc["gpus"];
   for (std::size_t i = 0; i < list.size(); ++i) {
     Gpu g = detail::parse_gpu_record(list[i], detail::record_at(origin, "gpus", i, list[i]));
-    auto text = std::make_shared<const std::string>(list[i].dump());
-    g.set_raw({text, 0, text->size()});
+    auto text = std::make_shared<const InputText>(list[i].dump());
+    g.set_raw({text, 0, text->view().size()});
     cat.gpus.push_back(std::move(g));
   }
   return cat;

@@ -264,9 +264,11 @@ void check_offer_gpus(const Cloud& cloud, const Catalog& catalog) {
 Cloud load_cloud_file(const std::string& path, bool overlay, const Catalog* catalog) {
   if (path.empty() && !overlay)  // the build's snapshot of the shipped offers
     if (auto shipped = snapshot_cloud(shipped_snapshot())) return std::move(*shipped);
-  const std::string origin = path.empty() ? "embedded data/cloud.json" : path;
-  return cloud_from_text(load_text(path, "data/cloud.json"), origin, overlay, catalog,
-                         path.empty());
+  if (path.empty())
+    return cloud_from_text(load_text(path, "data/cloud.json"), "embedded data/cloud.json", overlay,
+                           catalog, true);
+  const auto text = InputText::read(path);  // a large file without a second copy
+  return cloud_from_text(text->view(), path, overlay, catalog, false);
 }
 
 // The embedded offers are checked in CI and read without the schema; a user's file goes
@@ -278,14 +280,13 @@ Cloud cloud_from_text(std::string_view text, const std::string& origin, bool ove
   c.origin = origin;
   detail::DocumentSink sink;
   sink.top = [&](const json& top) { detail::parse_cloud_top(c, top, origin, overlay); };
-  sink.size = [&c](std::size_t count) { c.offers.reserve(count); };
-  sink.record = [&c](std::size_t, const json& rec, const std::string& at, detail::Span) {
-    c.offers.push_back(detail::parse_offer_record(rec, at));
+  // Each offer to its own place: a long list is read on several threads (document_waves.hpp).
+  sink.size = [&c](std::size_t count) { c.offers.resize(count); };
+  sink.record = [&c](std::size_t i, const json& rec, const std::string& at, detail::Span) {
+    c.offers[i] = detail::parse_offer_record(rec, at);
   };
-  sink.record_flat = [&c](std::size_t, const json_detail::FlatValue& rec, const std::string& at,
-                          detail::Span) {
-    c.offers.push_back(detail::parse_offer_record(rec, at));
-  };
+  sink.record_flat = [&c](std::size_t i, const json_detail::FlatValue& rec, const std::string& at,
+                          detail::Span) { c.offers[i] = detail::parse_offer_record(rec, at); };
   detail::PassOptions pass;
   pass.expected = &detail::offers_kind();
   pass.trusted = trusted;

@@ -1,10 +1,5 @@
 #include "gpusel/data/data_source.hpp"
 
-#include <sys/mman.h>
-#include <unistd.h>
-
-#include <cstdint>
-
 #include "gpusel/base/text.hpp"
 #include "gpusel/data/snapshot.hpp"
 #include "gpusel/json/embedded.hpp"
@@ -14,71 +9,59 @@
 namespace gpusel {
 namespace {
 
-// Gives back the memory of `text`'s whole pages inside [begin, end): the caller reads none of
-// those bytes again (a later read would see unspecified bytes). Only pages strictly inside
-// the string's buffer, where the allocator keeps none of its own data; freeing the string
-// later is unaffected.
-void release_text_pages(const std::string& text, std::size_t begin, std::size_t end) {
-#ifdef MADV_DONTNEED
-  static const long page_size = ::sysconf(_SC_PAGESIZE);
-  if (page_size <= 0 || begin >= end || end > text.size()) return;
-  const auto page = static_cast<std::uintptr_t>(page_size);
-  const auto base = reinterpret_cast<std::uintptr_t>(text.data());  // NOLINT
-  const std::uintptr_t first = (base + begin + page - 1) / page * page;
-  const std::uintptr_t last = (base + end) / page * page;
-  if (last > first)
-    ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);  // NOLINT
-#else
-  (void)text, (void)begin, (void)end;
-#endif
-}
-
-// The embedded catalog comes from the build's snapshot (its JSON checked when the snapshot
-// was made, and by `catalog validate --strict` in CI); a user's file goes through every check
-// `catalog validate` runs and is refused at its first error, located.
-Catalog catalog_from(const std::string& path, bool record_text) {
-  if (path.empty())
-    if (auto shipped = snapshot_catalog(shipped_snapshot())) return std::move(*shipped);
-  const std::string origin = path.empty() ? "embedded data/gpus.json" : path;
-  return catalog_from_text(load_text(path, "data/gpus.json"), origin, path.empty(),
-                           record_text || path.empty());
-}
-
-}  // namespace
-
-Catalog catalog_from_text(std::string content, const std::string& origin, bool trusted,
-                          bool record_text) {
-  auto text = std::make_shared<const std::string>(std::move(content));
+Catalog catalog_from_input(std::shared_ptr<const InputText> text, const std::string& origin,
+                           bool trusted, bool record_text) {
   Catalog cat;
   cat.origin = origin;
   detail::DocumentSink sink;
   sink.top = [&cat](const nlohmann::json& top) {
     if (auto r = top.find("reviewed"); r != top.end() && r->is_string()) cat.reviewed = *r;
   };
-  sink.size = [&cat](std::size_t count) { cat.gpus.reserve(count); };
-  const auto read = [&cat, &text, record_text](const auto& rec, const std::string& at,
-                                               detail::Span span) {
+  // Each card is written to its own place: a long list's records are read on several threads
+  // (document_waves.hpp). A file with an error is refused whole, so no place stays empty.
+  sink.size = [&cat](std::size_t count) { cat.gpus.resize(count); };
+  const auto read = [&cat, &text, record_text](std::size_t i, const auto& rec,
+                                               const std::string& at, detail::Span span) {
     Gpu g = detail::parse_gpu_record(rec, at);
     if (record_text) g.set_raw({text, span.begin, span.end - span.begin});
-    cat.gpus.push_back(std::move(g));
+    cat.gpus[i] = std::move(g);
   };
-  sink.record = [&read](std::size_t, const nlohmann::json& rec, const std::string& at,
-                        detail::Span span) { read(rec, at, span); };
-  sink.record_flat = [&read](std::size_t, const json_detail::FlatValue& rec, const std::string& at,
-                             detail::Span span) { read(rec, at, span); };
+  sink.record = [&read](std::size_t i, const nlohmann::json& rec, const std::string& at,
+                        detail::Span span) { read(i, rec, at, span); };
+  sink.record_flat = [&read](std::size_t i, const json_detail::FlatValue& rec,
+                             const std::string& at, detail::Span span) { read(i, rec, at, span); };
   detail::PassOptions pass;
   pass.expected = &detail::gpus_kind();
   pass.trusted = trusted;
   pass.errors_only = true;
   // Cards that do not keep their text: each record's text goes once it is read, so that the
   // file and its cards are not held at once (at 100,000 cards: 148 MB of a 300 MB peak).
-  if (!record_text)
-    pass.release = [&text](std::size_t b, std::size_t e) { release_text_pages(*text, b, e); };
+  if (!record_text) pass.release = [&text](std::size_t b, std::size_t e) { text->release(b, e); };
   const ValidateOptions opt{today_iso(), nullptr};
-  detail::throw_first_error(detail::check_document(*text, origin, opt, pass, &sink), origin);
+  detail::throw_first_error(detail::check_document(text->view(), origin, opt, pass, &sink), origin);
   text.reset();  // held by the cards only when they keep their text: gone before the index
   cat.reindex();
   return cat;
+}
+
+// The embedded catalog comes from the build's snapshot (its JSON checked when the snapshot
+// was made, and by `catalog validate --strict` in CI); a user's file goes through every check
+// `catalog validate` runs and is refused at its first error, located.
+Catalog catalog_from(const std::string& path, bool record_text) {
+  if (path.empty()) {
+    if (auto shipped = snapshot_catalog(shipped_snapshot())) return std::move(*shipped);
+    return catalog_from_text(load_text("", "data/gpus.json"), "embedded data/gpus.json", true,
+                             true);
+  }
+  return catalog_from_input(InputText::read(path), path, false, record_text);
+}
+
+}  // namespace
+
+Catalog catalog_from_text(std::string content, const std::string& origin, bool trusted,
+                          bool record_text) {
+  return catalog_from_input(std::make_shared<const InputText>(std::move(content)), origin, trusted,
+                            record_text);
 }
 
 std::string load_text(const std::string& path, const std::string& embedded_name) {
