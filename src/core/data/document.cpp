@@ -10,8 +10,10 @@
 #include <unordered_map>
 
 #include "document_locate.hpp"
+#include "document_waves.hpp"
 #include "gpusel/base/error.hpp"
 #include "gpusel/base/text.hpp"
+#include "gpusel/base/threads.hpp"
 #include "gpusel/json/embedded.hpp"
 #include "gpusel/json/json_schema.hpp"
 #include "json/json_build.hpp"
@@ -23,20 +25,8 @@ namespace {
 
 using nlohmann::json;
 
-const Schema& schema_for(const DocKind& kind) {
-  static std::map<std::string, std::unique_ptr<Schema>> schemas;  // read once per process
-  auto& s = schemas[kind.schema];
-  if (!s) s = std::make_unique<Schema>(embedded_json(kind.schema));
-  return *s;
-}
-
-const std::array<const DocKind*, 4>& all_kinds() {
-  static const std::array<const DocKind*, 4> kinds = {&gpus_kind(), &offers_kind(), &models_kind(),
-                                                      &platforms_kind()};
-  return kinds;
-}
-
-void no_top(const json&, const ValidateOptions&, Findings&) {}
+// Records a wave reads across the threads; a list shorter than one wave is read on one.
+constexpr std::size_t kWave = 4096;
 
 // "gpus[3] (rtx-4090)": a record as messages name it.
 template <typename J>
@@ -78,16 +68,15 @@ class Pass {
     try {
       const json top = json_detail::build(skeleton, f_.file());
       top_level(top, list->items.size());
+      if (skimmed && list->items.size() >= kWave && worker_threads() > 1)
+        return read_waves(*list), list;
       for (std::size_t i = 0; i < list->items.size(); ++i) {
         const auto [b, e] = list->items[i];
         const std::string_view rec_text = text_.substr(b, e - b);
         const bool built = skimmed && flat_.build_checked(rec_text, 2);
         if (skimmed && !built && syntax_error(*list, i)) return list;
-        if (!fast_record(i, rec_text, Span{b + bom_, e + bom_}, skimmed, built)) {
-          json rec = json_detail::build(rec_text, f_.file());
-          record(i, rec, Span{b + bom_, e + bom_});
-          json_detail::dispose(rec);
-        }
+        if (!fast_record(i, rec_text, Span{b + bom_, e + bom_}, skimmed, built))
+          full_record(i, rec_text, Span{b + bom_, e + bom_});
         release_before(e);
       }
     } catch (const Error& e) {
@@ -151,6 +140,66 @@ class Pass {
     return true;
   }
 
+  // A long skimmed list, a wave of records at a time: each record read ahead on the threads
+  // (prepare), then taken in order here (finish) as the loop in run() takes it.
+  void read_waves(const json_detail::Outline::List& list) {
+    if (opt_.gpus) opt_.gpus->find("");  // its id index built here, before threads read it
+    const Schema& schema = schema_for(*kind_);
+    std::vector<json_detail::FlatTree> trees(worker_threads());
+    std::vector<Prepared> wave;
+    const auto prepare = [&](std::size_t i, json_detail::FlatTree& t) {
+      return prepare_record(schema, list, i, t);
+    };
+    for (std::size_t b = 0; b < list.items.size(); b += kWave) {
+      const std::size_t e = std::min(list.items.size(), b + kWave);
+      prepare_wave(b, e, prepare, trees, wave);
+      for (std::size_t i = b; i < e; ++i)
+        if (finish(list, i, wave[i - b])) return;
+    }
+  }
+
+  // fast_record's reading of record i, touching nothing shared: its findings go to a report
+  // of its own, its id is checked for duplicates in order (finish).
+  Prepared prepare_record(const Schema& schema, const json_detail::Outline::List& list,
+                          std::size_t i, json_detail::FlatTree& tree) const {
+    Prepared p;
+    const auto [b, e] = list.items[i];
+    if (!tree.build_checked(text_.substr(b, e - b), 2)) return p.state = Prepared::State::syntax, p;
+    const json_detail::FlatValue rec = tree.root();
+    if (!schema.accepts_item(rec, kind_->list)) return p;
+    ValidationReport own;
+    Findings f(f_.file(), own, f_.errors_only());
+    kind_->check_record_flat(rec, "/" + std::string(kind_->list) + "/" + std::to_string(i), opt_,
+                             f);
+    if (f.serious_since({})) return p;
+    if (const auto id = id_of(rec)) p.id = std::string(*id);
+    if (sink_ && sink_->record_flat && !read_flat(i, rec, Span{b + bom_, e + bom_})) return p;
+    p.notes = std::move(own.diagnostics);
+    p.state = Prepared::State::fast;
+    return p;
+  }
+
+  // Record i's turn, read ahead as `p`: true when the pass stops at its syntax error.
+  bool finish(const json_detail::Outline::List& list, std::size_t i, const Prepared& p) {
+    const auto [b, e] = list.items[i];
+    if (p.state == Prepared::State::syntax && syntax_error(list, i)) return true;
+    if (p.state == Prepared::State::fast && !(p.id && ids_.count(*p.id))) {
+      for (const Diagnostic& d : p.notes) f_.add(d.severity, d.pointer, d.check, d.message);
+      unique_id(i, p.id ? std::optional<std::string_view>(*p.id) : std::nullopt,
+                "/" + std::string(kind_->list) + "/" + std::to_string(i));
+    } else {
+      full_record(i, text_.substr(b, e - b), Span{b + bom_, e + bom_});
+    }
+    release_before(e);
+    return false;
+  }
+
+  void full_record(std::size_t i, std::string_view rec_text, Span span) {
+    json rec = json_detail::build(rec_text, f_.file());
+    record(i, rec, span);
+    json_detail::dispose(rec);
+  }
+
   // The fast path: a record read as a flat tree, kept when the schema finds nothing, the
   // semantic checks no error or warning (their notes are the same code's, kept) and the
   // sink reads it; false (and nothing kept) sends the record the full way, which words every
@@ -186,7 +235,7 @@ class Pass {
   }
 
   // The sink's flat reading; false when it refused the record (an Error), before any effect.
-  bool read_flat(std::size_t i, const json_detail::FlatValue& rec, Span span) {
+  bool read_flat(std::size_t i, const json_detail::FlatValue& rec, Span span) const {
     try {
       sink_->record_flat(i, rec, record_name(*kind_, i, rec), span);
       return true;
@@ -320,14 +369,6 @@ bool read_skimmed(std::string_view text, std::size_t bom, const std::string& fil
 
 }  // namespace
 
-void Findings::add(Severity s, const std::string& pointer, const std::string& check,
-                   const std::string& message) {
-  if (s == Severity::error) ++errors_;
-  if (s != Severity::note) ++serious_;
-  if (errors_only_ && s != Severity::error) return;
-  report_.diagnostics.push_back({s, file_, {}, pointer, check, message});
-}
-
 ValidationReport check_document(std::string_view text, const std::string& file,
                                 const ValidateOptions& o, const PassOptions& pass,
                                 const DocumentSink* sink) {
@@ -363,34 +404,6 @@ ValidationReport check_document(std::string_view text, const std::string& file,
   const auto* list = p.run(outline);
   locate(text, report, list, p.kept());
   return report;
-}
-
-const DocKind& gpus_kind() {
-  static const DocKind k{
-      "gpus", "data/schema/gpus.schema.json", "a GPU catalog",
-      no_top, check_gpu_record<json>,         check_gpu_record<json_detail::FlatValue>};
-  return k;
-}
-
-const DocKind& offers_kind() {
-  static const DocKind k{
-      "offers",        "data/schema/cloud.schema.json", "a cloud offers file",
-      check_cloud_top, check_offer_record<json>,        check_offer_record<json_detail::FlatValue>};
-  return k;
-}
-
-const DocKind& models_kind() {
-  static const DocKind k{"models",           "data/schema/models.schema.json",
-                         "a models file",    no_top,
-                         check_model_record, nullptr};
-  return k;
-}
-
-const DocKind& platforms_kind() {
-  static const DocKind k{"platforms",           "data/schema/platforms.schema.json",
-                         "a platforms file",    check_platform_top,
-                         check_platform_record, nullptr};
-  return k;
 }
 
 }  // namespace gpusel::detail

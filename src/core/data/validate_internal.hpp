@@ -2,6 +2,7 @@
 // Shared by the data loaders and `catalog validate` (not a public header): one pass over a
 // data document, record by record, running every check both use, so that a file the loader
 // refuses is exactly a file validate reports an error in.
+#include <array>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -9,6 +10,10 @@
 
 #include "gpusel/data/validate.hpp"
 #include "json/json_flat.hpp"
+
+namespace gpusel {
+class Schema;
+}
 
 namespace gpusel::detail {
 
@@ -73,6 +78,9 @@ const DocKind& gpus_kind();
 const DocKind& offers_kind();
 const DocKind& models_kind();
 const DocKind& platforms_kind();
+// The four, in the order a document's list is looked for; a kind's schema, read once.
+const std::array<const DocKind*, 4>& all_kinds();
+const Schema& schema_for(const DocKind& kind);
 
 // Where a record lies in the text given to check_document: [begin, end) byte offsets.
 struct Span {

@@ -1,0 +1,20 @@
+#pragma once
+// Splitting a long job over threads: reading a 100,000-record data file and ranking its cards
+// do the same work for each record or card, independent of the others.
+#include <cstddef>
+#include <functional>
+
+namespace gpusel {
+
+// Threads a long job is split over: GPUSEL_THREADS (1-64) when set, else the machine's
+// hardware threads, at most 8. Read at each call, so that a test can set it.
+unsigned worker_threads();
+
+// Calls job(t, begin, end) for `threads` contiguous slices of [0, n) in order (slice 0 on the
+// caller's thread, the others each on a thread of its own, or on the caller's where the system
+// gives no thread). Once all are done, the exception of the first slice that threw, if any,
+// is thrown here: the one a single thread going through [0, n) in order meets first.
+void for_slices(std::size_t n, unsigned threads,
+                const std::function<void(unsigned t, std::size_t begin, std::size_t end)>& job);
+
+}  // namespace gpusel

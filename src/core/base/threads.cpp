@@ -1,0 +1,47 @@
+#include "gpusel/base/threads.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <exception>
+#include <system_error>
+#include <thread>
+#include <vector>
+
+namespace gpusel {
+
+unsigned worker_threads() {
+  if (const char* env = std::getenv("GPUSEL_THREADS"); env && *env) {
+    char* end = nullptr;
+    const long v = std::strtol(env, &end, 10);
+    if (*end == '\0' && v >= 1 && v <= 64) return static_cast<unsigned>(v);
+  }
+  return std::clamp(std::thread::hardware_concurrency(), 1U, 8U);
+}
+
+void for_slices(std::size_t n, unsigned threads,
+                const std::function<void(unsigned, std::size_t, std::size_t)>& job) {
+  threads = std::max(threads, 1U);
+  std::vector<std::exception_ptr> failures(threads);
+  const auto run = [&](unsigned t) {
+    try {
+      job(t, n * t / threads, n * (t + 1) / threads);
+    } catch (...) {
+      failures[t] = std::current_exception();
+    }
+  };
+  std::vector<std::thread> workers;
+  std::vector<unsigned> here{0};  // slice 0, and any the system gives no thread for
+  for (unsigned t = 1; t < threads; ++t) {
+    try {
+      workers.emplace_back(run, t);
+    } catch (const std::system_error&) {
+      here.push_back(t);
+    }
+  }
+  for (const unsigned t : here) run(t);
+  for (auto& w : workers) w.join();
+  for (const auto& f : failures)
+    if (f) std::rethrow_exception(f);
+}
+
+}  // namespace gpusel

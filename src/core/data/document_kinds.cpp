@@ -1,0 +1,69 @@
+// The four kinds of data document (their lists, schemas and checks) and how a finding is kept
+// (validate_internal.hpp).
+#include <map>
+#include <memory>
+
+#include "gpusel/json/embedded.hpp"
+#include "gpusel/json/json_schema.hpp"
+#include "validate_internal.hpp"
+
+namespace gpusel::detail {
+namespace {
+
+void no_top(const nlohmann::json&, const ValidateOptions&, Findings&) {}
+
+}  // namespace
+
+const Schema& schema_for(const DocKind& kind) {
+  static std::map<std::string, std::unique_ptr<Schema>> schemas;  // read once per process
+  auto& s = schemas[kind.schema];
+  if (!s) s = std::make_unique<Schema>(embedded_json(kind.schema));
+  return *s;
+}
+
+const std::array<const DocKind*, 4>& all_kinds() {
+  static const std::array<const DocKind*, 4> kinds = {&gpus_kind(), &offers_kind(), &models_kind(),
+                                                      &platforms_kind()};
+  return kinds;
+}
+
+void Findings::add(Severity s, const std::string& pointer, const std::string& check,
+                   const std::string& message) {
+  if (s == Severity::error) ++errors_;
+  if (s != Severity::note) ++serious_;
+  if (errors_only_ && s != Severity::error) return;
+  report_.diagnostics.push_back({s, file_, {}, pointer, check, message});
+}
+
+const DocKind& gpus_kind() {
+  static const DocKind k{
+      "gpus", "data/schema/gpus.schema.json",   "a GPU catalog",
+      no_top, check_gpu_record<nlohmann::json>, check_gpu_record<json_detail::FlatValue>};
+  return k;
+}
+
+const DocKind& offers_kind() {
+  static const DocKind k{"offers",
+                         "data/schema/cloud.schema.json",
+                         "a cloud offers file",
+                         check_cloud_top,
+                         check_offer_record<nlohmann::json>,
+                         check_offer_record<json_detail::FlatValue>};
+  return k;
+}
+
+const DocKind& models_kind() {
+  static const DocKind k{"models",           "data/schema/models.schema.json",
+                         "a models file",    no_top,
+                         check_model_record, nullptr};
+  return k;
+}
+
+const DocKind& platforms_kind() {
+  static const DocKind k{"platforms",           "data/schema/platforms.schema.json",
+                         "a platforms file",    check_platform_top,
+                         check_platform_record, nullptr};
+  return k;
+}
+
+}  // namespace gpusel::detail
