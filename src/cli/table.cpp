@@ -133,10 +133,11 @@ void append_cell(std::string& s, const std::string& text, std::size_t width, boo
 // One table row, as many lines as its tallest wrapped cell, appended to `out`. Cells are
 // written in place: a 100,000-row table made a few strings per cell before.
 void row_lines(const Table& t, const Layout& l, const Cells& row, std::size_t r, std::string& out) {
-  std::vector<std::vector<std::string>> parts(row.size());  // the wrapped cells' lines
+  std::vector<std::vector<std::string>> parts;  // the wrapped cells' lines, when a cell wraps
   std::size_t height = 1;
   for (std::size_t c = 0; c < row.size(); ++c) {
     if (!l.width[c] || !t.columns[c].wrap || display_width(*row[c]) <= l.width[c]) continue;
+    parts.resize(row.size());
     parts[c] = wrap_text(*row[c], l.width[c]);
     height = std::max(height, parts[c].size());
   }
@@ -147,9 +148,10 @@ void row_lines(const Table& t, const Layout& l, const Cells& row, std::size_t r,
     bool first = true;
     for (std::size_t c = 0; c < row.size(); ++c) {
       if (!l.width[c]) continue;
-      const std::string& text = !parts[c].empty() ? (k < parts[c].size() ? parts[c][k] : none)
-                                : k == 0          ? *row[c]
-                                                  : none;
+      const bool wrapped = !parts.empty() && !parts[c].empty();
+      const std::string& text = wrapped  ? (k < parts[c].size() ? parts[c][k] : none)
+                                : k == 0 ? *row[c]
+                                         : none;
       if (!first) s.append(gap, ' ');
       append_cell(s, text, l.width[c], t.columns[c].right,
                   r == SIZE_MAX ? Tone::plain : tone_at(t, r, c));
@@ -179,8 +181,10 @@ void render_table_to(std::string& out, const Table& t,
     cells.emplace_back();
     for (std::size_t c = 0; c < t.columns.size(); ++c) {
       const std::string* cell = c < row.size() ? &row[c] : &none;
-      std::string safe = safe_cell(*cell);
-      if (safe != *cell) cell = &escaped.emplace_back(std::move(safe));
+      if (!printable_ascii(*cell)) {  // most cells are: no copy made to compare
+        std::string safe = safe_cell(*cell);
+        if (safe != *cell) cell = &escaped.emplace_back(std::move(safe));
+      }
       cells.back().push_back(cell);
     }
   }

@@ -76,8 +76,7 @@ std::string escape_ascii(char c) {
 
 std::string make_safe(std::string_view s, bool keep_layout) {
   // Most text is printable ASCII, which stays as it is: one check, one copy.
-  if (std::all_of(s.begin(), s.end(), [](char c) { return c >= 0x20 && c < 0x7F; }))
-    return std::string(s);
+  if (printable_ascii(s)) return std::string(s);
   std::string out;
   out.reserve(s.size());
   for (std::size_t i = 0; i < s.size();) {
@@ -155,6 +154,10 @@ std::string paint(const std::string& s, Tone t) {
 std::string safe_text(std::string_view s) { return make_safe(s, true); }
 
 std::string safe_cell(std::string_view s) { return make_safe(s, false); }
+
+bool printable_ascii(std::string_view s) {
+  return std::all_of(s.begin(), s.end(), [](char c) { return c >= 0x20 && c < 0x7F; });
+}
 
 std::string github_data(std::string_view s) { return github_escape(s, false); }
 

@@ -31,6 +31,8 @@ std::string paint(const std::string& s, Tone t);
 std::string safe_text(std::string_view s);
 // A table or CSV cell: as safe_text, and newline, tab and CR escaped too (\n, \t, \r).
 std::string safe_cell(std::string_view s);
+// Only bytes 0x20-0x7E: what safe_cell and safe_text leave as it is.
+bool printable_ascii(std::string_view s);
 
 // GitHub Actions workflow-command escaping: a message (% CR LF) and a property value
 // (also : and ,), so a value cannot end its annotation or start another command.

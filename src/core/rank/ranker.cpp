@@ -1,5 +1,7 @@
 #include "gpusel/rank/ranker.hpp"
 
+#include "gpusel/base/threads.hpp"
+
 #include "gpusel/rank/evaluator.hpp"
 
 #include <algorithm>
@@ -129,6 +131,15 @@ Verdict judge(const Result& r, double need, const RankRequest& req) {
   return Verdict::fits;
 }
 
+void add_counts(Ranking& to, const Ranking& from) {
+  Rejections& r = to.rejected;
+  const Rejections& f = from.rejected;
+  r.too_small += f.too_small, r.over_budget += f.over_budget, r.no_price += f.no_price;
+  r.excluded_by_rule += f.excluded_by_rule, r.filtered += f.filtered;
+  for (const auto& [rule, n] : f.by_rule) r.by_rule[rule] += n;
+  to.candidates += from.candidates;
+}
+
 struct Pass {
   Ranking& out;
   std::vector<Candidate> fits, over;
@@ -174,6 +185,30 @@ void rank_card(const Gpu& gpu, Evaluator& ev, Pass& pass) {
   });
 }
 
+// Every card in catalog order. A long catalog is judged in slices over threads
+// (gpusel/base/threads.hpp), each with an evaluator of its own (what a count shares is the
+// same whichever card computes it first); their candidates and counts are joined in order.
+void rank_cards(const Catalog& catalog, Evaluator& ev, Pass& pass) {
+  constexpr std::size_t kSliceFrom = 2048;  // a shorter catalog stays on one thread
+  const auto& gpus = catalog.gpus;
+  const unsigned threads = gpus.size() >= kSliceFrom ? worker_threads() : 1;
+  std::vector<Ranking> outs(threads);
+  std::vector<Pass> passes;
+  for (unsigned t = 0; t < threads; ++t) passes.push_back({t ? outs[t] : pass.out, {}, {}});
+  for_slices(gpus.size(), threads, [&](unsigned t, std::size_t begin, std::size_t end) {
+    const ThroughputTextsOff quiet;  // the shown ones are evaluated again, with texts
+    std::optional<Evaluator> own;
+    if (t) own.emplace(ev.rules(), ev.rates(), ev.request());
+    for (std::size_t i = begin; i < end; ++i) rank_card(gpus[i], t ? *own : ev, passes[t]);
+  });
+  for (unsigned t = 0; t < threads; ++t) {
+    auto& from = passes[t];
+    pass.fits.insert(pass.fits.end(), from.fits.begin(), from.fits.end());
+    pass.over.insert(pass.over.end(), from.over.begin(), from.over.end());
+    if (t) add_counts(pass.out, outs[t]);
+  }
+}
+
 // The first `n` candidates in full, as evaluate() builds them, with the scores they were
 // ranked by.
 std::vector<Result> materialise(const std::vector<Candidate>& cs, std::size_t n, Evaluator& ev,
@@ -195,10 +230,7 @@ Ranking rank(const Catalog& catalog, const RuleSet& rules, const Rates& rates,
   Ranking out;
   Pass pass{out, {}, {}};
   Evaluator ev(rules, rates, req);
-  {
-    const ThroughputTextsOff quiet;  // the shown ones are evaluated again below, with texts
-    for (const auto& gpu : catalog.gpus) rank_card(gpu, ev, pass);
-  }
+  rank_cards(catalog, ev, pass);
   out.fitting = static_cast<int>(pass.fits.size());
   detail::score(pass.fits, req);
   detail::score(pass.over, req);
