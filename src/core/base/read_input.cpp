@@ -1,10 +1,12 @@
 // Reading a user's data file: a regular file or stdin ("-"), never more than the size cap.
 // A FIFO would block forever and /dev/zero never ends, so neither is opened for reading.
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
@@ -35,10 +37,7 @@ std::string too_big(const std::string& path) {
          std::to_string(kMaxInputBytes >> 20) + " MiB a data file may have";
 }
 
-constexpr std::size_t kHugePage = std::size_t{2} << 20;
-constexpr std::size_t kOwnMemoryFrom = std::size_t{1} << 20;  // smaller files: a string
-
-std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) / to * to; }
+constexpr std::size_t kMapFrom = std::size_t{1} << 20;  // smaller files: read into a string
 
 // Reads fd to its end, failing once more than kMaxInputBytes arrive. `expected`: the size
 // fstat gave, reserved up front so that a large file is not copied while the string doubles
@@ -105,23 +104,28 @@ std::string read_stdin() {
   return read_all(STDIN_FILENO, "-");
 }
 
-// Reads `size` bytes of fd into `to`; false when the file ends before (it shrank) or goes on
-// after (it grew): read as a string then.
-bool read_exactly(int fd, const std::string& path, char* to, std::size_t size) {
-  for (std::size_t got = 0; got < size;) {
-    const ssize_t n = ::read(fd, to + got, size - got);
-    if (n == 0) return false;
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      cannot(path, std::string("read error (") + std::strerror(errno) + ")");
-    }
-    got += static_cast<std::size_t>(n);
-  }
-  char probe = 0;
-  ssize_t n = 0;
-  do n = ::read(fd, &probe, 1);
-  while (n < 0 && errno == EINTR);
-  return n == 0;
+// A mapped file that another program truncates while it is read would end the run with
+// SIGBUS at the first byte past its new end: it ends with one line and exit 3 instead, as a
+// file that cannot be read does. Only async-signal-safe calls in the handler.
+char g_mapped[256] = {};  // the last mapped file's name, quoted and cut (quote_input)
+
+void on_sigbus(int) {
+  constexpr char head[] = "gpusel: error: cannot read '";
+  constexpr char tail[] = "': the file changed while it was read\n";
+  (void)!::write(STDERR_FILENO, head, sizeof head - 1);
+  (void)!::write(STDERR_FILENO, g_mapped, std::strlen(g_mapped));
+  (void)!::write(STDERR_FILENO, tail, sizeof tail - 1);
+  ::_exit(3);
+}
+
+void watch_for_truncation(const std::string& path) {
+  const std::string name = quote_input(path, 200);
+  std::memcpy(g_mapped, name.data(), std::min(name.size(), sizeof g_mapped - 1));
+  g_mapped[std::min(name.size(), sizeof g_mapped - 1)] = '\0';
+  struct sigaction act {};
+  act.sa_handler = on_sigbus;
+  ::sigemptyset(&act.sa_mask);
+  ::sigaction(SIGBUS, &act, nullptr);
 }
 
 }  // namespace
@@ -133,24 +137,15 @@ InputText::~InputText() {
 std::shared_ptr<const InputText> InputText::read(const std::string& path) {
   if (path == "-") return std::make_shared<const InputText>(read_stdin());
   const auto [fd, size] = open_regular(path);
-  if (size < kOwnMemoryFrom)
-    return std::make_shared<const InputText>(read_all(fd->get(), path, size));
-  // Memory of its own, 2 MiB-aligned so that the kernel may back it with huge pages.
-  const std::size_t length = round_up(size, kHugePage) + kHugePage;
-  void* map = ::mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (size < kMapFrom) return std::make_shared<const InputText>(read_all(fd->get(), path, size));
+  // Mapped, read-only and private: the page cache's own pages, no copy and no zeroed memory;
+  // a page given back (release) is read again from the file if touched.
+  void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd->get(), 0);
   if (map == MAP_FAILED) return std::make_shared<const InputText>(read_all(fd->get(), path, size));
+  watch_for_truncation(path);
   std::shared_ptr<InputText> t(new InputText());
-  t->map_ = map, t->map_size_ = length;
-  char* data = reinterpret_cast<char*>(
-      round_up(reinterpret_cast<std::uintptr_t>(map), kHugePage));  // NOLINT
-#ifdef MADV_HUGEPAGE
-  ::madvise(data, round_up(size, kHugePage), MADV_HUGEPAGE);  // a hint: refused is fine
-#endif
-  if (!read_exactly(fd->get(), path, data, size)) {  // changed while read: as read_file reads it
-    ::lseek(fd->get(), 0, SEEK_SET);
-    return std::make_shared<const InputText>(read_all(fd->get(), path, size));
-  }
-  t->view_ = std::string_view(data, size);
+  t->map_ = map, t->map_size_ = size;
+  t->view_ = std::string_view(static_cast<const char*>(map), size);
   return t;
 }
 

@@ -37,6 +37,7 @@ Catalog catalog_from_input(std::shared_ptr<const InputText> text, const std::str
   // Cards that do not keep their text: each record's text goes once it is read, so that the
   // file and its cards are not held at once (at 100,000 cards: 148 MB of a 300 MB peak).
   if (!record_text) pass.release = [&text](std::size_t b, std::size_t e) { text->release(b, e); };
+  pass.release_rereads = text->rereadable();
   const ValidateOptions opt{today_iso(), nullptr};
   detail::throw_first_error(detail::check_document(text->view(), origin, opt, pass, &sink), origin);
   text.reset();  // held by the cards only when they keep their text: gone before the index

@@ -118,6 +118,7 @@ class Pass {
   const DocKind* kind_ = nullptr;
   std::unordered_map<std::string, std::size_t> ids_;
   SourcePos kept_{1, 1, 0};
+  std::size_t released_ = 0;    // given back so far, when the text reads back (release_rereads)
   json_detail::FlatTree flat_;  // the fast path's record, reused
   std::string prefix_;          // a skimmed document's text up to its list's '['
   std::optional<Diagnostic> syntax_;
@@ -248,7 +249,13 @@ class Pass {
   // a later finding is placed from the kept text's start, whose position is counted here.
   void release_before(std::size_t upto) {
     constexpr std::size_t kStep = std::size_t{1} << 18;  // a system call per 256 KiB read
-    if (!pass_.release || !f_.none_recorded() || upto - kept_.offset < kStep) return;
+    if (pass_.release && pass_.release_rereads && upto - released_ >= kStep) {
+      pass_.release(bom_ + released_, bom_ + upto);  // kept_ stays: the text reads back
+      released_ = upto;
+    }
+    if (!pass_.release || pass_.release_rereads || !f_.none_recorded() ||
+        upto - kept_.offset < kStep)
+      return;
     const SourcePos r = json_detail::position_of(text_.substr(kept_.offset), upto - kept_.offset);
     const SourcePos next{kept_.line + r.line - 1,
                          r.line == 1 ? kept_.column + r.column - 1 : r.column, upto};

@@ -116,6 +116,9 @@ struct PassOptions {
   // already read, nothing found in them) that the pass never reads again: a loader that holds
   // the text only to read it may give that memory back (a 100,000-card catalog's 148 MB).
   std::function<void(std::size_t begin, std::size_t end)> release;
+  // The released bytes read back as they were (a mapped file): the pass need not count where
+  // the kept text starts, it places a later finding from the whole text.
+  bool release_rereads = false;
 };
 
 // Syntax, then the document's outline and each record in turn: schema, semantic checks,
