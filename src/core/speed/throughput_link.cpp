@@ -80,10 +80,11 @@ Parts tp_traffic(const Workload& w, const Shape& s, const Fabric& f, double grad
     p.exposed = all;
   }
   if (texts_on())
-    what = "tensor parallel over " + std::to_string(tp) + ": " + std::to_string(per_layer) +
-           " all-reduces of " + num(act / 1e6) + " MB per layer " +
-           (w.comm_overlap ? "overlapped with the GEMMs (--comm-overlap)" : "on the critical path") +
-           " (latency " + latency_what(group, tp, act, k) + ")";
+    what =
+        "tensor parallel over " + std::to_string(tp) + ": " + std::to_string(per_layer) +
+        " all-reduces of " + num(act / 1e6) + " MB per layer " +
+        (w.comm_overlap ? "overlapped with the GEMMs (--comm-overlap)" : "on the critical path") +
+        " (latency " + latency_what(group, tp, act, k) + ")";
   return p;
 }
 
@@ -288,7 +289,7 @@ double latency_s(const Fabric& f, int group, double bytes, const K& k) {
 }
 
 std::string latency_what(const Fabric& f, int group, double bytes, const K& k) {
-  const char* key = linked_table(f, k)               ? "allreduce_latency_linked_us"
+  const char* key = linked_table(f, k)             ? "allreduce_latency_linked_us"
                     : crosses_sockets(f, group, k) ? "allreduce_latency_pcie_cross_socket_us"
                                                    : "allreduce_latency_pcie_us";
   return num(latency_s(f, group, bytes, k) * 1e6) + " us per all-reduce of " + num(bytes / 1e3) +

@@ -43,8 +43,9 @@ std::string describe_row_split(const RowSplit& r, int cards, const std::string& 
   return "llama.cpp row split over " + std::to_string(cards) + " cards" + over +
          ": each reads its rows of every weight matrix (bandwidth adds; attention and the KV "
          "cache one card at a time); " +
-         num(r.matmuls) + " split matmuls per token, each a fork-join taken as a small all-reduce (" +
-         r.sync_what + "); the host issues " + num(r.host_s * 1e6) +
+         num(r.matmuls) +
+         " split matmuls per token, each a fork-join taken as a small all-reduce (" + r.sync_what +
+         "); the host issues " + num(r.host_s * 1e6) +
          " us of calls per token [llama_cpp_row_split_calls x "
          "host_launch_us], a floor under the step";
 }
