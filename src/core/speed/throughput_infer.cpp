@@ -319,7 +319,7 @@ void describe(const Ctx& c, int count, Throughput& t) {
         row_split_costs(c.s, c.f, c.row, c.k, is_quantized(c.w.precision)), c.row, over));
   else if (c.tp > 1)
     t.assumptions.push_back("tensor parallel over " + std::to_string(c.tp) + " cards" + over +
-                            ": bandwidth adds, 2 all-reduces per layer, each " +
+                            ": bandwidth adds, 2 all-reduces per layer at " +
                             latency_what(c.f, c.tp, c.s.hidden * 2, c.k) +
                             (c.stages > 1 ? "; " + std::to_string(c.stages) +
                                                 " nodes as pipeline stages, one busy at a time"
