@@ -115,6 +115,9 @@ struct ThroughputConstants {
   // GPUs one CPU socket hosts on a PCIe board; a ring over more crosses the CPUs' link and
   // NCCL sends those hops through host memory (0: no such split).
   int pcie_gpus_per_socket = 0;
+  // A small all-reduce over a PCIe ring that crosses the sockets, by message bytes (measured
+  // on such a box; allreduce_latency_pcie_s stays within a socket). Empty: no such table.
+  std::map<int, double> allreduce_latency_pcie_cross_s;
   std::map<int, double> allreduce_latency_linked_s;  // by GPU count
   int llama_cpp_ubatch = 512;
   // llama.cpp --split-mode row: CUDA calls the host issues per card for each split matmul,

@@ -135,6 +135,9 @@ void parse_scalars(const json& c, const std::string& at, ThroughputConstants& k)
   k.comm_overlap_fraction = number(c, "comm_overlap_fraction", at, 0, 1);
   k.allreduce_latency_pcie_s = number(c, "allreduce_latency_pcie_us", at, 0, 1e5) * 1e-6;
   k.pcie_gpus_per_socket = int(number(c, "pcie_gpus_per_socket", at, 1, 64));
+  k.allreduce_latency_pcie_cross_s.clear();
+  for (const auto& [bytes, us] : by_int(c, "allreduce_latency_pcie_cross_socket_us", at, 0, 1e5))
+    k.allreduce_latency_pcie_cross_s[bytes] = us * 1e-6;
   k.allreduce_latency_linked_s.clear();
   for (const auto& [n, us] : by_int(c, "allreduce_latency_linked_us", at, 0, 1e5))
     k.allreduce_latency_linked_s[n] = us * 1e-6;

@@ -204,8 +204,10 @@ StepModel build_step(const Ctx& c, int tp, int stages, int row = 1) {
   m.kv_bytes_per_seq = kv_seq_bytes(c.w, c.k, tp);
   m.fixed_s = c.s.layers * c.e.layer_overhead_s;
   m.host_floor_s = c.e.host_step_s + c.s.layers * c.e.host_layer_s;  // eager Python's issue rate
-  if (tp > 1) m.fixed_s += 2 * c.s.layers * latency_s(c.f, tp, c.k);   // attention out, MLP out
-  if (stages > 1) m.fixed_s += (stages - 1) * latency_s(c.f, 2, c.k);  // activations hop on
+  // One token's all-reduces (attention out, MLP out) and hops carry hidden x 2 bytes.
+  const double msg = c.s.hidden * 2;
+  if (tp > 1) m.fixed_s += 2 * c.s.layers * latency_s(c.f, tp, msg, c.k);
+  if (stages > 1) m.fixed_s += (stages - 1) * latency_s(c.f, 2, msg, c.k);
   const double ctx = attended_context(c.w, decode_context(c.w));
   m.decode_flops = 2 * c.s.matmul + 4 * c.s.layers * c.s.attn_dim * ctx;
   const double prompt = c.w.prompt_len > 0 ? c.w.prompt_len : c.w.seq_len;
@@ -317,7 +319,8 @@ void describe(const Ctx& c, int count, Throughput& t) {
         row_split_costs(c.s, c.f, c.row, c.k, is_quantized(c.w.precision)), c.row, over));
   else if (c.tp > 1)
     t.assumptions.push_back("tensor parallel over " + std::to_string(c.tp) + " cards" + over +
-                            ": bandwidth adds, 2 all-reduces per layer [allreduce_latency_*]" +
+                            ": bandwidth adds, 2 all-reduces per layer at " +
+                            latency_what(c.f, c.tp, c.s.hidden * 2, c.k) +
                             (c.stages > 1 ? "; " + std::to_string(c.stages) +
                                                 " nodes as pipeline stages, one busy at a time"
                                           : ""));

@@ -11,6 +11,7 @@ namespace gpusel::tput {
 // and results copied between the cards (quantized weights: the activations travel as q8_1).
 struct RowSplit {
   double matmuls = 0, sync_s = 0, host_s = 0, comm_s_per_token = 0;
+  std::string sync_what;  // the fork-join's figure and its data key, for the texts
 };
 RowSplit row_split_costs(const Shape& s, const Fabric& f, int cards, const K& k, bool quantized);
 std::string describe_row_split(const RowSplit& r, int cards, const std::string& over);

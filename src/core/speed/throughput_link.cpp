@@ -70,7 +70,7 @@ Parts tp_traffic(const Workload& w, const Shape& s, const Fabric& f, double grad
   group.count = tp, group.nodes = 1;
   const double act = double(w.batch) * w.seq_len * s.hidden * 2;
   const int per_layer = 4 + (w.grad_ckpt ? 2 : 0);
-  const double one = allreduce_s(group, act) + latency_s(group, tp, k);
+  const double one = allreduce_s(group, act) + latency_s(group, tp, act, k);
   const double all = tp * s.layers * per_layer * one;  // per card, in one card's step terms
   if (f.count > tp) p.overlapped_bwd = allreduce_s(f, grads / tp);
   if (w.comm_overlap) {  // 2 of the layer's all-reduces run in forward, the rest backward
@@ -80,9 +80,11 @@ Parts tp_traffic(const Workload& w, const Shape& s, const Fabric& f, double grad
     p.exposed = all;
   }
   if (texts_on())
-    what = "tensor parallel over " + std::to_string(tp) + ": " + std::to_string(per_layer) +
-           " all-reduces of " + num(act / 1e6) + " MB per layer " +
-           (w.comm_overlap ? "overlapped with the GEMMs (--comm-overlap)" : "on the critical path");
+    what =
+        "tensor parallel over " + std::to_string(tp) + ": " + std::to_string(per_layer) +
+        " all-reduces of " + num(act / 1e6) + " MB per layer " +
+        (w.comm_overlap ? "overlapped with the GEMMs (--comm-overlap)" : "on the critical path") +
+        " (latency " + latency_what(group, tp, act, k) + ")";
   return p;
 }
 
@@ -248,27 +250,50 @@ double allreduce_s(const Fabric& f, double bytes) {
 
 double gather_s(const Fabric& f, double bytes) { return allreduce_s(f, bytes) / 2; }
 
-double latency_s(const Fabric& f, int group, const K& k) {
+namespace {
+
+// Linear in log2(x) between the neighbouring keys; the end values beyond them.
+double interp_log2(const std::map<int, double>& tab, double x) {
+  const auto hi = tab.lower_bound(int(std::ceil(x)));
+  if (hi == tab.end()) return tab.rbegin()->second;
+  if (hi == tab.begin() || hi->first == x) return hi->second;
+  const auto lo = std::prev(hi);
+  const double t = std::log2(x / lo->first) / std::log2(double(hi->first) / lo->first);
+  return lo->second + t * (hi->second - lo->second);
+}
+
+// A ring over more PCIe GPUs than one socket hosts: its hops between the sockets go through
+// host memory, and a small all-reduce over it was measured several times slower.
+bool crosses_sockets(const Fabric& f, int group, const K& k) {
+  return f.socket > 0 && std::min(group, f.per_node) > f.socket &&
+         !k.allreduce_latency_pcie_cross_s.empty();
+}
+
+bool linked_table(const Fabric& f, const K& k) {
+  return f.linked && !k.allreduce_latency_linked_s.empty();
+}
+
+}  // namespace
+
+double latency_s(const Fabric& f, int group, double bytes, const K& k) {
   const int in_node = std::min(group, f.per_node);
   double t = k.allreduce_latency_pcie_s;
-  if (f.linked && !k.allreduce_latency_linked_s.empty()) {
-    const auto& tab = k.allreduce_latency_linked_s;
-    const auto hi = tab.lower_bound(in_node);
-    if (hi == tab.end()) {
-      t = tab.rbegin()->second;
-    } else if (hi == tab.begin() || hi->first == in_node) {
-      t = hi->second;
-    } else {  // log2 interpolation between the neighbouring counts
-      const auto lo = std::prev(hi);
-      const double x =
-          std::log2(double(in_node) / lo->first) / std::log2(double(hi->first) / lo->first);
-      t = lo->second + x * (hi->second - lo->second);
-    }
-  }
+  if (linked_table(f, k))
+    t = interp_log2(k.allreduce_latency_linked_s, in_node);
+  else if (crosses_sockets(f, group, k))
+    t = interp_log2(k.allreduce_latency_pcie_cross_s, std::max(1.0, bytes));
   const int nodes = (group + f.per_node - 1) / f.per_node;
   const double hop =
       k.allreduce_latency_linked_s.empty() ? t : k.allreduce_latency_linked_s.rbegin()->second;
   return t + (nodes - 1) * hop;
+}
+
+std::string latency_what(const Fabric& f, int group, double bytes, const K& k) {
+  const char* key = linked_table(f, k)             ? "allreduce_latency_linked_us"
+                    : crosses_sockets(f, group, k) ? "allreduce_latency_pcie_cross_socket_us"
+                                                   : "allreduce_latency_pcie_us";
+  return num(latency_s(f, group, bytes, k) * 1e6) + " us per all-reduce of " + num(bytes / 1e3) +
+         " kB [" + key + "]";
 }
 
 double host_bytes_per_s(const Gpu& g, const K& k) {

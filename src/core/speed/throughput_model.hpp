@@ -107,7 +107,11 @@ Fabric fabric_of(const Gpu& g, int count, bool linked, const K& k,
                  const NodeNetwork* nodes = nullptr);
 double allreduce_s(const Fabric& f, double bytes);         // ring all-reduce over all f.count GPUs
 double gather_s(const Fabric& f, double bytes);            // all-gather or reduce-scatter
-double latency_s(const Fabric& f, int group, const K& k);  // one small all-reduce
+// One small all-reduce of `bytes` over `group` GPUs of f: by GPU count over a fast link, by
+// message size over a PCIe ring that crosses the CPU sockets, else the PCIe figure.
+double latency_s(const Fabric& f, int group, double bytes, const K& k);
+// Which of those figures latency_s took, for the assumption texts: "63.8 us [...]".
+std::string latency_what(const Fabric& f, int group, double bytes, const K& k);
 // Host <-> device copy rate per GPU, bytes/s per direction.
 double host_bytes_per_s(const Gpu& g, const K& k);
 

@@ -60,10 +60,11 @@ Cost tensor_parallel_s(const Workload& w, const Shape& s, const Fabric& f, const
   const double act = double(w.batch) * w.seq_len * s.hidden * 2;
   const int per_layer = 4 + (w.grad_ckpt ? 2 : 0);
   const double layers = std::ceil(double(s.layers) / x.pp);
-  const double t = layers * per_layer * (allreduce_s(group, act) + latency_s(group, x.tp, k));
+  const double t = layers * per_layer * (allreduce_s(group, act) + latency_s(group, x.tp, act, k));
   notes.push_back("tensor parallel " + std::to_string(x.tp) + ": " + num(layers) + " layers x " +
                   std::to_string(per_layer) + " all-reduces of " + num(act / 1e6) + " MB " +
-                  critical(w) + " = " + num(t * 1e3) + " ms per micro-batch");
+                  critical(w) + " = " + num(t * 1e3) + " ms per micro-batch (latency " +
+                  latency_what(group, x.tp, act, k) + ")");
   return {0, t};
 }
 

@@ -31,7 +31,10 @@ RowSplit row_split_costs(const Shape& s, const Fabric& f, int cards, const K& k,
   // of the result come back in fp32.
   const double in_bytes = quantized ? 36.0 / 32 : 4;
   r.comm_s_per_token = cards * gather_s(group, in_bytes * in) + gather_s(group, 4 * out);
-  r.sync_s = latency_s(group, cards, k);  // one small exchange per split matmul
+  // One small exchange per split matmul, sized as the hidden-wide activations it sends.
+  const double sync_bytes = in_bytes * h;
+  r.sync_s = latency_s(group, cards, sync_bytes, k);
+  if (texts_on()) r.sync_what = latency_what(group, cards, sync_bytes, k);
   r.host_s = r.matmuls * cards * k.row_split_calls_per_card * k.host_launch_s;
   return r;
 }
@@ -40,8 +43,9 @@ std::string describe_row_split(const RowSplit& r, int cards, const std::string& 
   return "llama.cpp row split over " + std::to_string(cards) + " cards" + over +
          ": each reads its rows of every weight matrix (bandwidth adds; attention and the KV "
          "cache one card at a time); " +
-         num(r.matmuls) + " split matmuls per token, each a fork-join of " + num(r.sync_s * 1e6) +
-         " us [allreduce_latency_*]; the host issues " + num(r.host_s * 1e6) +
+         num(r.matmuls) +
+         " split matmuls per token, each a fork-join taken as a small all-reduce (" + r.sync_what +
+         "); the host issues " + num(r.host_s * 1e6) +
          " us of calls per token [llama_cpp_row_split_calls x "
          "host_launch_us], a floor under the step";
 }

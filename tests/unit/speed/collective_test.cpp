@@ -2,6 +2,8 @@
 // and NCCL sends that hop through host memory (data/throughput.json pcie_gpus_per_socket).
 #include <catch2/catch.hpp>
 
+#include <cmath>
+
 #include "gpusel/speed/throughput.hpp"
 #include "ranker_fixtures.hpp"
 #include "throughput_fixtures.hpp"
@@ -129,4 +131,36 @@ TEST_CASE("DDP's last bucket holds the embedding gradient and is paid after back
   k.ddp_bucket_bytes = 500e6;
   const double capped = estimate_throughput(w, g, 2, true, k).train_tokens_per_s;
   CHECK(capped == Approx(2 * one.train_tokens_per_s * step_s / (step_s + 500e6 / 300e9)));
+}
+
+// A small all-reduce over a PCIe ring that crosses the sockets takes the time measured on such
+// a box at the message's size (allreduce_latency_pcie_cross_socket_us); within a socket the
+// flat PCIe figure stays. Batch-1 decode sends one token's hidden x 2 bytes per all-reduce.
+TEST_CASE("a PCIe ring across the sockets pays the cross-socket all-reduce time by size") {
+  auto flat = tput_fixtures::plain();
+  flat.pcie_gpus_per_socket = 4, flat.allreduce_latency_pcie_s = 42e-6;
+  auto sized = flat;
+  sized.allreduce_latency_pcie_cross_s = {{8192, 100e-6}, {16384, 200e-6}};
+  const auto step_s = [](int hidden, int n, const ThroughputConstants& k) {
+    Workload w = tput_fixtures::inference(7e9);
+    w.model = tput_fixtures::decoder(7e9, 32, hidden);
+    w.shard = Shard::tp, w.engine = "vllm";
+    return 1 / decode(w, n, k);
+  };
+  // Within a socket: the flat figure, table or not.
+  CHECK(step_s(4096, 4, sized) == Approx(step_s(4096, 4, flat)));
+  // Two all-reduces per layer, 32 layers: 8 kB messages at 100 us, 16 kB at 200 us, and
+  // 12 kB between them in log2 of the size.
+  CHECK(step_s(4096, 8, sized) - step_s(4096, 8, flat) == Approx(64 * 58e-6));
+  CHECK(step_s(8192, 8, sized) - step_s(8192, 8, flat) == Approx(64 * 158e-6));
+  const double mid = 100e-6 + std::log2(1.5) * 100e-6;
+  CHECK(step_s(6144, 8, sized) - step_s(6144, 8, flat) == Approx(64 * (mid - 42e-6)));
+  Workload w = batched_tp();
+  w.batch = 1;
+  CHECK(joined(estimate_throughput(w, tput_fixtures::card(), 8, false, sized))
+            .find("100 us per all-reduce of 8.19 kB [allreduce_latency_pcie_cross_socket_us]") !=
+        std::string::npos);
+  CHECK(joined(estimate_throughput(w, tput_fixtures::card(), 4, false, sized))
+            .find("42 us per all-reduce of 8.19 kB [allreduce_latency_pcie_us]") !=
+        std::string::npos);
 }
