@@ -68,6 +68,7 @@ class Pass {
     try {
       const json top = json_detail::build(skeleton, f_.file());
       top_level(top, list->items.size());
+      ids_.reserve(list->items.size());  // one table for 100,000 ids, not a rehash at each doubling
       if (skimmed && list->items.size() >= kWave && worker_threads() > 1)
         return read_waves(*list), list;
       for (std::size_t i = 0; i < list->items.size(); ++i) {
