@@ -6,8 +6,9 @@
 
 namespace gpusel {
 
-// Threads a long job is split over: GPUSEL_THREADS (1-64) when set, else the machine's
-// hardware threads, at most 8. Read at each call, so that a test can set it.
+// Threads a long job is split over: GPUSEL_THREADS (1-64) when set, else the CPUs this process
+// may run on (its affinity: taskset, a container's cpuset), at most 8. Read at each call, so
+// that a test can set it.
 unsigned worker_threads();
 
 // Calls job(t, begin, end) for `threads` contiguous slices of [0, n) in order (slice 0 on the

@@ -1,5 +1,7 @@
 #include "gpusel/base/threads.hpp"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <exception>
@@ -15,7 +17,13 @@ unsigned worker_threads() {
     const long v = std::strtol(env, &end, 10);
     if (*end == '\0' && v >= 1 && v <= 64) return static_cast<unsigned>(v);
   }
-  return std::clamp(std::thread::hardware_concurrency(), 1U, 8U);
+  // The CPUs this process may run on (taskset, a container's cpuset), not the machine's.
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  const int usable = ::sched_getaffinity(0, sizeof set, &set) == 0
+                         ? CPU_COUNT(&set)
+                         : static_cast<int>(std::thread::hardware_concurrency());
+  return static_cast<unsigned>(std::clamp(usable, 1, 8));
 }
 
 void for_slices(std::size_t n, unsigned threads,
