@@ -100,7 +100,8 @@ struct Catalog {
   std::vector<Gpu> gpus;
 
   // By id, through a hash index (built on first use, rebuilt when the list's size changed;
-  // call reindex() after changing ids in place). The first card with that id.
+  // call reindex() after changing ids in place). The first card with that id. Once the index
+  // is built for the list as it is, a find changes nothing: several threads may call it.
   const Gpu* find(std::string_view id) const;
   std::vector<std::string> ids() const;
   void reindex() const;
@@ -110,6 +111,8 @@ struct Catalog {
 
  private:
   mutable std::unordered_map<std::string, std::size_t> index_;
+  // gpus.size() when index_ was built (index_ holds fewer entries when an id repeats).
+  mutable std::size_t indexed_size_ = 0;
 };
 
 // Parses a catalog document. Throws Error(data) naming origin and the record on a

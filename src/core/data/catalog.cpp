@@ -152,10 +152,13 @@ void Catalog::reindex() const {
   index_.clear();
   index_.reserve(gpus.size());
   for (std::size_t i = 0; i < gpus.size(); ++i) index_.emplace(gpus[i].id, i);
+  indexed_size_ = gpus.size();
 }
 
 const Gpu* Catalog::find(std::string_view id) const {
-  if (index_.size() != gpus.size()) reindex();
+  // Compared with the list's size when it was built, not index_.size(): a repeated id would
+  // otherwise rebuild it on every call, as threads read it too (document_waves.hpp).
+  if (indexed_size_ != gpus.size()) reindex();
   for (int attempt = 0; attempt < 2; ++attempt) {
     auto it = index_.find(std::string(id));
     if (it == index_.end()) return nullptr;

@@ -33,7 +33,7 @@ void check_gpu_ref(const J& o, const std::string& p, const Catalog* gpus, Findin
   if (gpus->find(id)) return;
   std::string msg = "unknown GPU id '" + quote_input(id) + "'";
   // Suggestions cost a pass over the catalog each: only for the first few unknown ids.
-  if (f.errors() < kMaxSuggestions) {
+  if (f.worded() && f.errors() < kMaxSuggestions) {
     auto near = nearest(id, gpus->ids(), 1);
     if (!near.empty()) msg += " (did you mean " + near.front() + "?)";
   }

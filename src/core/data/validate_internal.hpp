@@ -51,6 +51,10 @@ class Findings {
   // The loaders need only errors: warnings and notes are dropped unrecorded.
   bool errors_only() const { return errors_only_; }
   bool none_recorded() const { return report_.diagnostics.empty(); }
+  // A reading whose messages nobody reads (a record read ahead on a thread: one with a finding
+  // is read again the full way, which words it): checks skip costly wording (suggestions).
+  void unworded() { worded_ = false; }
+  bool worded() const { return worded_; }
 
  private:
   std::string file_;
@@ -58,6 +62,7 @@ class Findings {
   bool errors_only_;
   std::size_t errors_ = 0;
   std::size_t serious_ = 0;
+  bool worded_ = true;
 };
 
 // A kind of data document, recognised by its top-level list, with its schema and checks.

@@ -137,3 +137,19 @@ TEST_CASE("a long catalog with an error is refused as on one thread") {
   REQUIRE(!one.empty());
   CHECK(many == one);
 }
+
+TEST_CASE("a long offers file validates against a catalog with a repeated id on several threads") {
+  // Catalog::find rebuilt its index on every call while the index and the list differed in
+  // size (a repeated id keeps them so): each wave's threads then rebuilt it at once.
+  Catalog cat =
+      catalog_from_text(read_file(GPUSEL_FIXTURES + std::string("/catalog/small.json")), "c.json");
+  cat.gpus.push_back(cat.gpus.front());
+  const std::string text = long_list("/cloud/small.json", "offers", kRecords).dump();
+  const auto with = [&](const char* threads) {
+    Threads t(threads);
+    return describe(validate_document(text, "o.json", {"2026-12-02", &cat}));
+  };
+  const std::string one = with("1");
+  CHECK(with("4") == one);
+  CHECK(cat.find("rtx-4090") == &cat.gpus.front());
+}
