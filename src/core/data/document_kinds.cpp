@@ -2,6 +2,7 @@
 // (validate_internal.hpp).
 #include <map>
 #include <memory>
+#include <mutex>
 
 #include "gpusel/json/embedded.hpp"
 #include "gpusel/json/json_schema.hpp"
@@ -16,6 +17,8 @@ void no_top(const nlohmann::json&, const ValidateOptions&, Findings&) {}
 
 const Schema& schema_for(const DocKind& kind) {
   static std::map<std::string, std::unique_ptr<Schema>> schemas;  // read once per process
+  static std::mutex lock;  // as embedded_json's: safe from any thread (a Schema never moves)
+  const std::lock_guard<std::mutex> hold(lock);
   auto& s = schemas[kind.schema];
   if (!s) s = std::make_unique<Schema>(embedded_json(kind.schema));
   return *s;
