@@ -18,8 +18,10 @@ Catalog catalog_from_input(std::shared_ptr<const InputText> text, const std::str
     if (auto r = top.find("reviewed"); r != top.end() && r->is_string()) cat.reviewed = *r;
   };
   // Each card is written to its own place: a long list's records are read on several threads
-  // (document_waves.hpp). A file with an error is refused whole, so no place stays empty.
-  sink.size = [&cat](std::size_t count) { cat.gpus.resize(count); };
+  // (document_waves.hpp), its places made a wave ahead (grow). A file with an error is
+  // refused whole, so no place stays empty.
+  sink.size = [&cat](std::size_t count) { cat.gpus.reserve(count); };
+  sink.grow = [&cat](std::size_t count) { cat.gpus.resize(count); };
   const auto read = [&cat, &text, record_text](std::size_t i, const auto& rec,
                                                const std::string& at, detail::Span span) {
     Gpu g = detail::parse_gpu_record(rec, at);

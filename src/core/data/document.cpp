@@ -72,6 +72,7 @@ class Pass {
       if (skimmed && list->items.size() >= kWave && worker_threads() > 1)
         return read_waves(*list), list;
       for (std::size_t i = 0; i < list->items.size(); ++i) {
+        places(i + 1);
         const auto [b, e] = list->items[i];
         const std::string_view rec_text = text_.substr(b, e - b);
         const bool built = skimmed && flat_.build_checked(rec_text, 2);
@@ -102,6 +103,7 @@ class Pass {
     if (!list) return nullptr;
     const json& records = doc.at(list->key);
     top_level(doc, list->items.size());
+    places(list->items.size());
     for (std::size_t i = 0; i < list->items.size(); ++i) {
       const auto [b, e] = list->items[i];
       record(i, records.at(i), Span{b + bom_, e + bom_});
@@ -119,6 +121,7 @@ class Pass {
   const DocKind* kind_ = nullptr;
   std::unordered_map<std::string, std::size_t> ids_;
   SourcePos kept_{1, 1, 0};
+  std::size_t placed_ = 0;      // records the sink has places for
   std::size_t released_ = 0;    // given back so far, when the text reads back (release_rereads)
   json_detail::FlatTree flat_;  // the fast path's record, reused
   std::string prefix_;          // a skimmed document's text up to its list's '['
@@ -154,6 +157,7 @@ class Pass {
     };
     for (std::size_t b = 0; b < list.items.size(); b += kWave) {
       const std::size_t e = std::min(list.items.size(), b + kWave);
+      places(e);
       prepare_wave(b, e, prepare, trees, wave);
       for (std::size_t i = b; i < e; ++i)
         if (finish(list, i, wave[i - b])) return;
@@ -195,6 +199,11 @@ class Pass {
     }
     release_before(e);
     return false;
+  }
+
+  // The sink's places for records [0, upto) (DocumentSink::grow), made before they are read.
+  void places(std::size_t upto) {
+    if (sink_ && sink_->grow && upto > placed_) sink_->grow(upto), placed_ = upto;
   }
 
   void full_record(std::size_t i, std::string_view rec_text, Span span) {
@@ -265,29 +274,10 @@ class Pass {
     kept_ = next;
   }
 
-  // The expected kind, else the first of gpus, offers, models the document has.
   const json_detail::Outline::List* pick_list(const json_detail::Outline& outline) {
-    const auto& keys = outline.keys;
-    for (const DocKind* k : all_kinds()) {
-      if (pass_.expected && pass_.expected != k) continue;
-      if (std::find(keys.begin(), keys.end(), k->list) == keys.end()) continue;
-      kind_ = k;
-      for (const auto& l : outline.lists)
-        if (l.key == k->list) return &l;
-      break;  // the list is there but is not an array
-    }
-    if (pass_.expected && !kind_)
-      f_.error("", "schema",
-               std::string("not ") + pass_.expected->what + " (expected an object with a \"" +
-                   pass_.expected->list + "\" list)");
-    else if (!kind_)
-      f_.error("", "schema",
-               "not a gpusel data file (expected a \"gpus\", \"offers\", \"models\" or "
-               "\"platforms\" list at the top level)");
-    else
-      f_.error("/" + std::string(kind_->list), "schema",
-               std::string("\"") + kind_->list + "\" must be an array");
-    return nullptr;
+    const json_detail::Outline::List* list = nullptr;
+    std::tie(kind_, list) = detail::pick_list(outline, pass_.expected, f_);
+    return list;
   }
 
   void top_level(const json& top, std::size_t count) {

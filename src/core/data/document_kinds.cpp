@@ -1,5 +1,6 @@
 // The four kinds of data document (their lists, schemas and checks) and how a finding is kept
 // (validate_internal.hpp).
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -28,6 +29,32 @@ const std::array<const DocKind*, 4>& all_kinds() {
   static const std::array<const DocKind*, 4> kinds = {&gpus_kind(), &offers_kind(), &models_kind(),
                                                       &platforms_kind()};
   return kinds;
+}
+
+std::pair<const DocKind*, const json_detail::Outline::List*> pick_list(
+    const json_detail::Outline& outline, const DocKind* expected, Findings& f) {
+  const auto& keys = outline.keys;
+  const DocKind* kind = nullptr;
+  for (const DocKind* k : all_kinds()) {
+    if (expected && expected != k) continue;
+    if (std::find(keys.begin(), keys.end(), k->list) == keys.end()) continue;
+    kind = k;
+    for (const auto& l : outline.lists)
+      if (l.key == k->list) return {kind, &l};
+    break;  // the list is there but is not an array
+  }
+  if (expected && !kind)
+    f.error("", "schema",
+            std::string("not ") + expected->what + " (expected an object with a \"" +
+                expected->list + "\" list)");
+  else if (!kind)
+    f.error("", "schema",
+            "not a gpusel data file (expected a \"gpus\", \"offers\", \"models\" or "
+            "\"platforms\" list at the top level)");
+  else
+    f.error("/" + std::string(kind->list), "schema",
+            std::string("\"") + kind->list + "\" must be an array");
+  return {kind, nullptr};
 }
 
 void Findings::add(Severity s, const std::string& pointer, const std::string& check,

@@ -7,9 +7,11 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "gpusel/data/validate.hpp"
 #include "json/json_flat.hpp"
+#include "json/json_scan.hpp"
 
 namespace gpusel {
 class Schema;
@@ -86,6 +88,10 @@ const DocKind& platforms_kind();
 // The four, in the order a document's list is looked for; a kind's schema, read once.
 const std::array<const DocKind*, 4>& all_kinds();
 const Schema& schema_for(const DocKind& kind);
+// The expected kind (null: any), else the first of all_kinds() the document has, and its list;
+// the list is null, with the finding added, when the document has none or it is no array.
+std::pair<const DocKind*, const json_detail::Outline::List*> pick_list(
+    const json_detail::Outline& outline, const DocKind* expected, Findings& f);
 
 // Where a record lies in the text given to check_document: [begin, end) byte offsets.
 struct Span {
@@ -101,6 +107,11 @@ struct DocumentSink {
   // How many records the list holds, told before the first: a reader sizes its list once
   // (a 100,000-card catalog otherwise holds its old and new arrays while one grows).
   std::function<void(std::size_t count)> size;
+  // Makes places for records [0, count), called on the caller's thread before any of them is
+  // read (a wave's records are read on several threads, each into its own place): a reader
+  // that reserved `size` grows without moving what it holds, and makes them as the text it
+  // gives back shrinks, not all before the first record.
+  std::function<void(std::size_t count)> grow;
   std::function<void(std::size_t index, const nlohmann::json& rec, const std::string& at,
                      Span span)>
       record;
