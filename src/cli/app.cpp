@@ -17,6 +17,7 @@
 #include "cli/terminal.hpp"
 #include "gpusel/base/error.hpp"
 #include "gpusel/base/text.hpp"
+#include "gpusel/base/threads.hpp"
 #include "gpusel/i18n/i18n.hpp"
 
 namespace gpusel::cli {
@@ -137,6 +138,7 @@ int run(int argc, char** argv) {
     set_display(detect_display(ctx.color, ctx.wide));
     set_language(choose_language(app, ctx.lang));
     check_given_values(app);  // in the chosen language
+    worker_threads();  // a bad GPUSEL_THREADS is refused on every run, not only on a long file
     return ctx.action ? ctx.action() : 0;
   } catch (const Error& e) {
     std::cout.flush();

@@ -8,7 +8,7 @@ namespace gpusel {
 
 // Threads a long job is split over: GPUSEL_THREADS (1-64) when set, else the CPUs this process
 // may run on (its affinity: taskset, a container's cpuset), at most 8. Read at each call, so
-// that a test can set it.
+// that a test can set it. Error(usage) naming the variable when it is set to anything else.
 unsigned worker_threads();
 
 // Calls job(t, begin, end) for `threads` contiguous slices of [0, n) in order (slice 0 on the

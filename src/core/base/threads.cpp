@@ -2,7 +2,11 @@
 
 #include <sched.h>
 
+#include "gpusel/base/error.hpp"
+#include "gpusel/base/text.hpp"
+
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <exception>
 #include <system_error>
@@ -14,8 +18,13 @@ namespace gpusel {
 unsigned worker_threads() {
   if (const char* env = std::getenv("GPUSEL_THREADS"); env && *env) {
     char* end = nullptr;
+    errno = 0;
     const long v = std::strtol(env, &end, 10);
-    if (*end == '\0' && v >= 1 && v <= 64) return static_cast<unsigned>(v);
+    if (*end != '\0' || errno || v < 1 || v > 64)
+      throw usage_error("GPUSEL_THREADS='" + quote_input(env) +
+                        "' is not a number of threads (1-64; unset it for the CPUs gpusel may "
+                        "run on)");
+    return static_cast<unsigned>(v);
   }
   // The CPUs this process may run on (taskset, a container's cpuset), not the machine's.
   cpu_set_t set;
