@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "gpusel/base/error.hpp"
+#include "gpusel/base/heap.hpp"
 #include "gpusel/base/input_text.hpp"
 #include "gpusel/base/text.hpp"
 
@@ -143,6 +144,7 @@ std::shared_ptr<const InputText> InputText::read(const std::string& path) {
   void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd->get(), 0);
   if (map == MAP_FAILED) return std::make_shared<const InputText>(read_all(fd->get(), path, size));
   watch_for_truncation(path);
+  expect_heap_growth(size);  // its records take about as much memory as its text
   std::shared_ptr<InputText> t(new InputText());
   t->map_ = map, t->map_size_ = size;
   t->view_ = std::string_view(static_cast<const char*>(map), size);

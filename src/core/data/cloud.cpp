@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "gpusel/base/error.hpp"
+#include "gpusel/base/heap.hpp"
 #include "gpusel/base/text.hpp"
 #include "gpusel/data/data_source.hpp"
 #include "gpusel/data/snapshot.hpp"
@@ -281,7 +282,10 @@ Cloud cloud_from_text(std::string_view text, const std::string& origin, bool ove
   detail::DocumentSink sink;
   sink.top = [&](const json& top) { detail::parse_cloud_top(c, top, origin, overlay); };
   // Each offer to its own place: a long list is read on several threads (document_waves.hpp).
-  sink.size = [&c](std::size_t count) { c.offers.reserve(count); };
+  sink.size = [&c](std::size_t count) {
+    c.offers.reserve(count);
+    advise_huge_pages(c.offers.data(), count * sizeof(Offer));
+  };
   sink.grow = [&c](std::size_t count) { c.offers.resize(count); };
   sink.record = [&c](std::size_t i, const json& rec, const std::string& at, detail::Span) {
     c.offers[i] = detail::parse_offer_record(rec, at);

@@ -1,5 +1,6 @@
 #include "gpusel/data/data_source.hpp"
 
+#include "gpusel/base/heap.hpp"
 #include "gpusel/base/text.hpp"
 #include "gpusel/data/snapshot.hpp"
 #include "gpusel/json/embedded.hpp"
@@ -20,7 +21,10 @@ Catalog catalog_from_input(std::shared_ptr<const InputText> text, const std::str
   // Each card is written to its own place: a long list's records are read on several threads
   // (document_waves.hpp), its places made a wave ahead (grow). A file with an error is
   // refused whole, so no place stays empty.
-  sink.size = [&cat](std::size_t count) { cat.gpus.reserve(count); };
+  sink.size = [&cat](std::size_t count) {
+    cat.gpus.reserve(count);
+    advise_huge_pages(cat.gpus.data(), count * sizeof(Gpu));
+  };
   sink.grow = [&cat](std::size_t count) { cat.gpus.resize(count); };
   const auto read = [&cat, &text, record_text](std::size_t i, const auto& rec,
                                                const std::string& at, detail::Span span) {
