@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <deque>
 #include <functional>
+#include <span>
 #include <utility>
 
 #include "cli/render.hpp"
@@ -77,29 +78,35 @@ std::size_t total(const std::vector<std::size_t>& w) {
   return cols ? n + gap * (cols - 1) : 0;
 }
 
-// A row's cells, by reference: to the table's own text where it is safe to show as is, else to
-// its escaped copy, so a 100,000-row table is not copied whole to be shown.
-using Cells = std::vector<const std::string*>;
+// A cell by reference, to the table's own text where it is safe to show as is, else to its
+// escaped copy (a 100,000-row table is not copied whole to be shown), with its width measured
+// once: fitting, wrapping and padding each measured every cell again.
+struct Cell {
+  const std::string* text;
+  std::size_t width;
+};
+using Cells = std::span<const Cell>;
 
-Layout fit(const Table& t, const std::vector<Cells>& cells, std::size_t limit) {
+Layout fit(const Table& t, const std::vector<Cell>& cells, std::size_t limit) {
+  const std::size_t n = t.columns.size();
   Layout l;
-  l.width.assign(t.columns.size(), 0);
-  for (std::size_t c = 0; c < t.columns.size(); ++c) {
+  l.width.assign(n, 0);
+  for (std::size_t c = 0; c < n; ++c)
     l.width[c] = std::max<std::size_t>(1, display_width(t.columns[c].header));
-    for (const auto& row : cells) l.width[c] = std::max(l.width[c], display_width(*row.at(c)));
-  }
+  for (std::size_t row = 0; n && row < cells.size(); row += n)
+    for (std::size_t c = 0; c < n; ++c) l.width[c] = std::max(l.width[c], cells[row + c].width);
   if (limit == 0) return l;
   while (total(l.width) > limit) {
-    std::size_t pick = t.columns.size();
-    for (std::size_t c = 0; c < t.columns.size(); ++c)
+    std::size_t pick = n;
+    for (std::size_t c = 0; c < n; ++c)
       if (l.width[c] && t.columns[c].drop > 0 &&
-          (pick == t.columns.size() || t.columns[c].drop >= t.columns[pick].drop))
+          (pick == n || t.columns[c].drop >= t.columns[pick].drop))
         pick = c;
-    if (pick == t.columns.size()) break;
+    if (pick == n) break;
     l.width[pick] = 0;
     l.dropped.insert(l.dropped.begin(), t.columns[pick].header);
   }
-  for (std::size_t c = 0; c < t.columns.size() && total(l.width) > limit; ++c) {
+  for (std::size_t c = 0; c < n && total(l.width) > limit; ++c) {
     if (!l.width[c] || !t.columns[c].wrap) continue;
     const std::size_t others = total(l.width) - l.width[c];
     const std::size_t room = limit > others ? limit - others : 0;
@@ -115,9 +122,8 @@ Tone tone_at(const Table& t, std::size_t r, std::size_t c) {
 
 // One cell of a line: padded to `width`, the text (not the padding) coloured, so alignment
 // does not depend on the terminal.
-void append_cell(std::string& s, const std::string& text, std::size_t width, bool right,
-                 Tone tone) {
-  const std::size_t have = display_width(text);
+void append_cell(std::string& s, const std::string& text, std::size_t have, std::size_t width,
+                 bool right, Tone tone) {
   const std::size_t fill = width > have ? width - have : 0;
   if (!display().colour || tone == Tone::plain || text.empty()) {  // paint() leaves it as is
     if (right) s.append(fill, ' ');
@@ -132,33 +138,31 @@ void append_cell(std::string& s, const std::string& text, std::size_t width, boo
 
 // One table row, as many lines as its tallest wrapped cell, appended to `out`. Cells are
 // written in place: a 100,000-row table made a few strings per cell before.
-void row_lines(const Table& t, const Layout& l, const Cells& row, std::size_t r, std::string& out) {
+void row_lines(const Table& t, const Layout& l, Cells row, std::size_t r, std::string& out) {
   std::vector<std::vector<std::string>> parts;  // the wrapped cells' lines, when a cell wraps
   std::size_t height = 1;
   for (std::size_t c = 0; c < row.size(); ++c) {
-    if (!l.width[c] || !t.columns[c].wrap || display_width(*row[c]) <= l.width[c]) continue;
+    if (!l.width[c] || !t.columns[c].wrap || row[c].width <= l.width[c]) continue;
     parts.resize(row.size());
-    parts[c] = wrap_text(*row[c], l.width[c]);
+    parts[c] = wrap_text(*row[c].text, l.width[c]);
     height = std::max(height, parts[c].size());
   }
   static const std::string none;
-  std::string s;
   for (std::size_t k = 0; k < height; ++k) {
-    s.clear();
     bool first = true;
+    const std::size_t line = out.size();
     for (std::size_t c = 0; c < row.size(); ++c) {
       if (!l.width[c]) continue;
       const bool wrapped = !parts.empty() && !parts[c].empty();
       const std::string& text = wrapped  ? (k < parts[c].size() ? parts[c][k] : none)
-                                : k == 0 ? *row[c]
+                                : k == 0 ? *row[c].text
                                          : none;
-      if (!first) s.append(gap, ' ');
-      append_cell(s, text, l.width[c], t.columns[c].right,
-                  r == SIZE_MAX ? Tone::plain : tone_at(t, r, c));
+      if (!first) out.append(gap, ' ');
+      append_cell(out, text, wrapped || k > 0 ? display_width(text) : row[c].width, l.width[c],
+                  t.columns[c].right, r == SIZE_MAX ? Tone::plain : tone_at(t, r, c));
       first = false;
     }
-    while (!s.empty() && s.back() == ' ') s.pop_back();
-    out += s;
+    while (out.size() > line && out.back() == ' ') out.pop_back();
     out += '\n';
   }
 }
@@ -174,36 +178,37 @@ std::string render_table(const Table& t) {
 void render_table_to(std::string& out, const Table& t,
                      const std::function<void(std::string&)>& flush) {
   static const std::string none;
+  const std::size_t n = t.columns.size();
   std::deque<std::string> escaped;  // the cells safe_cell changes (a deque keeps them in place)
-  std::vector<Cells> cells;
-  cells.reserve(t.rows.size());
-  for (const auto& row : t.rows) {
-    cells.emplace_back();
-    for (std::size_t c = 0; c < t.columns.size(); ++c) {
+  std::vector<Cell> cells;          // row-major, n per row
+  cells.reserve(t.rows.size() * n);
+  for (const auto& row : t.rows)
+    for (std::size_t c = 0; c < n; ++c) {
       const std::string* cell = c < row.size() ? &row[c] : &none;
-      if (!printable_ascii(*cell)) {  // most cells are: no copy made to compare
-        std::string safe = safe_cell(*cell);
-        if (safe != *cell) cell = &escaped.emplace_back(std::move(safe));
+      if (printable_ascii(*cell)) {  // most cells are: one column a byte, no copy made
+        cells.push_back({cell, cell->size()});
+        continue;
       }
-      cells.back().push_back(cell);
+      std::string safe = safe_cell(*cell);
+      if (safe != *cell) cell = &escaped.emplace_back(std::move(safe));
+      cells.push_back({cell, display_width(*cell)});
     }
-  }
   Table head{t.columns, {}, t.tones};  // the rows are in `cells`: not copied a second time
   // Headers are msgids (marked N_ where they are written): translated here, for people only.
   for (auto& col : head.columns) col.header = safe_cell(tr(col.header));
   const Layout l = fit(head, cells, display().width);
   std::vector<std::string> rule;
-  for (std::size_t c = 0; c < head.columns.size(); ++c)
+  std::vector<Cell> header_cells, rule_cells;
+  rule.reserve(n);
+  for (std::size_t c = 0; c < n; ++c) {
     rule.push_back(std::string(std::max<std::size_t>(l.width[c], 1), '-'));
-  Cells header_cells, rule_cells;
-  for (std::size_t c = 0; c < head.columns.size(); ++c) {
-    header_cells.push_back(&head.columns[c].header);
-    rule_cells.push_back(&rule[c]);
+    header_cells.push_back({&head.columns[c].header, display_width(head.columns[c].header)});
+    rule_cells.push_back({&rule[c], rule[c].size()});
   }
   row_lines(head, l, header_cells, SIZE_MAX, out);
   row_lines(head, l, rule_cells, SIZE_MAX, out);
-  for (std::size_t r = 0; r < cells.size(); ++r) {
-    row_lines(head, l, cells[r], r, out);
+  for (std::size_t r = 0; r < t.rows.size(); ++r) {
+    row_lines(head, l, Cells(cells).subspan(r * n, n), r, out);
     if (flush && r % kRowsPerFlush == kRowsPerFlush - 1) flush(out);
   }
   if (!l.dropped.empty()) {
