@@ -18,4 +18,14 @@ unsigned worker_threads();
 void for_slices(std::size_t n, unsigned threads,
                 const std::function<void(unsigned t, std::size_t begin, std::size_t end)>& job);
 
+// Calls job(t, begin, end) for chunks of `chunk` indices of [0, n) (the last may be shorter),
+// each claimed by whichever of `threads` threads is free (t: the thread, 0 the caller's), so a
+// thread held up does not hold the others. The caller's thread first runs `first` (its own work,
+// done while the others start on the chunks), then claims chunks too. Once all are done, the
+// exception `first` threw, if any, is thrown here, else that of the lowest chunk that threw:
+// what one thread running `first` and then the chunks in order meets first.
+void for_chunks(std::size_t n, std::size_t chunk, unsigned threads,
+                const std::function<void(unsigned t, std::size_t begin, std::size_t end)>& job,
+                const std::function<void()>& first = {});
+
 }  // namespace gpusel

@@ -6,6 +6,7 @@
 #include "gpusel/base/text.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <exception>
@@ -57,6 +58,43 @@ void for_slices(std::size_t n, unsigned threads,
   }
   for (const unsigned t : here) run(t);
   for (auto& w : workers) w.join();
+  for (const auto& f : failures)
+    if (f) std::rethrow_exception(f);
+}
+
+void for_chunks(std::size_t n, std::size_t chunk, unsigned threads,
+                const std::function<void(unsigned, std::size_t, std::size_t)>& job,
+                const std::function<void()>& first) {
+  chunk = std::max<std::size_t>(chunk, 1);
+  const std::size_t chunks = (n + chunk - 1) / chunk;
+  std::vector<std::exception_ptr> failures(chunks);
+  std::atomic<std::size_t> next{0};
+  const auto claim = [&](unsigned t) {
+    for (std::size_t c; (c = next.fetch_add(1, std::memory_order_relaxed)) < chunks;) {
+      try {
+        job(t, c * chunk, std::min(n, (c + 1) * chunk));
+      } catch (...) {
+        failures[c] = std::current_exception();
+      }
+    }
+  };
+  std::vector<std::thread> workers;
+  for (unsigned t = 1; t < std::max(threads, 1U); ++t) {
+    try {
+      workers.emplace_back(claim, t);
+    } catch (const std::system_error&) {
+      break;  // no thread to be had: the others and the caller claim its chunks
+    }
+  }
+  std::exception_ptr own;
+  try {
+    if (first) first();
+  } catch (...) {
+    own = std::current_exception();
+  }
+  claim(0);
+  for (auto& w : workers) w.join();
+  if (own) std::rethrow_exception(own);
   for (const auto& f : failures)
     if (f) std::rethrow_exception(f);
 }

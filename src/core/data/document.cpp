@@ -155,13 +155,24 @@ class Pass {
     const auto prepare = [&](std::size_t i, json_detail::FlatTree& t) {
       return prepare_record(schema, list, i, t);
     };
+    // Wave k is prepared on the threads while this thread takes wave k - 1 in order (its
+    // finishing, serial, no longer waits for a wave of its own): [done, b) is that wave.
+    std::vector<Prepared> ready;
+    std::size_t done = 0;
+    bool stopped = false;
+    const auto take_ready = [&] {
+      for (std::size_t i = done; i < done + ready.size() && !stopped; ++i)
+        stopped = finish(list, i, ready[i - done]);
+    };
     for (std::size_t b = 0; b < list.items.size(); b += kWave) {
       const std::size_t e = std::min(list.items.size(), b + kWave);
       places(e);
-      prepare_wave(b, e, prepare, trees, wave);
-      for (std::size_t i = b; i < e; ++i)
-        if (finish(list, i, wave[i - b])) return;
+      prepare_wave(b, e, prepare, trees, wave, take_ready);
+      if (stopped) return;
+      std::swap(ready, wave);
+      done = b;
     }
+    take_ready();
   }
 
   // fast_record's reading of record i, touching nothing shared: its findings go to a report

@@ -28,11 +28,13 @@ struct Prepared {
   std::vector<Diagnostic> notes;  // notes its semantic checks wrote, added in order
 };
 
-// Calls prepare(i, tree) for every i in [begin, end), in contiguous slices over trees.size()
-// threads (for_slices: each thread its own tree, kept between waves); out[i - begin] is
-// record i's answer. `prepare` must be safe to call concurrently.
+// Calls prepare(i, tree) for every i in [begin, end), in chunks over trees.size() threads
+// (for_chunks: each thread its own tree, kept between waves); out[i - begin] is record i's
+// answer. `prepare` must be safe to call concurrently. The caller's thread runs `alongside`
+// first (taking the wave before in order), then prepares too.
 void prepare_wave(std::size_t begin, std::size_t end,
                   const std::function<Prepared(std::size_t, json_detail::FlatTree&)>& prepare,
-                  std::vector<json_detail::FlatTree>& trees, std::vector<Prepared>& out);
+                  std::vector<json_detail::FlatTree>& trees, std::vector<Prepared>& out,
+                  const std::function<void()>& alongside = {});
 
 }  // namespace gpusel::detail

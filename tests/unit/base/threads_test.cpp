@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 #include "gpusel/base/error.hpp"
@@ -41,4 +42,46 @@ TEST_CASE("for_slices covers 0 to n once in contiguous slices and rethrows the f
     if (t >= 1) throw std::runtime_error("slice " + std::to_string(t));
   };
   CHECK_THROWS_WITH(for_slices(100, 4, fails), "slice 1");
+}
+
+TEST_CASE("for_chunks covers 0 to n once in chunks, the caller's work first on its own thread") {
+  for (const unsigned threads : {1U, 2U, 5U}) {
+    for (const std::size_t n :
+         {std::size_t{0}, std::size_t{1}, std::size_t{63}, std::size_t{1000}}) {
+      INFO(threads << " threads, n " << n);
+      std::vector<std::atomic<int>> seen(n);
+      std::atomic<int> wrong_size{0};
+      const auto caller = std::this_thread::get_id();
+      bool first_here = false;
+      for_chunks(
+          n, 64, threads,
+          [&](unsigned, std::size_t b, std::size_t e) {
+            if (e - b > 64 || (e - b < 64 && e != n) || b % 64 != 0) ++wrong_size;
+            for (std::size_t i = b; i < e; ++i) ++seen[i];
+          },
+          [&] { first_here = std::this_thread::get_id() == caller; });
+      CHECK(first_here);
+      CHECK(wrong_size == 0);
+      for (const auto& s : seen) CHECK(s == 1);
+    }
+  }
+}
+
+TEST_CASE("for_chunks throws the caller's exception first, else the lowest chunk's") {
+  const auto from_chunk = [](unsigned, std::size_t b, std::size_t) {
+    if (b >= 300) throw std::runtime_error("chunk " + std::to_string(b / 100));
+  };
+  for (const unsigned threads : {1U, 4U}) {
+    CHECK_THROWS_WITH(for_chunks(1000, 100, threads, from_chunk), "chunk 3");
+    CHECK_THROWS_WITH(
+        for_chunks(1000, 100, threads, from_chunk, [] { throw std::runtime_error("caller"); }),
+        "caller");
+  }
+  // Chunks after the one that threw still run (their work is dropped by the caller).
+  std::atomic<int> ran{0};
+  CHECK_THROWS(for_chunks(1000, 100, 3, [&](unsigned, std::size_t b, std::size_t) {
+    ++ran;
+    if (b == 0) throw std::runtime_error("first");
+  }));
+  CHECK(ran == 10);
 }
