@@ -27,10 +27,15 @@ struct Context {
   const Catalog& catalog_with_text();
   const Cloud& cloud();  // loaded once, its GPU ids checked against catalog()
 
+  Context() = default;
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+  ~Context();
+
  private:
-  std::optional<Catalog> catalog_;
+  std::unique_ptr<Catalog> catalog_;
   bool with_text_ = false;
-  std::optional<Cloud> cloud_;
+  std::unique_ptr<Cloud> cloud_;
 };
 
 // Each command family adds its subcommands to the app; the chosen one sets ctx.action.

@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <cstdlib>
 #include <limits>
+#include <mutex>
+#include <vector>
 
 namespace gpusel {
 namespace {
@@ -49,6 +51,13 @@ void expect_heap_growth(std::size_t bytes) {
 #else
   (void)bytes;
 #endif
+}
+
+void keep_until_exit(const void* p) {
+  static std::mutex lock;
+  static auto* const kept = new std::vector<const void*>();  // never freed: reachable to the end
+  const std::lock_guard<std::mutex> hold(lock);
+  kept->push_back(p);
 }
 
 }  // namespace gpusel
