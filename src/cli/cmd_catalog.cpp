@@ -5,6 +5,7 @@
 #include "cli/render.hpp"
 #include "gpusel/answer/answers.hpp"
 #include "gpusel/base/error.hpp"
+#include "gpusel/base/threads.hpp"
 
 namespace gpusel::cli {
 namespace {
@@ -28,6 +29,19 @@ std::string latest_price_text(const Gpu& g) {
   return p ? fixed(p->amount, 0) + " " + p->currency + " " + p->kind : "-";
 }
 
+// One row per card, `row(card)`: a long list's rows are made across threads, each into its
+// own place (formatting 100,000 rows was a tenth of `catalog list`'s time, on one thread).
+template <typename Row>
+std::vector<std::vector<std::string>> rows_of(const std::vector<const Gpu*>& gpus, Row row) {
+  constexpr std::size_t kThreadsFrom = 4096;
+  std::vector<std::vector<std::string>> rows(gpus.size());
+  for_slices(gpus.size(), gpus.size() >= kThreadsFrom ? worker_threads() : 1,
+             [&](unsigned, std::size_t begin, std::size_t end) {
+               for (std::size_t i = begin; i < end; ++i) rows[i] = row(*gpus[i]);
+             });
+  return rows;
+}
+
 // Narrow terminals lose the least-asked columns first (ecosystem, then FP32...).
 Table gpu_table(const std::vector<const Gpu*>& gpus) {
   Table t{{{"id"},
@@ -44,11 +58,21 @@ Table gpu_table(const std::vector<const Gpu*>& gpus) {
            {"ecosystem", false, 9},
            {"latest price"}},
           {}};
-  for (const Gpu* g : gpus)
-    t.rows.push_back({g->id, g->name, g->vendor, g->segment, fixed(g->vram_gb, 0), g->memory_type,
-                      fixed(g->bandwidth_gbs, 0), opt(g->bf16_tflops_dense, 1),
-                      fixed(g->fp32_tflops, 1), fixed(g->tdp_w, 0), link(*g), g->ecosystem,
-                      latest_price_text(*g)});
+  t.rows = rows_of(gpus, [](const Gpu& g) -> std::vector<std::string> {
+    return {g.id,
+            g.name,
+            g.vendor,
+            g.segment,
+            fixed(g.vram_gb, 0),
+            g.memory_type,
+            fixed(g.bandwidth_gbs, 0),
+            opt(g.bf16_tflops_dense, 1),
+            fixed(g.fp32_tflops, 1),
+            fixed(g.tdp_w, 0),
+            link(g),
+            g.ecosystem,
+            latest_price_text(g)};
+  });
   return t;
 }
 
@@ -62,15 +86,26 @@ Table gpu_csv(const std::vector<const Gpu*>& gpus) {
         "bf16_tflops_dense", "fp32_tflops", "tdp_w", "interconnect", "interconnect_gbs",
         "ecosystem", "price", "currency", "price_kind", "price_as_of"})
     t.columns.push_back({h});
-  for (const Gpu* g : gpus) {
-    const Price* p = latest_price(*g);
-    t.rows.push_back({g->id, g->name, g->vendor, g->segment, raw_number(g->vram_gb), g->memory_type,
-                      raw_number(g->bandwidth_gbs), raw_opt(g->bf16_tflops_dense),
-                      raw_number(g->fp32_tflops), raw_number(g->tdp_w), g->interconnect.kind,
-                      raw_number(g->interconnect.bandwidth_gbs), g->ecosystem,
-                      p ? raw_number(p->amount) : "", p ? p->currency : "", p ? p->kind : "",
-                      p ? p->as_of : ""});
-  }
+  t.rows = rows_of(gpus, [](const Gpu& g) -> std::vector<std::string> {
+    const Price* p = latest_price(g);
+    return {g.id,
+            g.name,
+            g.vendor,
+            g.segment,
+            raw_number(g.vram_gb),
+            g.memory_type,
+            raw_number(g.bandwidth_gbs),
+            raw_opt(g.bf16_tflops_dense),
+            raw_number(g.fp32_tflops),
+            raw_number(g.tdp_w),
+            g.interconnect.kind,
+            raw_number(g.interconnect.bandwidth_gbs),
+            g.ecosystem,
+            p ? raw_number(p->amount) : "",
+            p ? p->currency : "",
+            p ? p->kind : "",
+            p ? p->as_of : ""};
+  });
   return t;
 }
 
