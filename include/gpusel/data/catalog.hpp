@@ -105,6 +105,8 @@ struct Catalog {
   const Gpu* find(std::string_view id) const;
   std::vector<std::string> ids() const;
   void reindex() const;
+  // Takes `index` (each card's id and its place in `gpus`, as reindex() makes it) as the index.
+  void adopt_index(std::unordered_map<std::string, std::size_t> index);
   bool operator==(const Catalog& o) const {
     return origin == o.origin && reviewed == o.reviewed && gpus == o.gpus;
   }

@@ -155,6 +155,11 @@ void Catalog::reindex() const {
   indexed_size_ = gpus.size();
 }
 
+void Catalog::adopt_index(std::unordered_map<std::string, std::size_t> index) {
+  index_ = std::move(index);
+  indexed_size_ = gpus.size();
+}
+
 const Gpu* Catalog::find(std::string_view id) const {
   // Compared with the list's size when it was built, not index_.size(): a repeated id would
   // otherwise rebuild it on every call, as threads read it too (document_waves.hpp).

@@ -36,6 +36,11 @@ Catalog catalog_from_input(std::shared_ptr<const InputText> text, const std::str
                         detail::Span span) { read(i, rec, at, span); };
   sink.record_flat = [&read](std::size_t i, const json_detail::FlatValue& rec,
                              const std::string& at, detail::Span span) { read(i, rec, at, span); };
+  bool indexed = false;  // the pass's id table taken as the catalog's index
+  sink.ids = [&cat, &indexed](std::unordered_map<std::string, std::size_t>&& ids) {
+    indexed = ids.size() == cat.gpus.size();
+    if (indexed) cat.adopt_index(std::move(ids));
+  };
   detail::PassOptions pass;
   pass.expected = &detail::gpus_kind();
   pass.trusted = trusted;
@@ -47,7 +52,7 @@ Catalog catalog_from_input(std::shared_ptr<const InputText> text, const std::str
   const ValidateOptions opt{today_iso(), nullptr};
   detail::throw_first_error(detail::check_document(text->view(), origin, opt, pass, &sink), origin);
   text.reset();  // held by the cards only when they keep their text: gone before the index
-  cat.reindex();
+  if (!indexed) cat.reindex();
   return cat;
 }
 

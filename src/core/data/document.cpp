@@ -70,7 +70,7 @@ class Pass {
       top_level(top, list->items.size());
       ids_.reserve(list->items.size());  // one table for 100,000 ids, not a rehash at each doubling
       if (skimmed && list->items.size() >= kWave && worker_threads() > 1)
-        return read_waves(*list), list;
+        return read_waves(*list), hand_over_ids(), list;
       for (std::size_t i = 0; i < list->items.size(); ++i) {
         places(std::min(list->items.size(), i + kWave));  // a wave ahead, as read_waves
         const auto [b, e] = list->items[i];
@@ -81,6 +81,7 @@ class Pass {
           full_record(i, rec_text, Span{b + bom_, e + bom_});
         release_before(e);
       }
+      hand_over_ids();
     } catch (const Error& e) {
       // Only if the builder refuses what the scanner accepted: still a finding, never a crash.
       f_.error("", "syntax", e.what());
@@ -331,12 +332,16 @@ class Pass {
 
   void unique_id(std::size_t i, std::optional<std::string_view> id, const std::string& ptr) {
     if (!id) return;
-    const std::string s(*id);
-    auto [it, fresh] = ids_.emplace(s, i);
+    auto [it, fresh] = ids_.try_emplace(std::string(*id), i);
     if (!fresh)
       f_.error(ptr + "/id", "unique-ids",
-               "duplicate id '" + quote_input(s) + "' (first at index " +
+               "duplicate id '" + quote_input(it->first) + "' (first at index " +
                    std::to_string(it->second) + ")");
+  }
+
+  // The list read through (a syntax error stops it before): the sink may keep the id table.
+  void hand_over_ids() {
+    if (sink_ && sink_->ids && !syntax_) sink_->ids(std::move(ids_));
   }
 
   // A loader's own refusal becomes a finding, so validate reports it too.

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 
 #include "gpusel/data/validate.hpp"
@@ -121,6 +122,10 @@ struct DocumentSink {
   std::function<void(std::size_t index, const json_detail::FlatValue& rec, const std::string& at,
                      Span span)>
       record_flat;
+  // Every record's id and index, once the list was read through (the pass's duplicate-id
+  // table: a loader's index of its records, not built a second time). Not called for trusted
+  // text; a file with an error is refused whatever it holds.
+  std::function<void(std::unordered_map<std::string, std::size_t>&& ids)> ids;
 };
 
 struct PassOptions {

@@ -98,7 +98,11 @@ TEST_CASE("a long catalog and offers file load the same records in order on seve
     REQUIRE(many.gpus[i].id == one.gpus[i].id);
     CHECK(many.gpus[i].vram_gb == one.gpus[i].vram_gb);
     CHECK(many.gpus[i].raw_record().offset() == one.gpus[i].raw_record().offset());
+    // The index each reading hands the catalog (the pass's id table) finds every card.
+    CHECK(many.find(many.gpus[i].id) == &many.gpus[i]);
+    CHECK(one.find(one.gpus[i].id) == &one.gpus[i]);
   }
+  CHECK(many.find("no-such-card") == nullptr);
   const std::string offers = long_list("/cloud/small.json", "offers", kRecords).dump();
   Cloud single, several;
   {
