@@ -93,9 +93,9 @@ const std::vector<EnvVar>& environment_variables() {
        "Width that tables fit into (low-priority columns dropped, long text wrapped); "
        "default the terminal's width, no limit in a pipe. --wide ignores it."},
       {"GPUSEL_THREADS",
-       "Threads that read a data file of 4,096 records or more and rank a catalog of 2,048 "
-       "cards or more (1-64; default the CPUs gpusel may run on, at most 8). Answers are the "
-       "same on any number."},
+       "Threads that read a data file of 4,096 records or more, rank a catalog of 2,048 "
+       "cards or more and make a list's rows of 4,096 or more (1-64; default the CPUs gpusel "
+       "may run on, at most 8). Answers are the same on any number."},
       {"GPUSEL_UPDATE_GOLDEN", "Tests only: re-record the golden outputs (ctest -R golden)."}};
   return v;
 }
