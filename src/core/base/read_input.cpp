@@ -106,33 +106,64 @@ std::string read_stdin() {
 }
 
 // A mapped file that another program truncates while it is read would end the run with
-// SIGBUS at the first byte past its new end: it ends with one line and exit 3 instead, as a
-// file that cannot be read does. Only async-signal-safe calls in the handler.
-char g_mapped[256] = {};  // the last mapped file's name, quoted and cut (quote_input)
+// SIGBUS at the first byte past its new end: it ends with one line naming that file and exit 3
+// instead, as a file that cannot be read does. The files mapped now, by address, so that the
+// handler names the one the fault is in (a catalog and an offers file can both be mapped).
+// Only async-signal-safe calls in the handler; a SIGBUS elsewhere keeps its default action.
+struct MappedFile {
+  volatile std::uintptr_t begin = 0, end = 0;  // begin 0: a free slot
+  char name[256] = {};                         // quoted and cut (quote_input)
+};
+MappedFile g_mapped[8];
 
-void on_sigbus(int) {
-  constexpr char head[] = "gpusel: error: cannot read '";
-  constexpr char tail[] = "': the file changed while it was read\n";
-  (void)!::write(STDERR_FILENO, head, sizeof head - 1);
-  (void)!::write(STDERR_FILENO, g_mapped, std::strlen(g_mapped));
-  (void)!::write(STDERR_FILENO, tail, sizeof tail - 1);
-  ::_exit(3);
+void on_sigbus(int, siginfo_t* info, void*) {
+  const auto at = reinterpret_cast<std::uintptr_t>(info->si_addr);  // NOLINT
+  for (const MappedFile& m : g_mapped) {
+    if (m.begin == 0 || at < m.begin || at >= m.end) continue;
+    constexpr char head[] = "gpusel: error: cannot read '";
+    constexpr char tail[] = "': the file changed while it was read\n";
+    (void)!::write(STDERR_FILENO, head, sizeof head - 1);
+    (void)!::write(STDERR_FILENO, m.name, std::strlen(m.name));
+    (void)!::write(STDERR_FILENO, tail, sizeof tail - 1);
+    ::_exit(3);
+  }
+  // Not a mapped file's (or sent by kill): the default action, as without this handler.
+  ::signal(SIGBUS, SIG_DFL);
+  ::raise(SIGBUS);  // pending while the handler runs, delivered as it returns
 }
 
-void watch_for_truncation(const std::string& path) {
+void watch_for_truncation(const std::string& path, const void* map, std::size_t size) {
+  MappedFile* slot = &g_mapped[0];  // all taken (not seen): the oldest name gives way
+  for (MappedFile& m : g_mapped)
+    if (m.begin == 0) {
+      slot = &m;
+      break;
+    }
   const std::string name = quote_input(path, 200);
-  std::memcpy(g_mapped, name.data(), std::min(name.size(), sizeof g_mapped - 1));
-  g_mapped[std::min(name.size(), sizeof g_mapped - 1)] = '\0';
+  slot->begin = 0;
+  const std::size_t n = std::min(name.size(), sizeof slot->name - 1);
+  std::memcpy(slot->name, name.data(), n);
+  slot->name[n] = '\0';
+  slot->end = reinterpret_cast<std::uintptr_t>(map) + size;  // NOLINT
+  slot->begin = reinterpret_cast<std::uintptr_t>(map);       // NOLINT: last, the slot is whole
   struct sigaction act {};
-  act.sa_handler = on_sigbus;
+  act.sa_sigaction = on_sigbus;
+  act.sa_flags = SA_SIGINFO;
   ::sigemptyset(&act.sa_mask);
   ::sigaction(SIGBUS, &act, nullptr);
+}
+
+void stop_watching(const void* map) {
+  for (MappedFile& m : g_mapped)
+    if (m.begin == reinterpret_cast<std::uintptr_t>(map)) m.begin = 0;  // NOLINT
 }
 
 }  // namespace
 
 InputText::~InputText() {
-  if (map_) ::munmap(map_, map_size_);
+  if (!map_) return;
+  stop_watching(map_);
+  ::munmap(map_, map_size_);
 }
 
 std::shared_ptr<const InputText> InputText::read(const std::string& path) {
@@ -143,7 +174,7 @@ std::shared_ptr<const InputText> InputText::read(const std::string& path) {
   // a page given back (release) is read again from the file if touched.
   void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd->get(), 0);
   if (map == MAP_FAILED) return std::make_shared<const InputText>(read_all(fd->get(), path, size));
-  watch_for_truncation(path);
+  watch_for_truncation(path, map, size);
   expect_heap_growth(size);  // its records take about as much memory as its text
   std::shared_ptr<InputText> t(new InputText());
   t->map_ = map, t->map_size_ = size;

@@ -5,12 +5,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 
 #include "gpusel/base/error.hpp"
+#include "gpusel/base/text.hpp"
 
 using namespace gpusel;
 namespace fs = std::filesystem;
@@ -22,8 +26,8 @@ struct TempFile {
   fs::path path;
   std::string text;
   explicit TempFile(std::size_t n) {
-    path = fs::temp_directory_path() / ("gpusel-input-" + std::to_string(::getpid()) + "-" +
-                                        std::to_string(n) + ".json");
+    path = fs::temp_directory_path() /
+           ("gpusel-input-" + std::to_string(::getpid()) + "-" + std::to_string(n) + ".json");
     for (std::size_t i = 0; text.size() < n; ++i) text += "line " + std::to_string(i) + "\n";
     text.resize(n);
     std::ofstream(path, std::ios::binary) << text;
@@ -77,4 +81,52 @@ TEST_CASE("a mapped file truncated while it is read ends the run with exit 3") {
   REQUIRE(::waitpid(child, &status, 0) == child);
   REQUIRE(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == 3);
+}
+
+namespace {
+
+// Runs `body` in a child process, its stderr into a file: the exit status and what it wrote.
+std::pair<int, std::string> in_child(const std::function<void()>& body) {
+  const fs::path err = fs::temp_directory_path() / ("gpusel-sigbus-" + std::to_string(::getpid()));
+  std::fflush(nullptr);
+  const pid_t child = ::fork();
+  if (child == 0) {
+    (void)!::freopen(err.c_str(), "w", stderr);
+    body();
+    ::_exit(0);
+  }
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  std::string text = read_file(err.string());
+  fs::remove(err);
+  return {status, text};
+}
+
+}  // namespace
+
+TEST_CASE("with two files mapped, the one truncated is the one named") {
+  const TempFile first(2 << 20), second((2 << 20) + 1);
+  const auto [status, text] = in_child([&] {
+    const auto a = InputText::read(first.path.string());
+    const auto b = InputText::read(second.path.string());  // mapped last
+    fs::resize_file(first.path, 0);
+    volatile char c = a->view()[a->view().size() - 1];
+    (void)c;
+  });
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 3);
+  CHECK(text.find(first.path.filename().string()) != std::string::npos);
+  CHECK(text.find(second.path.filename().string()) == std::string::npos);
+  CHECK(std::count(text.begin(), text.end(), '\n') == 1);
+}
+
+TEST_CASE("a SIGBUS that is not a mapped file's keeps its default action") {
+  const TempFile large(2 << 20);
+  const auto [status, text] = in_child([&] {
+    const auto t = InputText::read(large.path.string());  // the handler is installed
+    ::raise(SIGBUS);
+  });
+  CHECK(WIFSIGNALED(status));
+  CHECK((WIFSIGNALED(status) && WTERMSIG(status) == SIGBUS));
+  CHECK(text.empty());
 }
