@@ -185,27 +185,38 @@ void rank_card(const Gpu& gpu, Evaluator& ev, Pass& pass) {
   });
 }
 
-// Every card in catalog order. A long catalog is judged in slices over threads
-// (gpusel/base/threads.hpp), each with an evaluator of its own (what a count shares is the
-// same whichever card computes it first); their candidates and counts are joined in order.
+// Every card in catalog order. A long catalog is judged in chunks claimed by whichever thread
+// is free (gpusel/base/threads.hpp: a card's configurations cost from one to many evaluations,
+// so equal slices finished up to half apart), each thread with an evaluator of its own (what a
+// count shares is the same whichever card computes it first); the chunks' candidates and
+// counts are joined in card order.
 void rank_cards(const Catalog& catalog, Evaluator& ev, Pass& pass) {
-  constexpr std::size_t kSliceFrom = 2048;  // a shorter catalog stays on one thread
+  constexpr std::size_t kThreadsFrom = 2048;  // a shorter catalog stays on one thread
+  constexpr std::size_t kChunk = 256;
   const auto& gpus = catalog.gpus;
-  const unsigned threads = gpus.size() >= kSliceFrom ? worker_threads() : 1;
-  std::vector<Ranking> outs(threads);
-  std::vector<Pass> passes;
-  for (unsigned t = 0; t < threads; ++t) passes.push_back({t ? outs[t] : pass.out, {}, {}});
-  for_slices(gpus.size(), threads, [&](unsigned t, std::size_t begin, std::size_t end) {
+  const unsigned threads = gpus.size() >= kThreadsFrom ? worker_threads() : 1;
+  if (threads == 1) {
     const ThroughputTextsOff quiet;  // the shown ones are evaluated again, with texts
-    std::optional<Evaluator> own;
-    if (t) own.emplace(ev.rules(), ev.rates(), ev.request());
-    for (std::size_t i = begin; i < end; ++i) rank_card(gpus[i], t ? *own : ev, passes[t]);
+    for (const Gpu& gpu : gpus) rank_card(gpu, ev, pass);
+    return;
+  }
+  const std::size_t chunks = (gpus.size() + kChunk - 1) / kChunk;
+  std::vector<Ranking> outs(chunks);
+  std::vector<Pass> passes;
+  passes.reserve(chunks);
+  for (auto& out : outs) passes.push_back({out, {}, {}});
+  std::vector<std::optional<Evaluator>> own(threads);  // thread t's, made on first use
+  for_chunks(gpus.size(), kChunk, threads, [&](unsigned t, std::size_t begin, std::size_t end) {
+    const ThroughputTextsOff quiet;
+    if (t && !own[t]) own[t].emplace(ev.rules(), ev.rates(), ev.request());
+    Evaluator& mine = t ? *own[t] : ev;
+    for (std::size_t i = begin; i < end; ++i) rank_card(gpus[i], mine, passes[begin / kChunk]);
   });
-  for (unsigned t = 0; t < threads; ++t) {
-    auto& from = passes[t];
+  for (std::size_t c = 0; c < chunks; ++c) {
+    auto& from = passes[c];
     pass.fits.insert(pass.fits.end(), from.fits.begin(), from.fits.end());
     pass.over.insert(pass.over.end(), from.over.begin(), from.over.end());
-    if (t) add_counts(pass.out, outs[t]);
+    add_counts(pass.out, outs[c]);
   }
 }
 
