@@ -1,5 +1,6 @@
 // `catalog list` and `catalog validate`.
 #include <algorithm>
+#include <cstring>
 
 #include "gpusel/answer/answers.hpp"
 #include "gpusel/base/error.hpp"
@@ -66,14 +67,20 @@ ValidationReport validate_rules(const std::string& text, const std::string& name
   return r;
 }
 
+// Whether `text` holds `word`. A quoted word's first byte, '"', comes every few bytes in
+// JSON, and string_view::find stops at each: two such searches of a 146 MB catalog were a
+// sixth of `catalog validate`'s time. glibc's memmem compares pairs of bytes by hash.
+bool contains(std::string_view text, std::string_view word) {
+  return ::memmem(text.data(), text.size(), word.data(), word.size()) != nullptr;
+}
+
 // From the root's keys alone: a tree of a 100 MB catalog only to look for "rules" cost more
 // than validating it. A text the scanner refuses is read as before, by nlohmann (a rules file
 // with a duplicate key still goes to validate_rules, which reports it).
 bool is_rules_file(std::string_view text) {
   // A key reads "rules" only if the text spells it so or writes a letter as a \u escape:
   // without either, no scan is needed to know (it cost as much as the check of a catalog).
-  if (text.find("\"rules\"") == std::string::npos && text.find("\\u") == std::string::npos)
-    return false;
+  if (!contains(text, "\"rules\"") && text.find("\\u") == std::string_view::npos) return false;
   if (const auto keys = top_level_keys(text))
     return std::find(keys->begin(), keys->end(), "rules") != keys->end();
   const auto doc = nlohmann::json::parse(text, nullptr, false);
@@ -96,7 +103,7 @@ ValidateAnswer validate_data(std::vector<DataFile> files,
   ValidateOptions opt{a.as_of, nullptr};
   for (const auto& in : files) {
     const std::string_view text = in.text->view();
-    if (text.find("\"offers\"") != std::string::npos) opt.gpus = &catalog();
+    if (contains(text, "\"offers\"")) opt.gpus = &catalog();
     const ValidationReport r = is_rules_file(text) ? validate_rules(std::string(text), in.name)
                                                    : validate_document(text, in.name, opt);
     a.files.push_back(
