@@ -33,9 +33,9 @@ std::string latest_price_text(const Gpu& g) {
 // own place (formatting 100,000 rows was a tenth of `catalog list`'s time, on one thread).
 template <typename Row>
 std::vector<std::vector<std::string>> rows_of(const std::vector<const Gpu*>& gpus, Row row) {
-  constexpr std::size_t kThreadsFrom = 4096;
+  constexpr std::size_t kThreadsFrom = 4096, kChunk = 1024;
   std::vector<std::vector<std::string>> rows(gpus.size());
-  for_slices(gpus.size(), gpus.size() >= kThreadsFrom ? worker_threads() : 1,
+  for_chunks(gpus.size(), kChunk, gpus.size() >= kThreadsFrom ? worker_threads() : 1,
              [&](unsigned, std::size_t begin, std::size_t end) {
                for (std::size_t i = begin; i < end; ++i) rows[i] = row(*gpus[i]);
              });

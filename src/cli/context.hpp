@@ -3,7 +3,6 @@
 #include <CLI/CLI.hpp>
 #include <functional>
 #include <memory>
-#include <optional>
 #include <ostream>
 #include <string>
 

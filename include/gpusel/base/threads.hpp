@@ -11,13 +11,6 @@ namespace gpusel {
 // that a test can set it. Error(usage) naming the variable when it is set to anything else.
 unsigned worker_threads();
 
-// Calls job(t, begin, end) for `threads` contiguous slices of [0, n) in order (slice 0 on the
-// caller's thread, the others each on a thread of its own, or on the caller's where the system
-// gives no thread). Once all are done, the exception of the first slice that threw, if any,
-// is thrown here: the one a single thread going through [0, n) in order meets first.
-void for_slices(std::size_t n, unsigned threads,
-                const std::function<void(unsigned t, std::size_t begin, std::size_t end)>& job);
-
 // Calls job(t, begin, end) for chunks of `chunk` indices of [0, n) (the last may be shorter),
 // each claimed by whichever of `threads` threads is free (t: the thread, 0 the caller's), so a
 // thread held up does not hold the others. The caller's thread first runs `first` (its own work,

@@ -36,32 +36,6 @@ unsigned worker_threads() {
   return static_cast<unsigned>(std::clamp(usable, 1, 8));
 }
 
-void for_slices(std::size_t n, unsigned threads,
-                const std::function<void(unsigned, std::size_t, std::size_t)>& job) {
-  threads = std::max(threads, 1U);
-  std::vector<std::exception_ptr> failures(threads);
-  const auto run = [&](unsigned t) {
-    try {
-      job(t, n * t / threads, n * (t + 1) / threads);
-    } catch (...) {
-      failures[t] = std::current_exception();
-    }
-  };
-  std::vector<std::thread> workers;
-  std::vector<unsigned> here{0};  // slice 0, and any the system gives no thread for
-  for (unsigned t = 1; t < threads; ++t) {
-    try {
-      workers.emplace_back(run, t);
-    } catch (const std::system_error&) {
-      here.push_back(t);
-    }
-  }
-  for (const unsigned t : here) run(t);
-  for (auto& w : workers) w.join();
-  for (const auto& f : failures)
-    if (f) std::rethrow_exception(f);
-}
-
 void for_chunks(std::size_t n, std::size_t chunk, unsigned threads,
                 const std::function<void(unsigned, std::size_t, std::size_t)>& job,
                 const std::function<void()>& first) {

@@ -72,7 +72,7 @@ class Pass {
       if (skimmed && list->items.size() >= kWave && worker_threads() > 1)
         return read_waves(*list), hand_over_ids(), list;
       for (std::size_t i = 0; i < list->items.size(); ++i) {
-        places(std::min(list->items.size(), i + kWave));  // a wave ahead, as read_waves
+        if (i == placed_) places(std::min(list->items.size(), i + kWave));  // a wave ahead
         const auto [b, e] = list->items[i];
         const std::string_view rec_text = text_.substr(b, e - b);
         const bool built = skimmed && flat_.build_checked(rec_text, 2);

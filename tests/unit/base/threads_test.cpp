@@ -32,18 +32,6 @@ TEST_CASE("GPUSEL_THREADS sets the threads, anything but 1-64 is a usage error n
   CHECK(n <= 8);
 }
 
-TEST_CASE("for_slices covers 0 to n once in contiguous slices and rethrows the first slice's") {
-  std::vector<std::atomic<int>> seen(1000);
-  for_slices(seen.size(), 3, [&](unsigned, std::size_t b, std::size_t e) {
-    for (std::size_t i = b; i < e; ++i) ++seen[i];
-  });
-  for (const auto& s : seen) CHECK(s == 1);
-  const auto fails = [](unsigned t, std::size_t, std::size_t) {
-    if (t >= 1) throw std::runtime_error("slice " + std::to_string(t));
-  };
-  CHECK_THROWS_WITH(for_slices(100, 4, fails), "slice 1");
-}
-
 TEST_CASE("for_chunks covers 0 to n once in chunks, the caller's work first on its own thread") {
   for (const unsigned threads : {1U, 2U, 5U}) {
     for (const std::size_t n :
