@@ -175,6 +175,9 @@ void add_framework_options(CLI::App* cmd, WorkloadArgs& a) {
   cmd->add_option("--vocab", a.vocab, "bare --params: vocabulary size");
   cmd->add_option("--image-size", a.image_size,
                   "vision models: square input side in pixels (default: the preset's)");
+  cmd->add_flag("--mlm", a.mlm,
+                "encoder models: with the masked-LM head, scoring the vocabulary at every "
+                "position (transformers' BertForMaskedLM); default: the bare encoder");
 }
 
 // A config.json gives the real shape, as a preset does: the same (narrower) band.
@@ -225,6 +228,7 @@ std::vector<ModelArch> load_models(const std::string& path) { return gpusel::loa
 Workload resolve_workload(const WorkloadArgs& a) {
   Workload w;
   w.model = pick_model(a, w.model_from_preset);
+  w.model.mlm_head = a.mlm;
   w.mode = parse_mode(a.mode);
   require_mode_options(a, w.mode);
   if (!a.precision.empty()) set_precision(w, a.precision);

@@ -157,6 +157,8 @@ void training_workload(const Row& r, gpusel::Workload& w) {
 gpusel::Workload workload_for(const Row& r, bool inference) {
   gpusel::Workload w;
   w.model = arch_for(r.at("model"));
+  // transformers' BertForMaskedLM scores the vocabulary at every position: --mlm.
+  w.model.mlm_head = has(r.at("framework"), "BertForMaskedLM");
   w.model_from_preset = true;
   w.precision = precision_of(r.at("precision_or_quant"));
   w.gpus = std::stoi(r.at("n_gpus"));

@@ -128,6 +128,25 @@ const std::map<std::string, std::pair<std::string, std::string>> kCards = {
     {"Apple M2 Max (30-core GPU)", {"apple-m2-max", ""}},
     {"Apple M4 Max (40-core GPU)", {"apple-m4-max", ""}},
     {"Apple M4 Pro (20-core GPU)", {"apple-m4-pro", ""}},
+    // llama-bench's device names (rows L01-L76).
+    {"A100-SXM4-80GB", {"a100-80gb-sxm", ""}},
+    {"A40", {"a40", ""}},
+    {"AMD Instinct MI300X", {"mi300x", ""}},
+    {"H100 PCIe", {"h100-pcie", ""}},
+    {"L40S", {"l40s", ""}},
+    {"RTX 2080 Ti", {"rtx-2080-ti", ""}},
+    {"RTX 3070", {"rtx-3070", ""}},
+    {"RTX 3080", {"rtx-3080", "10 or 12 GB not stated: the 10 GB card"}},
+    {"RTX 3080 Ti", {"rtx-3080-ti", ""}},
+    {"RTX 4000 Ada Generation", {"rtx-4000-ada", ""}},
+    {"RTX 4070 Ti", {"rtx-4070-ti", ""}},
+    {"RTX 4080", {"rtx-4080", ""}},
+    {"RTX 5000 Ada Generation", {"rtx-5000-ada", ""}},
+    {"RTX 6000 Ada Generation", {"rtx-6000-ada", ""}},
+    {"RX 6800 XT", {"rx-6800-xt", ""}},
+    {"Radeon 8060S (Ryzen AI Max+ 395)",
+     {"ryzen-ai-max-plus-395-128gb", "memory size not stated: 128 GB"}},
+    {"Radeon AI PRO R9700", {"radeon-ai-pro-r9700", ""}},
 };
 
 }  // namespace
@@ -262,11 +281,6 @@ std::string unexpressible(const Row& r) {
   if (has(r.at("notes"), "compile workers alive"))
     return "host busy with torch.compile's workers: superseded by the clean runs "
            "(h200_generate.py)";
-  // transformers' BertForMaskedLM scores the vocabulary on every position; gpusel's encoders
-  // carry no LM head (a classification or span head's work is negligible).
-  if (has(r.at("framework"), "BertForMaskedLM"))
-    return "masked-LM head over the 30,522-token vocabulary on every position: gpusel's "
-           "encoders have no LM head";
   if (has(r.at("model"), "Transformer-XL"))
     return "Transformer-XL: relative-position attention and adaptive softmax are not "
            "expressible as a ModelArch, so FLOPs per token are unknown";

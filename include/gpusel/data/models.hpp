@@ -88,9 +88,22 @@ struct ModelArch {
   // A bare count's shape: the parameters `params` holds beyond the shape are linear-layer
   // weights (quantized, stored and sharded with them), not embeddings or norms.
   bool remainder_linear = false;
+  // An encoder run with its masked-LM head (--mlm; transformers' BertForMaskedLM): a dense +
+  // LayerNorm transform and the vocabulary projection (tied to the embeddings), scored at
+  // every position. Without it an encoder is its bare stack (a classification or span
+  // head's work and memory are negligible).
+  bool mlm_head = false;
   std::string source, as_of, notes;
   bool operator==(const ModelArch&) const = default;
 };
+
+// Whether the model's head scores the whole vocabulary per token (decoders, an encoder with
+// its masked-LM head): what the logits, the loss and the head's matmul are counted for.
+bool scores_vocabulary(const ModelArch& m);
+
+// The masked-LM head's own parameters (transform dense + bias, LayerNorm, output bias; its
+// vocabulary projection is the tied embedding): 0 unless m.mlm_head.
+double mlm_head_params(const ModelArch& m);
 
 // Kind of layer `layer` (0-based): layer_pattern repeated from layer 0, full when empty.
 LayerKind layer_kind(const ModelArch& m, int layer);

@@ -135,7 +135,20 @@ ArchParams arch_params(const ModelArch& m) {
       a.linear += m.params - shape_total;
     a.linear = std::min(a.linear, a.total - a.embedding - a.lm_head);
   }
+  // A published encoder count is its bare stack's: the masked-LM head comes on top.
+  const double mlm = mlm_head_params(m);
+  a.lm_head += mlm, a.total += mlm, a.active += mlm;
   return a;
+}
+
+bool scores_vocabulary(const ModelArch& m) {
+  return m.vocab > 0 && (m.kind == "decoder" || (m.kind == "encoder" && m.mlm_head));
+}
+
+double mlm_head_params(const ModelArch& m) {
+  if (!m.mlm_head || m.kind != "encoder") return 0;
+  const double h = m.hidden;
+  return h * h + h + 2 * h + double(m.vocab);  // dense + bias, LayerNorm, output bias
 }
 
 namespace {

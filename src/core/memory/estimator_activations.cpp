@@ -127,6 +127,9 @@ double head_bytes(const Setup& s) {
   const bool head_trained = s.w.mode == Mode::full || s.w.train_embeddings;
   double b = s.f.norm_saved_bytes.value * s.w.model.hidden;
   if (head_trained) b += (s.autocast && s.rb != s.cb ? s.cb : s.rb) * s.w.model.hidden;
+  // A masked-LM head's transform keeps its dense output (GELU's input), GELU's output
+  // (LayerNorm's input) and LayerNorm's output (the vocabulary projection's input).
+  if (s.w.model.mlm_head) b += 3 * s.cb * s.w.model.hidden;
   return b;
 }
 

@@ -82,6 +82,10 @@ void describe(const Setup& s, std::vector<std::string>& a) {
   const Workload& w = s.w;
   const ModelArch& m = w.model;
   if (!w.model_from_preset) a.push_back("assumes a decoder-only LLM: " + m.notes);
+  if (m.mlm_head)
+    a.push_back("masked-LM head (BertForMaskedLM): transform " + std::to_string(m.hidden) + "x" +
+                std::to_string(m.hidden) + " + LayerNorm, vocabulary " + std::to_string(m.vocab) +
+                " scored at every position (tied to the embeddings)");
   a.push_back(weights_text(s));
   if (m.cnn)
     a.push_back("micro-batch " + std::to_string(w.batch) + " images of " +

@@ -82,6 +82,9 @@ void add_prefill(const Setup& s, std::vector<Component>& out) {
   if (w.model.kind == "decoder" && w.model.vocab > 0) {  // logits of the last position only
     bytes += double(w.batch) * double(w.model.vocab) * (s.cb + 4);
     f += " + last-token logits";
+  } else if (scores_vocabulary(w.model)) {  // a masked-LM head scores every position
+    bytes += prompt * double(w.model.vocab) * s.cb;
+    f += " + " + num(prompt) + " x " + num(double(w.model.vocab)) + " masked-LM logits";
   }
   out.push_back({"prefill_workspace", bytes, f});
 }

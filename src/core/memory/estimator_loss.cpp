@@ -39,7 +39,7 @@ namespace {
 
 double loss_bytes(const Setup& s, std::string& f) {
   const Workload& w = s.w;
-  if (w.model.kind != "decoder" || w.model.vocab <= 0) return 0;
+  if (!scores_vocabulary(w.model)) return 0;
   const double tokens = double(w.batch) * w.seq_len;
   const double tp = s.shard == Shard::tp ? s.n : 1;
   const double vocab = double(w.model.vocab) / tp;

@@ -397,6 +397,7 @@ void validate(const Workload& w) {
     throw usage_error("model '" + w.model.id + "' has no usable architecture");
   }
   detail::validate_image_size(w);
+  detail::validate_mlm_head(w);
   validate_precision(w);
   detail::validate_sharding(w);
   validate_context(w);

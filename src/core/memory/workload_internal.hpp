@@ -12,6 +12,8 @@ void validate_layers_and_bits(const Workload& w);
 // --image-size: vision models only, from their smallest input (min_image_side) to
 // kMaxImageSize (workload_vision.cpp).
 void validate_image_size(const Workload& w);
+// --mlm: encoders only, and only those with a vocabulary (workload_vision.cpp).
+void validate_mlm_head(const Workload& w);
 // "2.5", "4": a --weight-bits value as the output writes it.
 std::string bits_label(double bits);
 

@@ -57,5 +57,13 @@ void validate_image_size(const Workload& w) {
         (w.model.cnn ? " downsamples by (its last stage's stride)" : " takes as one patch"));
 }
 
+void validate_mlm_head(const Workload& w) {
+  if (!w.model.mlm_head) return;
+  if (w.model.kind != "encoder" || w.model.vocab <= 0)
+    throw usage_error("--mlm applies to encoder models (BERT-style) with a vocabulary: '" +
+                      w.model.id + "' is a " + w.model.kind +
+                      (w.model.kind == "decoder" ? " (its LM head is always counted)" : ""));
+}
+
 }  // namespace detail
 }  // namespace gpusel

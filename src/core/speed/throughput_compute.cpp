@@ -94,11 +94,14 @@ Shape shape_of(const Workload& w) {
   s.inter = m.moe ? double(m.moe->expert_intermediate) *
                         (std::max(1, m.moe->active) + m.moe->shared_experts)
                   : double(m.intermediate);
-  s.logits = m.kind == "decoder" ? double(m.vocab) : 0;
+  const bool vocab_head = scores_vocabulary(m);
+  s.logits = vocab_head ? double(m.vocab) : 0;
   s.kv_dim = m.kv_heads * head_dim(m);
   s.gated = m.mlp != "gelu";
-  // A decoder's LM head multiplies by vocab x hidden whether or not it is tied.
-  s.head = m.kind == "decoder" ? double(m.vocab) * m.hidden : a.lm_head;
+  // A vocabulary head multiplies by vocab x hidden whether or not it is tied; a masked-LM
+  // head's transform adds its hidden x hidden dense.
+  const double transform = m.mlm_head ? double(m.hidden) * m.hidden : 0;
+  s.head = vocab_head ? double(m.vocab) * m.hidden + transform : a.lm_head;
   s.matmul = std::max(0.0, a.active - a.embedding - a.lm_head) + s.head;
   s.total = a.total;
   s.trainable = trainable_params(w, a);
