@@ -168,7 +168,7 @@ gpusel::Workload workload_for(const Row& r, bool inference) {
   }
   const std::string& how = r.at("method") + " " + r.at("framework");
   w.mode = Mode::inference;
-  w.engine = engine_of(r.at("framework"));
+  w.engine = engine_of(r.at("framework"), r.at("source"));
   // llama.cpp rows name their GGUF type (Q4_0, Q4_K_M, Q8_0): --precision q4_k_m ..., whose
   // bits per weight cover every tensor (data/quantizations.json).
   if (w.engine.rfind("llama.cpp", 0) == 0)

@@ -219,9 +219,20 @@ bool llama_cpp_before_graphs(const std::string& f) {
   return false;
 }
 
-std::string engine_of(const std::string& framework) {
+// ROCm builds had no HIP graphs before ggml-org/llama.cpp PR #11362 (2025-01-22), and had them
+// off by default until PR #22254 (2026-04-22): the rows' dates (or a later PR) say which ran.
+bool rocm_before_graphs(const std::string& f, const std::string& source) {
+  if (!has(f, "rocm") && !has(f, "hip")) return false;
+  std::smatch m;
+  if (std::regex_search(f, m, std::regex(R"((20\d\d)-(\d\d)(?:-(\d\d))?)")))
+    return m.str(1) + m.str(2) + (m[3].matched ? m.str(3) : "01") < "20260422";
+  return !std::regex_search(source, m, std::regex(R"(#(\d+))")) || std::stoi(m[1]) < 22254;
+}
+
+std::string engine_of(const std::string& framework, const std::string& source) {
   const std::string f = lower(framework);
-  if (has(f, "llama.cpp") && llama_cpp_before_graphs(f)) return "llama.cpp-nograph";
+  if (has(f, "llama.cpp") && (llama_cpp_before_graphs(f) || rocm_before_graphs(f, source)))
+    return "llama.cpp-nograph";
   // ExLlamaV2 of 2023: the author's October 2023 benchmark table (engines.exllamav2-2023)
   if (has(f, "exllamav2") && has(f, "2023")) return "exllamav2-2023";
   for (const auto& [word, engine] :

@@ -20,7 +20,7 @@ gpusel::ModelArch arch_for(const std::string& model);
 std::optional<std::pair<std::string, std::string>> card_for(const std::string& gpu);
 gpusel::Precision precision_of(const std::string& precision_or_quant);
 // The --engine a row's framework column names ("" when it names none).
-std::string engine_of(const std::string& framework);
+std::string engine_of(const std::string& framework, const std::string& source);
 // Prompt and generated lengths: "tg128", "pp512", "in 2048 / out 512", "256 generated".
 std::pair<int, int> prompt_and_output(const std::string& seq_len);
 // What a model-parallel row's flags leave out (context parallelism, an unstated micro-batch).

@@ -215,6 +215,15 @@ const Engine& engine_for(const Workload& w, const K& k) {
   throw usage_error("invalid engine '" + w.engine + "' (expected " + known + ")");
 }
 
+const Engine& engine_on(const Engine& e, const Gpu& g, const K& k) {
+  for (const std::string& a : e.graphless_architectures)
+    if (g.architecture.rfind(a, 0) == 0) {
+      const auto it = k.engines.find(e.graphless_engine);
+      if (it != k.engines.end()) return it->second;
+    }
+  return e;
+}
+
 std::vector<std::string> engine_names() {
   std::vector<std::string> out;
   for (const auto& [name, e] : default_throughput_constants().engines) {

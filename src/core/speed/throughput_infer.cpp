@@ -339,13 +339,17 @@ void describe(const Ctx& c, int count, Throughput& t) {
 // The context both estimates start from: engine, fabric, bandwidth, GEMM rates, layout.
 Ctx make_ctx(const Workload& w, const Gpu& g, int count, bool linked, const K& k, const Shape& s,
              Throughput& t, const NodeNetwork* nodes = nullptr) {
-  const Engine& e = engine_for(w, k);
+  const Engine& asked = engine_for(w, k);
+  const Engine& e = engine_on(asked, g, k);  // llama.cpp without CUDA graphs on Pascal
   Ctx c{w, g, s, k, e, fabric_of(g, count, linked, k, nodes)};
   t.engine = e.name;
   t.assumptions.push_back(
       "engine " + e.label +
       (w.engine.empty() ? " (default at batch " + std::to_string(w.batch) + "; --engine to change)"
-                        : ""));
+                        : "") +
+      (&e != &asked ? ": " + asked.label + " runs without its graphs on " + g.architecture +
+                          " [engines." + asked.name + ".graphless_on]"
+                    : ""));
   if (e.host_layer_s > 0 || e.host_step_s > 0)
     t.assumptions.push_back("host floor " + num(e.host_step_s * 1e3) + " ms + " +
                             std::to_string(s.layers) + " layers x " + num(e.host_layer_s * 1e3) +

@@ -1,0 +1,81 @@
+// llama.cpp captures CUDA graphs only on architectures at or above its gate (Pascal and older
+// launch every kernel from the host each token): engines.llama.cpp.graphless_on names them and
+// the entry that describes the engine running so, and the decode estimate follows it.
+#include <catch2/catch.hpp>
+
+#include "gpusel/base/error.hpp"
+#include "gpusel/data/data_source.hpp"
+#include "gpusel/json/embedded.hpp"
+#include "gpusel/json/json_schema.hpp"
+#include "gpusel/speed/throughput.hpp"
+
+using namespace gpusel;
+
+namespace {
+
+nlohmann::json shipped() { return nlohmann::json::parse(embedded_text("data/throughput.json")); }
+
+const Gpu& gpu(const std::string& id) {
+  static const Catalog c = load_catalog({});
+  return require_gpu(c, id);
+}
+
+Workload q4_decode(const std::string& engine) {
+  static const std::vector<ModelArch> models = load_models({});
+  Workload w;
+  w.model = require_model(models, "llama-3.1-8b");
+  w.model_from_preset = true;
+  w.mode = Mode::inference;
+  set_precision(w, "q4_0");
+  w.seq_len = 129, w.prompt_len = 1;
+  w.engine = engine;
+  return w;
+}
+
+}  // namespace
+
+TEST_CASE("llama.cpp runs without its graphs on Pascal, with them on Volta and newer") {
+  const ThroughputConstants& k = default_throughput_constants();
+  const Engine& cpp = k.engines.at("llama.cpp");
+  CHECK(engine_on(cpp, gpu("tesla-p40"), k).name == "llama.cpp-nograph");
+  for (const char* id : {"v100-sxm2-32gb", "rtx-2080-ti", "rtx-3090", "rtx-4090", "h100-sxm"})
+    CHECK(engine_on(cpp, gpu(id), k).name == "llama.cpp");
+  // Engines without graphs named stay themselves everywhere.
+  CHECK(engine_on(k.engines.at("vllm"), gpu("tesla-p40"), k).name == "vllm");
+}
+
+TEST_CASE("on a Pascal card --engine llama.cpp costs the graphless per-layer overhead") {
+  const ThroughputConstants& k = default_throughput_constants();
+  const Throughput now = estimate_throughput(q4_decode("llama.cpp"), gpu("tesla-p40"), 1, false);
+  const Throughput old =
+      estimate_throughput(q4_decode("llama.cpp-nograph"), gpu("tesla-p40"), 1, false);
+  CHECK(now.decode_tokens_per_s == old.decode_tokens_per_s);
+  CHECK(now.engine == "llama.cpp-nograph");
+  bool said = false;
+  for (const auto& a : now.assumptions) said = said || a.find("runs without its graphs") != a.npos;
+  CHECK(said);
+  // Were the gate gone, the same card would pay 32 layers x (52 - 27) us less per token.
+  auto doc = shipped();
+  doc["engines"]["llama.cpp"].erase("graphless_on");
+  const ThroughputConstants ungated = parse_throughput_constants(doc, "t");
+  const Throughput graphed =
+      estimate_throughput(q4_decode("llama.cpp"), gpu("tesla-p40"), 1, false, ungated);
+  CHECK(graphed.engine == "llama.cpp");
+  const double per_layer =
+      k.engines.at("llama.cpp-nograph").layer_overhead_s - k.engines.at("llama.cpp").layer_overhead_s;
+  CHECK(per_layer == Approx(25e-6));
+  CHECK(1 / now.decode_tokens_per_s - 1 / graphed.decode_tokens_per_s ==
+        Approx(32 * per_layer).epsilon(1e-6));
+}
+
+TEST_CASE("graphless_on naming no engine or no architecture is a data error") {
+  auto unknown = shipped(), empty = shipped();
+  unknown["engines"]["llama.cpp"]["graphless_on"]["value"]["engine"] = "llama.cpp-9";
+  empty["engines"]["llama.cpp"]["graphless_on"]["value"]["architectures"] = "|";
+  CHECK_THROWS_WITH(parse_throughput_constants(unknown, "t"),
+                    Catch::Contains("graphless_on: no engine 'llama.cpp-9'"));
+  CHECK_THROWS_WITH(parse_throughput_constants(empty, "t"),
+                    Catch::Contains("names no architecture"));
+  const auto schema = nlohmann::json::parse(embedded_text("data/schema/throughput.schema.json"));
+  CHECK(check_schema(schema, shipped()).empty());
+}
