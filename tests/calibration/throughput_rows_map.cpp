@@ -229,10 +229,20 @@ bool rocm_before_graphs(const std::string& f, const std::string& source) {
   return !std::regex_search(source, m, std::regex(R"(#(\d+))")) || std::stoi(m[1]) < 22254;
 }
 
+// CUDA builds with graphs but before MMQ became the default for 4-bit prompts (PR #8075,
+// 2024-06-23) multiplied them through cuBLAS: engines.llama.cpp-cublas.
+bool cuda_before_mmq(const std::string& f) {
+  if (!has(f, "cuda")) return false;
+  std::smatch m;
+  if (!std::regex_search(f, m, std::regex(R"((20\d\d)-(\d\d)-(\d\d))"))) return false;
+  return m.str(1) + m.str(2) + m.str(3) < "20240623";
+}
+
 std::string engine_of(const std::string& framework, const std::string& source) {
   const std::string f = lower(framework);
   if (has(f, "llama.cpp") && (llama_cpp_before_graphs(f) || rocm_before_graphs(f, source)))
     return "llama.cpp-nograph";
+  if (has(f, "llama.cpp") && cuda_before_mmq(f)) return "llama.cpp-cublas";
   // ExLlamaV2 of 2023: the author's October 2023 benchmark table (engines.exllamav2-2023)
   if (has(f, "exllamav2") && has(f, "2023")) return "exllamav2-2023";
   for (const auto& [word, engine] :
