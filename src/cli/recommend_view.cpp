@@ -110,6 +110,7 @@ std::string workload_line(const Workload& w) {
                       safe_cell(w.model.name.empty() ? w.model.id : w.model.name),
                       w.model.params / 1e9, w.model_from_preset ? "" : tr(", typical architecture"),
                       to_string(w.mode), precision_label(w) + (w.amp ? " AMP" : ""));
+  if (w.model.mlm_head) s += tr(", masked-LM head");
   if (image_side(w) > 0) {  // a vision model: images, and a ViT's tokens per image
     s += trf(", batch {} images of {} px", w.batch, image_side(w));
     if (!w.model.cnn) s += trf(" ({} tokens each)", tokens_per_sample(w));
