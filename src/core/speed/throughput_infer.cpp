@@ -23,7 +23,9 @@ namespace {
 std::string memory_class(const Gpu& g) {
   const std::string& m = g.memory_type;
   if (m.rfind("HBM", 0) == 0) return "hbm";  // before unified: MI300A shares HBM3
-  if (g.unified_memory || m.rfind("LPDDR", 0) == 0) return "unified";
+  // The unified figures are Apple's Metal and MLX kernels; AMD and NVIDIA parts with LPDDR
+  // (Strix Halo, GB10) run the same CUDA/HIP kernels as their discrete cards.
+  if (g.vendor == "apple" && (g.unified_memory || m.rfind("LPDDR", 0) == 0)) return "unified";
   return "gddr";
 }
 

@@ -81,3 +81,17 @@ TEST_CASE("graphless_on naming no engine or no architecture is a data error") {
   const auto schema = nlohmann::json::parse(embedded_text("data/schema/throughput.schema.json"));
   CHECK(check_schema(schema, shipped()).empty());
 }
+
+TEST_CASE("LPDDR parts outside Apple decode with the CUDA/HIP kernels' figure, not Metal's") {
+  // The decode assumption names the kernel class: "... llama.cpp on gddr [engines...]".
+  const auto on = [](const std::string& card, const std::string& cls) {
+    const Throughput t = estimate_throughput(q4_decode("llama.cpp"), gpu(card), 1, false);
+    for (const auto& a : t.assumptions)
+      if (a.rfind("decode bandwidth", 0) == 0) return a.find(" on " + cls + " [") != a.npos;
+    return false;
+  };
+  CHECK(on("ryzen-ai-max-plus-395-128gb", "gddr"));
+  CHECK(on("dgx-spark", "gddr"));
+  CHECK(on("apple-m2-ultra", "unified"));
+  CHECK_FALSE(on("apple-m2-ultra", "gddr"));
+}
