@@ -254,6 +254,8 @@ std::string engine_of(const std::string& framework, const std::string& source) {
                                                         {"exllamav2", "exllamav2"},
                                                         {"tensorrt-llm", "tensorrt-llm"},
                                                         {"mlc", "mlc"},
+                                                        {"bigdl-llm", "ipex-llm"},
+                                                        {"ipex-llm", "ipex-llm"},
                                                         {"vllm", "vllm"},
                                                         {"optimum habana", "vllm"},
                                                         {"gpt-fast", "gpt-fast"},
@@ -294,9 +296,6 @@ std::string parallel_note(const Row& r) {
 }
 
 std::string unexpressible(const Row& r) {
-  const std::string& how = r.at("method") + " " + r.at("framework");
-  if (has(how, "bigdl") || has(how, "ipex-llm"))
-    return "ipex-llm (bigdl-llm) is not one of the modelled engines";
   // transformers generate() runs at its host's pace: a host still busy with inductor's
   // compile workers (the same process had just run torch.compile) is not the host it describes.
   if (has(r.at("notes"), "compile workers alive"))

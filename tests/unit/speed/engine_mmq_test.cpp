@@ -43,3 +43,18 @@ TEST_CASE("Hopper, AMD and Apple keep the cuBLAS path's prompt figure") {
   for (const char* card : {"h100-sxm", "rx-7900-xtx", "apple-m2-ultra"})
     CHECK(prompt_rate("llama.cpp", card) == Approx(prompt_rate("llama.cpp-cublas", card)));
 }
+
+TEST_CASE("ipex-llm decodes Llama 2 7B sym_int4 on an Arc A770 at its measured 16.9 ms") {
+  // intel/ipex-llm PR #10629: ~1k-token prompt; the model's context at its midpoint.
+  static const std::vector<ModelArch> models = load_models({});
+  Workload w;
+  w.model = require_model(models, "llama-2-7b");
+  w.model_from_preset = true;
+  w.mode = Mode::inference;
+  w.precision = Precision::int4;
+  w.seq_len = 1354, w.prompt_len = 1024;
+  w.engine = "ipex-llm";
+  const Throughput t = estimate_throughput(w, gpu("arc-a770-16gb"), 1, false);
+  CHECK(t.engine == "ipex-llm");
+  CHECK(1e3 / t.decode_tokens_per_s == Approx(16.9).epsilon(0.02));
+}
