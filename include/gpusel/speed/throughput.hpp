@@ -74,11 +74,15 @@ struct Engine {  // a decode engine (--engine)
   // Apple GPUs (Metal back end): the engine's own measured prompt efficiency and its
   // quantized-weight factor there; 0 when the engine has no Metal measurement.
   double metal_prefill_efficiency = 0, metal_prefill_quantized_factor = 0;
-  // Architectures (prefixes of the catalog's) on which the engine runs without its graphs
-  // (llama.cpp gates CUDA graphs by compute capability), and the entry that describes it
-  // running so; empty: it runs the same everywhere.
-  std::vector<std::string> graphless_architectures;
-  std::string graphless_engine;
+  // Where the engine runs otherwise than its own figures say, and the entry that describes it
+  // there: llama.cpp without CUDA graphs on Pascal and Metal (graphless_on), its SYCL back end
+  // on Intel GPUs (backend_on). Checked in order; empty: it runs the same everywhere.
+  struct Variant {
+    std::string key;                         // graphless_on | backend_on
+    std::vector<std::string> architectures;  // prefixes of the catalog's architecture
+    std::string engine, says;                // the entry, and what the output says of it
+  };
+  std::vector<Variant> variants;
 };
 
 struct ClusterNetwork {  // between nodes
@@ -150,7 +154,9 @@ const ThroughputConstants& default_throughput_constants();
 // The engine a workload decodes with: its --engine (a name or alias), else llama.cpp at
 // batch 1 and vLLM for batched serving. Error(usage) for an unknown name, listing the known.
 const Engine& engine_for(const Workload& w, const ThroughputConstants& k);
-// The engine as it runs on `g`: its graphless entry on the architectures it names, else itself.
+// The variant of `e` that applies on `g` (the first whose architectures match), or null.
+const Engine::Variant* variant_on(const Engine& e, const Gpu& g);
+// The engine as it runs on `g`: its variant's entry there, else itself.
 const Engine& engine_on(const Engine& e, const Gpu& g, const ThroughputConstants& k);
 // Every accepted --engine spelling (names and aliases), for help text and validation.
 std::vector<std::string> engine_names();

@@ -215,13 +215,17 @@ const Engine& engine_for(const Workload& w, const K& k) {
   throw usage_error("invalid engine '" + w.engine + "' (expected " + known + ")");
 }
 
+const Engine::Variant* variant_on(const Engine& e, const Gpu& g) {
+  for (const Engine::Variant& v : e.variants)
+    for (const std::string& a : v.architectures)
+      if (g.architecture.rfind(a, 0) == 0) return &v;
+  return nullptr;
+}
+
 const Engine& engine_on(const Engine& e, const Gpu& g, const K& k) {
-  for (const std::string& a : e.graphless_architectures)
-    if (g.architecture.rfind(a, 0) == 0) {
-      const auto it = k.engines.find(e.graphless_engine);
-      if (it != k.engines.end()) return it->second;
-    }
-  return e;
+  const Engine::Variant* v = variant_on(e, g);
+  const auto it = v ? k.engines.find(v->engine) : k.engines.end();
+  return it != k.engines.end() ? it->second : e;
 }
 
 std::vector<std::string> engine_names() {

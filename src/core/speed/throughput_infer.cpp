@@ -342,16 +342,17 @@ void describe(const Ctx& c, int count, Throughput& t) {
 Ctx make_ctx(const Workload& w, const Gpu& g, int count, bool linked, const K& k, const Shape& s,
              Throughput& t, const NodeNetwork* nodes = nullptr) {
   const Engine& asked = engine_for(w, k);
-  const Engine& e = engine_on(asked, g, k);  // llama.cpp without CUDA graphs on Pascal
+  const Engine& e = engine_on(asked, g, k);  // e.g. llama.cpp without CUDA graphs on Pascal
+  const Engine::Variant* v = &e != &asked ? variant_on(asked, g) : nullptr;
   Ctx c{w, g, s, k, e, fabric_of(g, count, linked, k, nodes)};
   t.engine = e.name;
   t.assumptions.push_back(
       "engine " + e.label +
       (w.engine.empty() ? " (default at batch " + std::to_string(w.batch) + "; --engine to change)"
                         : "") +
-      (&e != &asked ? ": " + asked.label + " runs without its graphs on " + g.architecture +
-                          " [engines." + asked.name + ".graphless_on]"
-                    : ""));
+      (v ? ": " + asked.label + " " + v->says + " on " + g.architecture + " [engines." +
+               asked.name + "." + v->key + "]"
+         : ""));
   if (e.host_layer_s > 0 || e.host_step_s > 0)
     t.assumptions.push_back("host floor " + num(e.host_step_s * 1e3) + " ms + " +
                             std::to_string(s.layers) + " layers x " + num(e.host_layer_s * 1e3) +

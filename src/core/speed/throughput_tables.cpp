@@ -130,20 +130,26 @@ void parse_networks(const json& doc, const std::string& origin, ThroughputConsta
   }
 }
 
-// {"value": {"architectures": "Pascal|Maxwell", "engine": "llama.cpp-nograph"}, source...}
-void read_graphless(const json& o, const std::string& at, Engine& g) {
+// {"value": {"architectures": "Pascal|Maxwell", "engine": "llama.cpp-nograph", "says": "..."},
+// source...}: where the engine runs as another of its entries (graphless_on, backend_on).
+void read_variant(const json& e, const char* key, const std::string& at, Engine& g) {
+  if (!e.contains(key)) return;
+  const std::string where = at + "." + key;
+  const json& o = e[key];
   if (!o.is_object() || !o.contains("value") || !o["value"].is_object())
-    throw data_error(at + ".value: must be an object");
+    throw data_error(where + ".value: must be an object");
   const json& v = o["value"];
-  g.graphless_engine = to_lower(text(v, "engine", at + ".value"));
-  const std::string list = text(v, "architectures", at + ".value");
+  Engine::Variant var{key, {}, to_lower(text(v, "engine", where + ".value")),
+                      text(v, "says", where + ".value")};
+  const std::string list = text(v, "architectures", where + ".value");
   for (std::size_t from = 0; from <= list.size();) {
     const std::size_t bar = std::min(list.find('|', from), list.size());
-    if (bar > from) g.graphless_architectures.push_back(list.substr(from, bar - from));
+    if (bar > from) var.architectures.push_back(list.substr(from, bar - from));
     from = bar + 1;
   }
-  if (g.graphless_architectures.empty())
-    throw data_error(at + ".value.architectures: names no architecture");
+  if (var.architectures.empty())
+    throw data_error(where + ".value.architectures: names no architecture");
+  g.variants.push_back(std::move(var));
 }
 
 Engine parse_engine(const std::string& name, const json& e, const std::string& at) {
@@ -168,7 +174,8 @@ Engine parse_engine(const std::string& name, const json& e, const std::string& a
     g.host_layer_s = number(e, "host_layer_us", at, 0, 1e5) * 1e-6;
   g.prefill_efficiency = number(e, "prefill_efficiency", at, 0.01, 1);
   g.prefill_fp16_accumulate = flag(e, "prefill_fp16_accumulate", at);
-  if (e.contains("graphless_on")) read_graphless(e["graphless_on"], at + ".graphless_on", g);
+  read_variant(e, "graphless_on", at, g);
+  read_variant(e, "backend_on", at, g);
   if (e.contains("prefill_metal")) {  // optional: only engines measured on Apple GPUs
     const std::string m = at + ".prefill_metal";
     if (!e["prefill_metal"].is_object()) throw data_error(m + ": must be an object");
@@ -226,9 +233,10 @@ void parse_tables(const json& doc, const std::string& origin, ThroughputConstant
         parse_engine(to_lower(name), resolved_engine(doc["engines"], e, at), at);
   }
   for (const auto& [name, e] : k.engines)
-    if (!e.graphless_engine.empty() && !k.engines.count(e.graphless_engine))
-      throw data_error(origin + ": engines." + name + ".graphless_on: no engine '" +
-                       e.graphless_engine + "'");
+    for (const Engine::Variant& v : e.variants)
+      if (!k.engines.count(v.engine))
+        throw data_error(origin + ": engines." + name + "." + v.key + ": no engine '" + v.engine +
+                         "'");
 }
 
 }  // namespace tput

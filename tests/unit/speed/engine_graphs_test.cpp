@@ -1,5 +1,6 @@
 // llama.cpp captures CUDA graphs only on architectures at or above its gate (Pascal and older
-// launch every kernel from the host each token; Metal has none): engines.llama.cpp.graphless_on names them and
+// launch every kernel from the host each token; Metal has none), and runs SYCL kernels on
+// Intel GPUs: engines.llama.cpp.graphless_on names them and
 // the entry that describes the engine running so, and the decode estimate follows it.
 #include <catch2/catch.hpp>
 
@@ -94,4 +95,29 @@ TEST_CASE("LPDDR parts outside Apple decode with the CUDA/HIP kernels' figure, n
   CHECK(on("dgx-spark", "gddr"));
   CHECK(on("apple-m2-ultra", "unified"));
   CHECK_FALSE(on("apple-m2-ultra", "gddr"));
+}
+
+TEST_CASE("llama.cpp runs its SYCL back end on Intel GPUs, not Gaudi") {
+  const ThroughputConstants& k = default_throughput_constants();
+  const Engine& cpp = k.engines.at("llama.cpp");
+  for (const char* id : {"arc-a770-16gb", "arc-b580", "max-1100"})
+    CHECK(engine_on(cpp, gpu(id), k).name == "llama.cpp-sycl");
+  CHECK(engine_on(cpp, gpu("gaudi-2"), k).name == "llama.cpp");
+  // Today's SYCL build on an A770 (NeoZhangJianyu/ci_log b9226): tg128 58.96, pp512 933.41.
+  Workload w = q4_decode("llama.cpp");
+  w.model = require_model(load_models({}), "llama-2-7b");
+  w.seq_len = 129, w.prompt_len = 1;
+  const Throughput tg = estimate_throughput(w, gpu("arc-a770-16gb"), 1, false);
+  CHECK(tg.engine == "llama.cpp-sycl");
+  CHECK(tg.decode_tokens_per_s == Approx(58.96).epsilon(0.02));
+  w.seq_len = 513, w.prompt_len = 512;
+  const Throughput pp = estimate_throughput(w, gpu("arc-a770-16gb"), 1, false);
+  CHECK(pp.prefill_tokens_per_s == Approx(933.41).epsilon(0.02));
+}
+
+TEST_CASE("a backend_on naming no engine is a data error") {
+  auto doc = shipped();
+  doc["engines"]["llama.cpp"]["backend_on"]["value"]["engine"] = "llama.cpp-oneapi";
+  CHECK_THROWS_WITH(parse_throughput_constants(doc, "t"),
+                    Catch::Contains("engines.llama.cpp.backend_on: no engine 'llama.cpp-oneapi'"));
 }
