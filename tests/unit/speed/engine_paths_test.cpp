@@ -1,7 +1,10 @@
-// llama.cpp captures CUDA graphs only on architectures at or above its gate (Pascal and older
-// launch every kernel from the host each token; Metal has none), and runs SYCL kernels on
-// Intel GPUs: engines.llama.cpp.graphless_on names them and
-// the entry that describes the engine running so, and the decode estimate follows it.
+// How an engine runs on a given card: llama.cpp captures CUDA graphs only on architectures at
+// or above its gate (Pascal and older launch every kernel from the host each token; Metal has
+// none) and runs SYCL kernels on Intel GPUs (engines.llama.cpp.graphless_on, backend_on: the
+// entry that describes it running so, which the decode estimate follows); today's llama.cpp
+// multiplies 4-bit prompts in its int8 tensor-core kernels (MMQ) on NVIDIA cards from Ampere
+// on, where builds before June 2024 (llama.cpp-nograph, llama.cpp-cublas) went through FP16
+// cuBLAS; ipex-llm on an Arc A770.
 #include <catch2/catch.hpp>
 
 #include "gpusel/base/error.hpp"
@@ -21,16 +24,27 @@ const Gpu& gpu(const std::string& id) {
   return require_gpu(c, id);
 }
 
-Workload q4_decode(const std::string& engine) {
+// A preset at batch 1 with `prompt` tokens prefilled of `seq` in all.
+Workload llama(const std::string& model, const std::string& precision, const std::string& engine,
+               int seq, int prompt) {
   static const std::vector<ModelArch> models = load_models({});
   Workload w;
-  w.model = require_model(models, "llama-3.1-8b");
+  w.model = require_model(models, model);
   w.model_from_preset = true;
   w.mode = Mode::inference;
-  set_precision(w, "q4_0");
-  w.seq_len = 129, w.prompt_len = 1;
+  set_precision(w, precision);
+  w.seq_len = seq, w.prompt_len = prompt;
   w.engine = engine;
   return w;
+}
+
+Workload q4_decode(const std::string& engine) {
+  return llama("llama-3.1-8b", "q4_0", engine, 129, 1);
+}
+
+double prompt_rate(const std::string& engine, const std::string& card) {
+  return estimate_throughput(llama("llama-3.1-8b", "q4_0", engine, 513, 512), gpu(card), 1, false)
+      .prefill_tokens_per_s;
 }
 
 }  // namespace
@@ -39,7 +53,7 @@ TEST_CASE("llama.cpp runs without its graphs on Pascal and Metal, with them on V
   const ThroughputConstants& k = default_throughput_constants();
   const Engine& cpp = k.engines.at("llama.cpp");
   CHECK(engine_on(cpp, gpu("tesla-p40"), k).name == "llama.cpp-nograph");
-  // Metal has no CUDA graphs; the unified-memory kernel figure was read with 52 us taken out.
+  // Metal has no CUDA graphs; the unified-memory kernel figure was read with that overhead out.
   CHECK(engine_on(cpp, gpu("apple-m2-ultra"), k).name == "llama.cpp-nograph");
   for (const char* id : {"v100-sxm2-32gb", "rtx-2080-ti", "rtx-3090", "rtx-4090", "h100-sxm"})
     CHECK(engine_on(cpp, gpu(id), k).name == "llama.cpp");
@@ -64,8 +78,8 @@ TEST_CASE("on a Pascal card --engine llama.cpp costs the graphless per-layer ove
   const Throughput graphed =
       estimate_throughput(q4_decode("llama.cpp"), gpu("tesla-p40"), 1, false, ungated);
   CHECK(graphed.engine == "llama.cpp");
-  const double per_layer =
-      k.engines.at("llama.cpp-nograph").layer_overhead_s - k.engines.at("llama.cpp").layer_overhead_s;
+  const double per_layer = k.engines.at("llama.cpp-nograph").layer_overhead_s -
+                           k.engines.at("llama.cpp").layer_overhead_s;
   CHECK(per_layer == Approx(25e-6));
   CHECK(1 / now.decode_tokens_per_s - 1 / graphed.decode_tokens_per_s ==
         Approx(32 * per_layer).epsilon(1e-6));
@@ -104,14 +118,12 @@ TEST_CASE("llama.cpp runs its SYCL back end on Intel GPUs, not Gaudi") {
     CHECK(engine_on(cpp, gpu(id), k).name == "llama.cpp-sycl");
   CHECK(engine_on(cpp, gpu("gaudi-2"), k).name == "llama.cpp");
   // Today's SYCL build on an A770 (NeoZhangJianyu/ci_log b9226): tg128 58.96, pp512 933.41.
-  Workload w = q4_decode("llama.cpp");
-  w.model = require_model(load_models({}), "llama-2-7b");
-  w.seq_len = 129, w.prompt_len = 1;
-  const Throughput tg = estimate_throughput(w, gpu("arc-a770-16gb"), 1, false);
+  const Throughput tg = estimate_throughput(llama("llama-2-7b", "q4_0", "llama.cpp", 129, 1),
+                                            gpu("arc-a770-16gb"), 1, false);
   CHECK(tg.engine == "llama.cpp-sycl");
   CHECK(tg.decode_tokens_per_s == Approx(58.96).epsilon(0.02));
-  w.seq_len = 513, w.prompt_len = 512;
-  const Throughput pp = estimate_throughput(w, gpu("arc-a770-16gb"), 1, false);
+  const Throughput pp = estimate_throughput(llama("llama-2-7b", "q4_0", "llama.cpp", 513, 512),
+                                            gpu("arc-a770-16gb"), 1, false);
   CHECK(pp.prefill_tokens_per_s == Approx(933.41).epsilon(0.02));
 }
 
@@ -120,4 +132,27 @@ TEST_CASE("a backend_on naming no engine is a data error") {
   doc["engines"]["llama.cpp"]["backend_on"]["value"]["engine"] = "llama.cpp-oneapi";
   CHECK_THROWS_WITH(parse_throughput_constants(doc, "t"),
                     Catch::Contains("engines.llama.cpp.backend_on: no engine 'llama.cpp-oneapi'"));
+}
+
+TEST_CASE("4-bit prompts run 0.94/0.72 faster on today's llama.cpp than through cuBLAS") {
+  const auto& k = default_throughput_constants();
+  CHECK(k.engines.at("llama.cpp").int4_gemm == Approx(0.94));
+  CHECK(k.engines.at("llama.cpp-cublas").int4_gemm == Approx(0.72));
+  CHECK(k.engines.at("llama.cpp-nograph").int4_gemm == Approx(0.72));
+  for (const char* card : {"rtx-4090", "rtx-3090", "a100-80gb-sxm"})
+    CHECK(prompt_rate("llama.cpp", card) / prompt_rate("llama.cpp-cublas", card) ==
+          Approx(0.94 / 0.72).epsilon(1e-6));
+}
+
+TEST_CASE("Hopper, AMD and Apple keep the cuBLAS path's prompt figure") {
+  for (const char* card : {"h100-sxm", "rx-7900-xtx", "apple-m2-ultra"})
+    CHECK(prompt_rate("llama.cpp", card) == Approx(prompt_rate("llama.cpp-cublas", card)));
+}
+
+TEST_CASE("ipex-llm decodes Llama 2 7B sym_int4 on an Arc A770 at its measured 16.9 ms") {
+  // intel/ipex-llm PR #10629: ~1k-token prompt; the model's context at its midpoint.
+  const Throughput t = estimate_throughput(llama("llama-2-7b", "int4", "ipex-llm", 1354, 1024),
+                                           gpu("arc-a770-16gb"), 1, false);
+  CHECK(t.engine == "ipex-llm");
+  CHECK(1e3 / t.decode_tokens_per_s == Approx(16.9).epsilon(0.02));
 }
