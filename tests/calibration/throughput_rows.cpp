@@ -248,6 +248,7 @@ std::optional<Case> make_case(const Row& r, const std::vector<Row>& rows, const 
     c.note += (c.note.empty() ? "" : "; ") + p;
   const bool inference = is_inference_row(r);
   c.workload = workload_for(r, inference);
+  c.workload.engine = rocm_prompt_engine(c.workload.engine, r.at("framework"), gpu.architecture);
   c.count = c.workload.gpus;
   c.linked = (has(r.at("gpu"), "NVLink") && !has(r.at("gpu"), "no NVLink")) ||
              gpu.interconnect.kind == "nvlink" || gpu.interconnect.kind == "infinity-fabric" ||

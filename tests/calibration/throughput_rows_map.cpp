@@ -238,6 +238,24 @@ bool cuda_before_mmq(const std::string& f) {
   return m.str(1) + m.str(2) + m.str(3) < "20240623";
 }
 
+// ggml_cuda_should_use_mmq's AMD branch over time: 4-bit prompt GEMMs went to hipBLAS on
+// RDNA 3/3.5 from PR #4697 (2023-12-30) to PR #17576 (2025-12-05), on RDNA 4 from PR #12372
+// (2025-03-26) to PR #17156 (2025-11-24), on CDNA from PR #11601 (2025-02-02) to PR #14624
+// (2025-07-27); before and after, MMQ (dp4a, then the matrix cores).
+std::string rocm_prompt_engine(const std::string& engine, const std::string& framework,
+                               const std::string& architecture) {
+  if (engine != "llama.cpp-nograph") return engine;
+  std::smatch m;
+  const std::string f = lower(framework);
+  if (!std::regex_search(f, m, std::regex(R"((20\d\d)-(\d\d)(?:-(\d\d))?)"))) return engine;
+  const std::string date = m.str(1) + m.str(2) + (m[3].matched ? m.str(3) : "01");
+  const auto within = [&](const char* from, const char* to) { return date >= from && date < to; };
+  const bool hip = (architecture.rfind("RDNA 3", 0) == 0 && within("20231230", "20251205")) ||
+                   (architecture.rfind("RDNA 4", 0) == 0 && within("20250326", "20251124")) ||
+                   (architecture.rfind("CDNA", 0) == 0 && within("20250202", "20250727"));
+  return hip ? "llama.cpp-hipblas" : engine;
+}
+
 std::string engine_of(const std::string& framework, const std::string& source) {
   const std::string f = lower(framework);
   if (has(f, "llama.cpp") && (llama_cpp_before_graphs(f) || rocm_before_graphs(f, source)))

@@ -21,6 +21,10 @@ std::optional<std::pair<std::string, std::string>> card_for(const std::string& g
 gpusel::Precision precision_of(const std::string& precision_or_quant);
 // The --engine a row's framework column names ("" when it names none).
 std::string engine_of(const std::string& framework, const std::string& source);
+// llama.cpp ROCm rows whose 4-bit prompts went through hipBLAS on `architecture` at the build's
+// date: "llama.cpp-hipblas", else `engine` unchanged.
+std::string rocm_prompt_engine(const std::string& engine, const std::string& framework,
+                               const std::string& architecture);
 // Prompt and generated lengths: "tg128", "pp512", "in 2048 / out 512", "256 generated".
 std::pair<int, int> prompt_and_output(const std::string& seq_len);
 // What a model-parallel row's flags leave out (context parallelism, an unstated micro-batch).

@@ -29,6 +29,8 @@ struct StepModel {
   double linear_flops_per_s = 0, attention_flops_per_s = 0;      // whole replica, achieved
   double gemm_factor = 1;       // int8/int4 weights: the dequantizing GEMMs' share of the
                                 // 16-bit rate (prompt and decode tokens alike)
+  double dequant_s = 0;         // a step of more than dequant_above tokens: the FP16 copy of
+  int dequant_above = 0;        // the quantized weights (engines dequantizing for cuBLAS)
   double comm_s_per_token = 0;  // tensor parallel: all-reduce transfer time per token, added
                                 // to the step (on the critical path, not overlapped)
   double host_floor_s = 0;      // llama.cpp row split: the host's time issuing a step's calls

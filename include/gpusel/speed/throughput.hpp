@@ -65,6 +65,15 @@ struct Engine {  // a decode engine (--engine)
   // batches, as a fraction of its 16-bit GEMM rate; on Hopper where the kernel differs there.
   // 0: no measurement of the engine's own (constants.prefill_quantized_factor applies).
   double int4_gemm = 0, int4_gemm_hopper = 0;
+  // Architectures (catalog prefixes) other than NVIDIA Ampere and newer where int4_gemm's
+  // kernels run: llama.cpp's MMQ on AMD matrix cores (WMMA on RDNA 3/4, MFMA on CDNA 3).
+  std::vector<std::string> int4_gemm_also_on;
+  // Prompt GEMMs in FP16 cuBLAS/hipBLAS (llama.cpp on NVIDIA before June 2024, on AMD RDNA 3 in
+  // 2024-2025): on `dequant_vendor`'s cards (NVIDIA: Volta and newer) a pass of more than
+  // `dequant_above` tokens first writes an FP16 copy of every quantized weight, then multiplies
+  // at the 16-bit rate. 0: the engine multiplies the weights as they are.
+  int dequant_above = 0;
+  std::string dequant_vendor;
   double layer_overhead_s = 0;  // per layer per decode step
   // Eager engines whose host issues every op (transformers generate()): the host's time per
   // step and per layer, a floor under the step; 0 for engines the host never waits on.

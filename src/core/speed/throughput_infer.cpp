@@ -16,18 +16,9 @@
 #include "gpusel/memory/estimator.hpp"
 #include "gpusel/memory/kv_cache.hpp"
 #include "gpusel/speed/step.hpp"
+#include "throughput_infer_ctx.hpp"
 
 namespace gpusel::tput {
-namespace {
-
-std::string memory_class(const Gpu& g) {
-  const std::string& m = g.memory_type;
-  if (m.rfind("HBM", 0) == 0) return "hbm";  // before unified: MI300A shares HBM3
-  // The unified figures are Apple's Metal and MLX kernels; AMD and NVIDIA parts with LPDDR
-  // (Strix Halo, GB10) run the same CUDA/HIP kernels as their discrete cards.
-  if (g.vendor == "apple" && (g.unified_memory || m.rfind("LPDDR", 0) == 0)) return "unified";
-  return "gddr";
-}
 
 double weight_bytes(const Workload& w, const Shape& s, const K& k) {
   // A GGUF file's bits per weight already cover every tensor, the output included.
@@ -38,6 +29,8 @@ double weight_bytes(const Workload& w, const Shape& s, const K& k) {
   bpv = linear_weight_bytes(w, bpv);  // --weight-bits: the bits the user gave, as memory
   return (s.matmul - s.head) * bpv + s.head * std::max(2.0, bpv);  // LM head stays 16-bit
 }
+
+namespace {
 
 // The mean context a decode step attends to; each layer kind caps it its own way
 // (kv_cache_size: windows for sliding/chunked layers, none for full ones).
@@ -75,113 +68,6 @@ double attended_context(const Workload& w, double ctx) {
   return (mix.full * ctx + (mix.sliding + mix.chunked) * window) / std::max(1, w.model.layers);
 }
 
-struct Ctx {
-  const Workload& w;
-  const Gpu& g;
-  const Shape& s;
-  const K& k;
-  const Engine& e;
-  Fabric f;
-  double bw = 0;                     // achieved bytes/s per card for weights
-  double linear = 0, attention = 0;  // prompt GEMM rates, TFLOPS achieved
-  double fraction = 1;               // of the spec those rates come from
-  double prefill_eff = 1;            // the engine's prompt efficiency on this card
-  double gemm_quant = 1;             // int8/int4 weights: x this on every GEMM's rate
-  int tp = 1, stages = 1;            // tensor-parallel width, sequential stages
-  int row = 1;                       // llama.cpp --split-mode row: cards splitting each matrix
-  bool fp8_weight_only = false;      // FP8 weights on a card without FP8 tensor cores
-};
-
-// Quantized weights are dequantized to 16 bits inside the GEMM and multiplied on the 16-bit
-// tensor cores: no int4/int8 speed-up, and the dequantizing kernel runs below the 16-bit
-// GEMM's rate once the batch makes it compute-bound. The engine's own W4A16 measurement where
-// it has one (on Hopper its Hopper kernel's), else llama.cpp's quantized prompt GEMMs. FP8
-// weights on a card without FP8 tensor cores take the engine's weight-only path (vLLM's FP8
-// Marlin: the W4A16 kernel's 16-bit MMA with 8-bit weights), at 16-bit speed without one.
-// ROCm and pre-Ampere cards run other kernels: llama.cpp's factor, FP8 at 16-bit speed.
-std::pair<double, std::string> quantized_gemm(const Ctx& c, bool metal) {
-  const std::string e = "engines." + c.e.name;
-  if (metal && c.fp8_weight_only) return {1, ""};
-  if (metal) return {c.e.metal_prefill_quantized_factor, e + ".prefill_metal.quantized_factor"};
-  // The engines' weight-only kernels (Marlin, Machete) are CUDA kernels for Ampere and newer.
-  const bool pre_ampere = c.g.architecture.rfind("Pascal", 0) == 0 ||
-                          c.g.architecture.rfind("Volta", 0) == 0 ||
-                          c.g.architecture.rfind("Turing", 0) == 0;
-  const bool weight_only = (c.w.precision == Precision::int4 || c.fp8_weight_only) &&
-                           c.g.vendor == "nvidia" && !pre_ampere;
-  const bool hopper = c.g.architecture.find("Hopper") != std::string::npos;
-  if (weight_only && hopper && c.e.int4_gemm_hopper > 0)
-    return {c.e.int4_gemm_hopper, e + ".int4_gemm_hopper"};
-  if (weight_only && c.e.int4_gemm > 0) return {c.e.int4_gemm, e + ".int4_gemm"};
-  if (c.fp8_weight_only) return {1, ""};
-  return {c.k.prefill_quantized_factor, "prefill_quantized_factor"};
-}
-
-// Prompt efficiency: the engine's Metal measurement on Apple GPUs where it has one (Metal
-// GEMMs reach a far larger share of the smaller Apple rate), else its CUDA/ROCm figure.
-void prompt_efficiency(Ctx& c, Throughput& t) {
-  const bool metal = c.g.vendor == "apple" && c.e.metal_prefill_efficiency > 0;
-  c.prefill_eff = metal ? c.e.metal_prefill_efficiency : c.e.prefill_efficiency;
-  std::string key;
-  if (is_quantized(c.w.precision) || c.fp8_weight_only)
-    std::tie(c.gemm_quant, key) = quantized_gemm(c, metal);
-  t.assumptions.push_back(
-      "prompt efficiency " + num(c.prefill_eff) + " of the achievable rate [engines." + c.e.name +
-      (metal ? ".prefill_metal]" : ".prefill_efficiency]") +
-      (c.gemm_quant != 1 ? " x " + num(c.gemm_quant) + " for " + to_string(c.w.precision) +
-                               " weights, prompt and batched decode GEMMs [" + key + "]"
-                         : ""));
-}
-
-// Achieved decode bandwidth: spec x memory type x engine kernel x weight precision.
-double decode_bandwidth(const Ctx& c, Throughput& t) {
-  const auto mt = c.k.memory_types.find(c.g.memory_type);
-  const double mem = mt != c.k.memory_types.end() ? mt->second : 1.0;
-  const std::string cls = memory_class(c.g);
-  // The GDDR figures were measured on an RTX 4090; Ampere's GA10x cards keep less in L2.
-  const bool ampere =
-      cls == "gddr" && c.e.kernel_gddr_ampere > 0 && c.g.architecture.rfind("Ampere", 0) == 0;
-  const double kernel = cls == "hbm"       ? c.e.kernel_hbm
-                        : cls == "unified" ? c.e.kernel_unified
-                        : ampere           ? c.e.kernel_gddr_ampere
-                                           : c.e.kernel_gddr;
-  const Precision p = c.w.precision;
-  const double quant = p == Precision::int4                          ? c.e.int4_factor
-                       : p == Precision::int8 || p == Precision::fp8 ? c.e.int8_factor
-                                                                     : 1.0;
-  t.assumptions.push_back(
-      "decode bandwidth " + num(c.g.bandwidth_gbs) + " GB/s x " + num(mem) + " achievable (" +
-      c.g.memory_type + (mt == c.k.memory_types.end() ? ", not in the data: 1 assumed" : "") +
-      ") [memory_types] x " + num(kernel) + " " + c.e.label + " on " +
-      (ampere ? "Ampere gddr" : cls) + " [engines." + c.e.name +
-      (ampere ? ".kernel.gddr_ampere]" : ".kernel]") +
-      (quant != 1 ? " x " + num(quant) + " for " + to_string(p) + " weights" : ""));
-  return c.g.bandwidth_gbs * 1e9 * mem * kernel * quant;
-}
-
-// Prompt GEMM rates: FP8 where the card has it; GeForce FP16-accumulate where the engine
-// runs it (llama.cpp); else the achievable 16-bit rate.
-void prefill_rates(Ctx& c, Throughput& t) {
-  const Achievable a = achievable(c.g, c.k);
-  double r16 = a.tflops16;
-  std::string how = "achievable 16-bit matmul rate: " + a.what;
-  if (c.e.prefill_fp16_accumulate && c.g.fp16_acc16_tflops_dense) {
-    r16 = a.fraction * *c.g.fp16_acc16_tflops_dense;
-    how = "FP16-accumulate GEMMs (" + c.e.label + "): " + num(a.fraction) + " x " +
-          num(*c.g.fp16_acc16_tflops_dense) + " TFLOPS [engines." + c.e.name +
-          ".prefill_fp16_accumulate]";
-  }
-  c.linear = c.attention = r16;
-  c.fraction = a.fraction;
-  if (c.w.precision == Precision::fp8 && a.fp8) c.linear = *a.fp8;
-  c.fp8_weight_only = c.w.precision == Precision::fp8 && !a.fp8;
-  if (c.fp8_weight_only)
-    t.assumptions.push_back(c.g.id +
-                            " has no FP8 tensor cores: FP8 weights are dequantized to 16 bits "
-                            "(weight-only) and multiplied at 16-bit speed");
-  t.assumptions.push_back(how);
-}
-
 // llama.cpp's row split over `row` cards: bandwidth and GEMM rates add as in tensor
 // parallelism, but the KV cache is read one card at a time, every split matmul forks and joins
 // over the link, and the host issuing each card's calls is a floor under the step.
@@ -190,8 +76,7 @@ void apply_row_split(const Ctx& c, int row, StepModel& m) {
   m.tp = row;
   m.kv_bytes_per_seq *= row;
   m.fixed_s += r.matmuls * r.sync_s;
-  m.host_floor_s =
-      std::max(m.host_floor_s, r.host_s + c.s.layers * c.e.layer_overhead_s);
+  m.host_floor_s = std::max(m.host_floor_s, r.host_s + c.s.layers * c.e.layer_overhead_s);
   m.comm_s_per_token = r.comm_s_per_token;
 }
 
@@ -220,6 +105,8 @@ StepModel build_step(const Ctx& c, int tp, int stages, int row = 1) {
   m.linear_flops_per_s = tp * c.linear * 1e12 * c.prefill_eff;
   m.attention_flops_per_s = tp * c.attention * 1e12 * c.prefill_eff;
   m.gemm_factor = c.gemm_quant;
+  if (c.dequant_bytes > 0)  // each card copies its share of the weights
+    m.dequant_s = c.dequant_bytes / (tp * c.copy_bw), m.dequant_above = c.dequant_above;
   if (tp > 1) {  // the two all-reduces per layer carry hidden x 2 B per token
     Fabric group = c.f;
     group.count = tp, group.nodes = 1;
@@ -232,7 +119,7 @@ StepModel build_step(const Ctx& c, int tp, int stages, int row = 1) {
 struct Parts {
   double memory = 0, compute = 0;
   bool host = false;  // the host's issue rate, not the memory, set the memory side
-  double comm = 0;  // tensor-parallel all-reduce transfers: on the critical path
+  double comm = 0;    // tensor-parallel all-reduce transfers: on the critical path
   double seconds() const { return std::max(memory, compute) + comm; }
 };
 
@@ -254,6 +141,7 @@ Parts step_parts(const StepModel& m, double b, double t, bool pipelined) {
   p.compute = m.linear_flops_per_s > 0 ? (b * m.decode_flops / m.linear_flops_per_s + t * prefill) /
                                              m.gemm_factor / spread
                                        : 0;
+  if (m.dequant_s > 0 && tokens > m.dequant_above) p.compute += m.dequant_s;
   // A layer's output all-reduce needs that layer's result and the next layer waits for it:
   // neither the weight reads nor the GEMMs hide it (no overlap in the engines' default paths).
   p.comm = tokens * m.comm_s_per_token;
@@ -281,6 +169,9 @@ double prefill_rate(const Ctx& c) {
   const double lin = 2 * c.s.matmul, att = 4 * c.s.layers * c.s.attn_dim * prompt / 2;
   const int width = std::max(c.tp, c.row);
   double t_tok = (lin / c.linear + att / c.attention) / (width * 1e12 * eff);
+  const double pass = std::min(prompt * c.w.batch, c.k.llama_cpp_ubatch * 1.0);
+  if (c.dequant_bytes > 0 && pass > c.dequant_above)  // the FP16 copy, once per pass
+    t_tok += c.dequant_bytes / (width * c.copy_bw * pass);
   if (c.row > 1) {  // copies between the cards, and each prompt chunk's fork-joins
     const RowSplit r = row_split_costs(c.s, c.f, c.row, c.k, is_quantized(c.w.precision));
     t_tok +=
@@ -336,7 +227,6 @@ void describe(const Ctx& c, int count, Throughput& t) {
   else
     t.assumptions.push_back(std::to_string(count) + " replicas, each serving its own requests");
 }
-
 
 // The context both estimates start from: engine, fabric, bandwidth, GEMM rates, layout.
 Ctx make_ctx(const Workload& w, const Gpu& g, int count, bool linked, const K& k, const Shape& s,

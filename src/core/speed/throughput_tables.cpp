@@ -130,6 +130,30 @@ void parse_networks(const json& doc, const std::string& origin, ThroughputConsta
   }
 }
 
+// "Pascal|Maxwell": catalog architecture prefixes, at least one.
+std::vector<std::string> bar_list(const json& v, const std::string& where) {
+  if (!v.is_string()) throw data_error(where + ": must be text (prefixes separated by '|')");
+  const std::string list = v.get<std::string>();
+  std::vector<std::string> out;
+  for (std::size_t from = 0; from <= list.size();) {
+    const std::size_t bar = std::min(list.find('|', from), list.size());
+    if (bar > from) out.push_back(list.substr(from, bar - from));
+    from = bar + 1;
+  }
+  if (out.empty()) throw data_error(where + ": names no architecture");
+  return out;
+}
+
+// {"above": 32, "vendor": "nvidia"}: engines whose prompt GEMMs dequantize for cuBLAS/hipBLAS.
+void read_dequant(const json& v, const std::string& where, Engine& g) {
+  if (!v.is_object()) throw data_error(where + ".value: must be an object");
+  g.dequant_above =
+      int(in_range(v.contains("above") ? v["above"] : json(), where + ".value.above", 1, 1e5));
+  g.dequant_vendor = to_lower(text(v, "vendor", where + ".value"));
+  if (g.dequant_vendor != "nvidia" && g.dequant_vendor != "amd")
+    throw data_error(where + ".value.vendor: must be nvidia or amd");
+}
+
 // {"value": {"architectures": "Pascal|Maxwell", "engine": "llama.cpp-nograph", "says": "..."},
 // source...}: where the engine runs as another of its entries (graphless_on, backend_on).
 void read_variant(const json& e, const char* key, const std::string& at, Engine& g) {
@@ -139,16 +163,9 @@ void read_variant(const json& e, const char* key, const std::string& at, Engine&
   if (!o.is_object() || !o.contains("value") || !o["value"].is_object())
     throw data_error(where + ".value: must be an object");
   const json& v = o["value"];
-  Engine::Variant var{key, {}, to_lower(text(v, "engine", where + ".value")),
-                      text(v, "says", where + ".value")};
-  const std::string list = text(v, "architectures", where + ".value");
-  for (std::size_t from = 0; from <= list.size();) {
-    const std::size_t bar = std::min(list.find('|', from), list.size());
-    if (bar > from) var.architectures.push_back(list.substr(from, bar - from));
-    from = bar + 1;
-  }
-  if (var.architectures.empty())
-    throw data_error(where + ".value.architectures: names no architecture");
+  Engine::Variant var{
+      key, {}, to_lower(text(v, "engine", where + ".value")), text(v, "says", where + ".value")};
+  var.architectures = bar_list(v["architectures"], where + ".value.architectures");
   g.variants.push_back(std::move(var));
 }
 
@@ -168,10 +185,13 @@ Engine parse_engine(const std::string& name, const json& e, const std::string& a
   if (e.contains("int4_gemm")) g.int4_gemm = number(e, "int4_gemm", at, 0.05, 1.5);
   if (e.contains("int4_gemm_hopper"))
     g.int4_gemm_hopper = number(e, "int4_gemm_hopper", at, 0.05, 1.5);
+  if (e.contains("int4_gemm_also_on"))
+    g.int4_gemm_also_on = bar_list(sourced(e, "int4_gemm_also_on", at), at + ".int4_gemm_also_on");
+  if (e.contains("prefill_dequantize"))
+    read_dequant(sourced(e, "prefill_dequantize", at), at + ".prefill_dequantize", g);
   g.layer_overhead_s = number(e, "layer_overhead_us", at, 0, 1e4) * 1e-6;
   if (e.contains("host_step_us")) g.host_step_s = number(e, "host_step_us", at, 0, 1e6) * 1e-6;
-  if (e.contains("host_layer_us"))
-    g.host_layer_s = number(e, "host_layer_us", at, 0, 1e5) * 1e-6;
+  if (e.contains("host_layer_us")) g.host_layer_s = number(e, "host_layer_us", at, 0, 1e5) * 1e-6;
   g.prefill_efficiency = number(e, "prefill_efficiency", at, 0.01, 1);
   g.prefill_fp16_accumulate = flag(e, "prefill_fp16_accumulate", at);
   read_variant(e, "graphless_on", at, g);
