@@ -99,6 +99,19 @@ TEST_CASE("graphless_on naming no engine or no architecture is a data error") {
   CHECK(check_schema(schema, shipped()).empty());
 }
 
+TEST_CASE("a prefill_dequantize without a known vendor or a count, or an empty arch list, is a data error") {
+  auto vendor = shipped(), above = shipped(), list = shipped();
+  vendor["engines"]["llama.cpp-cublas"]["prefill_dequantize"]["value"]["vendor"] = "intel";
+  above["engines"]["llama.cpp-hipblas"]["prefill_dequantize"]["value"].erase("above");
+  list["engines"]["llama.cpp"]["int4_gemm_also_on"]["value"] = "||";
+  CHECK_THROWS_WITH(parse_throughput_constants(vendor, "t"),
+                    Catch::Contains("llama.cpp-cublas.prefill_dequantize.value.vendor: must be"));
+  CHECK_THROWS_WITH(parse_throughput_constants(above, "t"),
+                    Catch::Contains("prefill_dequantize.value.above: value must be a number"));
+  CHECK_THROWS_WITH(parse_throughput_constants(list, "t"),
+                    Catch::Contains("int4_gemm_also_on: names no architecture"));
+}
+
 TEST_CASE("LPDDR parts outside Apple decode with the CUDA/HIP kernels' figure, not Metal's") {
   // The decode assumption names the kernel class: "... llama.cpp on gddr [engines...]".
   const auto on = [](const std::string& card, const std::string& cls) {
