@@ -99,7 +99,7 @@ TEST_CASE("graphless_on naming no engine or no architecture is a data error") {
   CHECK(check_schema(schema, shipped()).empty());
 }
 
-TEST_CASE("a prefill_dequantize without a known vendor or a count, or an empty arch list, is a data error") {
+TEST_CASE("a malformed prefill_dequantize or int4_gemm_also_on is a data error") {
   auto vendor = shipped(), above = shipped(), list = shipped();
   vendor["engines"]["llama.cpp-cublas"]["prefill_dequantize"]["value"]["vendor"] = "intel";
   above["engines"]["llama.cpp-hipblas"]["prefill_dequantize"]["value"].erase("above");
