@@ -135,6 +135,8 @@ const std::map<std::string, std::pair<std::string, std::string>> kCards = {
     {"H100 PCIe", {"h100-pcie", ""}},
     {"L40S", {"l40s", ""}},
     {"RTX 2080 Ti", {"rtx-2080-ti", ""}},
+    {"RTX 2060 6GB", {"rtx-2060", ""}},
+    {"AMD Instinct MI50", {"mi50-32gb", "16 or 32 GB not stated: the 32 GB board"}},
     {"RTX 3070", {"rtx-3070", ""}},
     {"RTX 3080", {"rtx-3080", "10 or 12 GB not stated: the 10 GB card"}},
     {"RTX 3080 Ti", {"rtx-3080-ti", ""}},

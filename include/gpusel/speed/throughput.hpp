@@ -74,6 +74,10 @@ struct Engine {  // a decode engine (--engine)
   // at the 16-bit rate. 0: the engine multiplies the weights as they are.
   int dequant_above = 0;
   std::string dequant_vendor;
+  // Quantized prompts on cards without int8 matrix units (catalog prefixes `dp4a_on`): the
+  // vector dot-product instruction at 4 x the FP32 rate, of which the GEMMs reach this share.
+  double dp4a_efficiency = 0;
+  std::vector<std::string> dp4a_on;
   double layer_overhead_s = 0;  // per layer per decode step
   // Eager engines whose host issues every op (transformers generate()): the host's time per
   // step and per layer, a floor under the step; 0 for engines the host never waits on.

@@ -80,6 +80,24 @@ void dequant_pass(Ctx& c, Throughput& t) {
       " GB/s) [engines." + c.e.name + ".prefill_dequantize]");
 }
 
+// llama.cpp's MMQ on a card without int8 matrix units multiplies with the vector dot-product
+// instruction (dp4a, v_dot4): four int8 multiply-adds where an FMA does one, so 4 x the FP32
+// rate, of which the GEMMs reach the engine's measured share. 0 where it does not apply.
+double dp4a_factor(const Ctx& c, Throughput& t) {
+  const Precision p = c.w.precision;
+  if (c.e.dp4a_efficiency <= 0 || c.g.fp32_tflops <= 0 || c.linear <= 0) return 0;
+  if ((p != Precision::int4 && p != Precision::int8) || !on_architecture(c.g, c.e.dp4a_on))
+    return 0;
+  const double rate = 4 * c.g.fp32_tflops * c.e.dp4a_efficiency;
+  const double factor = rate / (c.linear * c.prefill_eff);
+  t.assumptions.push_back(
+      "quantized prompt GEMMs on the dot-product instruction (dp4a/v_dot4, no "
+      "int8 matrix units): 4 x " +
+      num(c.g.fp32_tflops) + " TFLOPS FP32 x " + num(c.e.dp4a_efficiency) + " = " + num(rate) +
+      " TOPS [engines." + c.e.name + ".prefill_dp4a] (" + num(factor) + " x the 16-bit path)");
+  return factor;
+}
+
 }  // namespace
 
 // Prompt efficiency: the engine's Metal measurement on Apple GPUs where it has one (Metal
@@ -89,14 +107,18 @@ void prompt_efficiency(Ctx& c, Throughput& t) {
   c.prefill_eff = metal ? c.e.metal_prefill_efficiency : c.e.prefill_efficiency;
   std::string key;
   const bool copy = !metal && dequantizes_for_cublas(c);
-  if ((is_quantized(c.w.precision) || c.fp8_weight_only) && !copy)
+  const double dp4a = metal || copy ? 0 : dp4a_factor(c, t);
+  if (dp4a > 0)
+    c.gemm_quant = dp4a;
+  else if ((is_quantized(c.w.precision) || c.fp8_weight_only) && !copy)
     std::tie(c.gemm_quant, key) = quantized_gemm(c, metal);
-  t.assumptions.push_back(
-      "prompt efficiency " + num(c.prefill_eff) + " of the achievable rate [engines." + c.e.name +
-      (metal ? ".prefill_metal]" : ".prefill_efficiency]") +
-      (c.gemm_quant != 1 ? " x " + num(c.gemm_quant) + " for " + to_string(c.w.precision) +
-                               " weights, prompt and batched decode GEMMs [" + key + "]"
-                         : ""));
+  t.assumptions.push_back("prompt efficiency " + num(c.prefill_eff) +
+                          " of the achievable rate [engines." + c.e.name +
+                          (metal ? ".prefill_metal]" : ".prefill_efficiency]") +
+                          (c.gemm_quant != 1 && dp4a <= 0
+                               ? " x " + num(c.gemm_quant) + " for " + to_string(c.w.precision) +
+                                     " weights, prompt and batched decode GEMMs [" + key + "]"
+                               : ""));
   if (copy) dequant_pass(c, t);
 }
 

@@ -144,6 +144,15 @@ std::vector<std::string> bar_list(const json& v, const std::string& where) {
   return out;
 }
 
+// {"efficiency": 0.254, "architectures": "Pascal (GP102|RDNA 2"}: MMQ on dp4a / v_dot4.
+void read_dp4a(const json& v, const std::string& where, Engine& g) {
+  if (!v.is_object()) throw data_error(where + ".value: must be an object");
+  g.dp4a_efficiency = in_range(v.contains("efficiency") ? v["efficiency"] : json(),
+                               where + ".value.efficiency", 0.01, 1);
+  g.dp4a_on = bar_list(v.contains("architectures") ? v["architectures"] : json(),
+                       where + ".value.architectures");
+}
+
 // {"above": 32, "vendor": "nvidia"}: engines whose prompt GEMMs dequantize for cuBLAS/hipBLAS.
 void read_dequant(const json& v, const std::string& where, Engine& g) {
   if (!v.is_object()) throw data_error(where + ".value: must be an object");
@@ -187,6 +196,8 @@ Engine parse_engine(const std::string& name, const json& e, const std::string& a
     g.int4_gemm_hopper = number(e, "int4_gemm_hopper", at, 0.05, 1.5);
   if (e.contains("int4_gemm_also_on"))
     g.int4_gemm_also_on = bar_list(sourced(e, "int4_gemm_also_on", at), at + ".int4_gemm_also_on");
+  if (e.contains("prefill_dp4a"))
+    read_dp4a(sourced(e, "prefill_dp4a", at), at + ".prefill_dp4a", g);
   if (e.contains("prefill_dequantize"))
     read_dequant(sourced(e, "prefill_dequantize", at), at + ".prefill_dequantize", g);
   g.layer_overhead_s = number(e, "layer_overhead_us", at, 0, 1e4) * 1e-6;

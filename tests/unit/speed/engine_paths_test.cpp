@@ -99,11 +99,39 @@ TEST_CASE("graphless_on naming no engine or no architecture is a data error") {
   CHECK(check_schema(schema, shipped()).empty());
 }
 
+TEST_CASE("without int8 matrix units quantized prompts run on dp4a at 4x FP32: the P40's 912") {
+  // ggml-org/llama.cpp PR #4766 (January 2024, master): Tesla P40 LLaMA 7B Q4_0 pp512 912.41.
+  CHECK(prompt_of("llama-2-7b", "q4_0", "llama.cpp", "tesla-p40") == Approx(912.41).epsilon(0.03));
+  // The same share of the dot-product rate on AMD's dp4a cards; the prompt rate of a 4-bit
+  // model follows 4 x FP32 there, whatever the FP16 figure.
+  const double eff = default_throughput_constants().engines.at("llama.cpp").dp4a_efficiency;
+  for (const char* card : {"mi50-32gb", "rx-6800-xt"}) {
+    const Throughput t = estimate_throughput(llama("llama-2-7b", "q4_0", "llama.cpp", 513, 512),
+                                             gpu(card), 1, false);
+    // 2 x the matmul weights (6.74B less the 32000 x 4096 embedding) + causal attention
+    // over half of 512 tokens, 32 layers of 4096.
+    const double flops = 2 * (6.74e9 - 32000 * 4096.0) + 4 * 32 * 4096 * 256.0;
+    CHECK(t.prefill_tokens_per_s * flops / 1e12 ==
+          Approx(4 * gpu(card).fp32_tflops * eff).epsilon(0.02));
+  }
+  // Not GP100 (no dp4a), not 16-bit weights, not cards with int8 matrix units.
+  const auto ratio = [](const char* card) {
+    return prompt_of("llama-2-7b", "q4_0", "llama.cpp", card) /
+           prompt_of("llama-2-7b", "fp16", "llama.cpp", card);
+  };
+  CHECK(ratio("tesla-p100-pcie-16gb") == Approx(0.72).epsilon(1e-6));
+  CHECK(ratio("rtx-3090") == Approx(0.94).epsilon(1e-6));
+}
+
 TEST_CASE("a malformed prefill_dequantize or int4_gemm_also_on is a data error") {
   auto vendor = shipped(), above = shipped(), list = shipped();
   vendor["engines"]["llama.cpp-cublas"]["prefill_dequantize"]["value"]["vendor"] = "intel";
   above["engines"]["llama.cpp-hipblas"]["prefill_dequantize"]["value"].erase("above");
   list["engines"]["llama.cpp"]["int4_gemm_also_on"]["value"] = "||";
+  auto dp4a = shipped();
+  dp4a["engines"]["llama.cpp"]["prefill_dp4a"]["value"]["efficiency"] = 1.5;
+  CHECK_THROWS_WITH(parse_throughput_constants(dp4a, "t"),
+                    Catch::Contains("prefill_dp4a.value.efficiency: value 1.5 outside"));
   CHECK_THROWS_WITH(parse_throughput_constants(vendor, "t"),
                     Catch::Contains("llama.cpp-cublas.prefill_dequantize.value.vendor: must be"));
   CHECK_THROWS_WITH(parse_throughput_constants(above, "t"),
@@ -183,7 +211,6 @@ TEST_CASE("today's MMQ runs 4-bit prompts at 0.94 of F16 on NVIDIA Ampere+ and A
   for (const char* card : {"rtx-3090", "rtx-4090", "rx-7900-xtx", "radeon-ai-pro-r9700", "mi300x"})
     CHECK(ratio("llama.cpp", card) == Approx(0.94).epsilon(1e-6));
   CHECK(ratio("llama.cpp", "h100-sxm") == Approx(0.72).epsilon(1e-6));        // int4_gemm_hopper
-  CHECK(ratio("llama.cpp", "rx-6800-xt") == Approx(0.72).epsilon(1e-6));      // RDNA 2: dp4a MMQ
   CHECK(ratio("llama.cpp", "apple-m2-ultra") == Approx(0.92).epsilon(1e-6));  // Metal's own
   // ROCm builds of 2025 copy the weights for hipBLAS on AMD cards only.
   CHECK(ratio("llama.cpp-hipblas", "rx-7900-xtx") < 0.94);
