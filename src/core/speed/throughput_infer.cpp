@@ -106,7 +106,7 @@ StepModel build_step(const Ctx& c, int tp, int stages, int row = 1) {
   m.attention_flops_per_s = tp * c.attention * 1e12 * c.prefill_eff;
   m.gemm_factor = c.gemm_quant;
   if (c.dequant_bytes > 0)  // each card copies its share of the weights
-    m.dequant_s = c.dequant_bytes / (tp * c.copy_bw), m.dequant_above = c.dequant_above;
+    m.dequant_s = c.dequant_bytes / (tp * c.copy_bw), m.dequant_above = c.e.dequant_above;
   if (tp > 1) {  // the two all-reduces per layer carry hidden x 2 B per token
     Fabric group = c.f;
     group.count = tp, group.nodes = 1;
@@ -170,7 +170,7 @@ double prefill_rate(const Ctx& c) {
   const int width = std::max(c.tp, c.row);
   double t_tok = (lin / c.linear + att / c.attention) / (width * 1e12 * eff);
   const double pass = std::min(prompt * c.w.batch, c.k.llama_cpp_ubatch * 1.0);
-  if (c.dequant_bytes > 0 && pass > c.dequant_above)  // the FP16 copy, once per pass
+  if (c.dequant_bytes > 0 && pass > c.e.dequant_above)  // the FP16 copy, once per pass
     t_tok += c.dequant_bytes / (width * c.copy_bw * pass);
   if (c.row > 1) {  // copies between the cards, and each prompt chunk's fork-joins
     const RowSplit r = row_split_costs(c.s, c.f, c.row, c.k, is_quantized(c.w.precision));

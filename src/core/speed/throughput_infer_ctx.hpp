@@ -23,10 +23,9 @@ struct Ctx {
   int row = 1;                       // llama.cpp --split-mode row: cards splitting each matrix
   bool fp8_weight_only = false;      // FP8 weights on a card without FP8 tensor cores
   // Engines whose prompt GEMMs run in FP16 cuBLAS: the bytes each forward pass of more than
-  // `dequant_above` tokens reads and writes turning the quantized weights into an FP16 copy,
-  // at `copy_bw` bytes/s; 0 where the quantized weights are multiplied as they are.
+  // the engine's dequant_above tokens reads and writes turning the quantized weights into an
+  // FP16 copy, at `copy_bw` bytes/s; 0 where the quantized weights are multiplied as they are.
   double dequant_bytes = 0, copy_bw = 0;
-  int dequant_above = 0;
 };
 
 // Bytes of weights one decode step reads (GGUF bits, --weight-bits, int4/int8 figures).

@@ -37,9 +37,7 @@ std::pair<double, std::string> quantized_gemm(const Ctx& c, bool metal) {
   if (metal) return {c.e.metal_prefill_quantized_factor, e + ".prefill_metal.quantized_factor"};
   // The engines' weight-only kernels (Marlin, Machete) are CUDA kernels for Ampere and newer;
   // llama.cpp's MMQ also runs on AMD matrix cores (int4_gemm_also_on).
-  const bool pre_ampere = c.g.architecture.rfind("Pascal", 0) == 0 ||
-                          c.g.architecture.rfind("Volta", 0) == 0 ||
-                          c.g.architecture.rfind("Turing", 0) == 0;
+  const bool pre_ampere = on_architecture(c.g, {"Pascal", "Volta", "Turing"});
   const bool kernels =
       (c.g.vendor == "nvidia" && !pre_ampere) || on_architecture(c.g, c.e.int4_gemm_also_on);
   const bool weight_only = (c.w.precision == Precision::int4 || c.fp8_weight_only) && kernels;
@@ -72,9 +70,8 @@ void dequant_pass(Ctx& c, Throughput& t) {
   const Precision p = c.w.precision;
   c.copy_bw = c.bw / (p == Precision::int4 ? c.e.int4_factor : c.e.int8_factor);
   c.dequant_bytes = read + written;
-  c.dequant_above = c.e.dequant_above;
   t.assumptions.push_back(
-      "prompt GEMMs in FP16 cuBLAS: a pass of more than " + std::to_string(c.dequant_above) +
+      "prompt GEMMs in FP16 cuBLAS: a pass of more than " + std::to_string(c.e.dequant_above) +
       " tokens first dequantizes the weights to an FP16 copy (" + num(read / 1e9) + " GB read + " +
       num(written / 1e9) + " GB written at the decode kernels' " + num(c.copy_bw / 1e9) +
       " GB/s) [engines." + c.e.name + ".prefill_dequantize]");
