@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "gpusel/data/engines.hpp"
 #include "gpusel/i18n/i18n.hpp"
 #include "gpusel/json/embedded.hpp"
 
@@ -309,10 +310,22 @@ std::string memory_line(const Workload& w, const Estimate& need) {
         "Memory on one GPU: {} GiB (band {}-{} GiB); multi-GPU configurations run"
         " data-parallel (a full copy per GPU)",
         a, lo, hi);
+  if (is_training(w.mode))
+    return trf(
+        "Memory on one GPU: {} GiB (band {}-{} GiB); multi-GPU configurations shard it"
+        " (FSDP/ZeRO-3)",
+        a, lo, hi);
+  // Inference spreads over the cards as its engine does (data/throughput.json multi_gpu).
+  const std::string engine = inference_engine(w.engine, w.batch, false);
+  if (engine_splits_layers(engine))
+    return trf(
+        "Memory on one GPU: {} GiB (band {}-{} GiB); multi-GPU configurations split it by"
+        " layers, one card busy at a time ({}'s layout; --engine vllm for tensor parallel)",
+        a, lo, hi, engine);
   return trf(
-      "Memory on one GPU: {} GiB (band {}-{} GiB); multi-GPU configurations shard it"
-      " (training: FSDP/ZeRO-3, inference: tensor parallel)",
-      a, lo, hi);
+      "Memory on one GPU: {} GiB (band {}-{} GiB); multi-GPU configurations run it tensor"
+      " parallel ({})",
+      a, lo, hi, engine);
 }
 
 std::string header_text(const Session& s, const Estimate& need, const std::string& price_note) {

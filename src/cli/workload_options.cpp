@@ -96,7 +96,8 @@ void add_parallel_options(CLI::App* cmd, WorkloadArgs& a) {
   cmd->add_option("--shard", a.shard,
                   choices(shard_names()) +
                       " (none: layers split, one card at a time; default: none on one GPU, "
-                      "training fsdp, inference tp on several)");
+                      "training fsdp, inference the engine's layout on several: llama.cpp "
+                      "none, vllm tp)");
   cmd->add_option("--tp", a.tp,
                   "training: tensor-parallel degree inside a node (default 1); with --tp/--pp "
                   "the other GPUs run data parallel and --shard names how "
@@ -112,7 +113,7 @@ void add_parallel_options(CLI::App* cmd, WorkloadArgs& a) {
   cmd->add_option("--offload", a.offload, choices(offload_names()) + " (default none)");
   cmd->add_option("--engine", a.engine,
                   "inference engine: " + choices(engine_names()) +
-                      " (default llama.cpp at batch 1, vllm for batched serving)");
+                      " (default llama.cpp at batch 1, vllm for batched serving or --shard tp)");
   cmd->add_option("--split-mode", a.split_mode,
                   "llama.cpp on several GPUs: layer|row (default layer: --shard none's layer "
                   "split; row: every weight matrix split by rows over the cards, llama.cpp's "

@@ -91,9 +91,10 @@ Case make_case(const Row& r, const gpusel::Catalog& catalog) {
   w.seq_len = w.prompt_len + std::max(1, int(std::lround(t.output.mean)));
   w.allow_long_context = true;
   const int tp = int(num(r, "tp_used", 1));
+  c.engine_settings = engine_for(r);
+  w.engine = c.engine_settings->name;  // placed as the serving engine lays a model out
   const gpusel::Workload placed = gpusel::on_gpus(w, tp);
   const gpusel::Config cfg = gpusel::make_config(gpu, tp, w);
-  c.engine_settings = engine_for(r);
   c.replica = gpusel::build_replica(placed, gpu, tp, cfg.linked, *c.engine_settings, t);
   return c;
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "gpusel/data/engines.hpp"
 #include "estimator_parts.hpp"
 
 namespace gpusel::detail {
@@ -27,7 +28,8 @@ Widths widths(const ModelArch& m) {
 namespace gpusel {
 
 // The engine's prompt budget per step: the speed stage's engine choice (throughput.json
-// default_engine: llama.cpp at batch 1, vLLM batched; --engine overrides), kept in step by
+// default_engine: llama.cpp at batch 1, vLLM batched or tensor parallel; --engine overrides,
+// aliases resolved by data/engines.hpp), kept in step by
 // tests/unit/speed/prefill_engine_test.cpp. Engines gpusel has no documented chunk for run
 // the whole prompt (0).
 bool is_llama_cpp(const std::string& engine) {
@@ -37,9 +39,7 @@ bool is_llama_cpp(const std::string& engine) {
 }
 
 PrefillChunk prefill_chunk(const Workload& w) {
-  std::string e;
-  for (char c : w.engine) e += char(std::tolower(static_cast<unsigned char>(c)));
-  if (e.empty()) e = w.batch > 1 ? "vllm" : "llama.cpp";
+  const std::string e = inference_engine(w.engine, w.batch, w.shard == Shard::tp && w.gpus > 1);
   if (e == "vllm") return {"vllm", data_constant("prefill_chunk_tokens_vllm")};
   if (is_llama_cpp(e)) return {"llama.cpp", data_constant("prefill_chunk_tokens_llama_cpp")};
   return {e, 0};

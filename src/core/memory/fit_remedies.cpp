@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "gpusel/base/error.hpp"
+#include "gpusel/data/engines.hpp"
 #include "gpusel/data/platforms.hpp"
 #include "gpusel/data/quantization.hpp"
 #include "gpusel/i18n/i18n.hpp"
@@ -151,9 +152,14 @@ std::optional<FitChange> combined(const Workload& w, const std::vector<Candidate
 // The smallest count of these cards that holds the workload sharded, within what one host
 // takes (data/platforms.json: two consumer cards on a desktop board, K18; four on a
 // workstation; eight in a server), naming the platform. A count tensor parallelism cannot
-// use fails validation in evaluate_change and is passed over.
+// use fails validation in evaluate_change and is passed over. Inference splits as its engine
+// does (data/throughput.json engines.*.multi_gpu).
 std::optional<FitChange> sharding_candidate(const Workload& w, const Gpu& gpu, double usable) {
-  const Shard shard = is_training(w.mode) ? Shard::zero3 : Shard::tp;
+  // Inference splits as its engine does (llama.cpp, ExLlamaV2: layers; vLLM: tensor parallel).
+  const Shard shard = is_training(w.mode) ? Shard::zero3
+                      : engine_splits_layers(inference_engine(w.engine, w.batch, false))
+                          ? Shard::none
+                          : Shard::tp;
   const int limit = host_limits(default_platforms(), gpu).per_host;
   for (int n = std::max(2, w.gpus * 2); n <= limit; n *= 2) {
     const PlatformQuote q = quote_platform(default_platforms(), gpu, n, false);

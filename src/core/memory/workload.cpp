@@ -6,7 +6,9 @@
 
 #include "gpusel/base/error.hpp"
 #include "gpusel/base/text.hpp"
+#include "gpusel/data/engines.hpp"
 #include "gpusel/data/quantization.hpp"
+#include "gpusel/memory/estimator.hpp"
 #include "workload_internal.hpp"
 
 namespace gpusel {
@@ -233,6 +235,17 @@ void validate_context(const Workload& w) {
                       " tokens (--allow-long-context estimates it anyway)");
 }
 
+// --shard tp for inference needs an engine that runs tensor parallel; without --engine the
+// batched engine (vLLM) runs it. llama.cpp's other split is by rows (--split-mode row).
+void require_tensor_parallel_engine(const Workload& w) {
+  if (is_training(w.mode) || w.shard != Shard::tp || w.gpus < 2) return;
+  const std::string engine = inference_engine(w.engine, w.batch, true);
+  if (!engine_splits_layers(engine)) return;
+  throw usage_error("--shard tp: " + engine + " spreads a model over GPUs by layers (--shard none" +
+                    (is_llama_cpp(engine) ? ", or each matrix by rows: --split-mode row)" : ")") +
+                    "; tensor parallelism runs on --engine " + tensor_parallel_engines());
+}
+
 }  // namespace
 
 namespace detail {
@@ -251,6 +264,7 @@ void validate_sharding(const Workload& w) {
   if (!is_training(w.mode) && shards && w.shard != Shard::tp)
     throw usage_error("--shard " + to_string(w.shard) + " is a training strategy; " +
                       "inference splits a model with --shard tp (or none: layers split)");
+  require_tensor_parallel_engine(w);
   if (w.shard == Shard::tp && w.gpus > 1 && w.model.heads > 0 && !w.model.remainder_linear &&
       w.model.heads % w.gpus != 0)
     throw usage_error("--shard tp splits attention by heads: " + std::to_string(w.gpus) +
@@ -300,11 +314,14 @@ Workload on_gpus(const Workload& given, int count) {
   }
   const bool heads_divide =
       w.model.heads <= 0 || w.model.remainder_linear || w.model.heads % count == 0;
+  // Inference takes its engine's own layout (data/throughput.json engines.*.multi_gpu):
+  // llama.cpp, transformers and ExLlamaV2 split by layers, vLLM and SGLang tensor parallel.
+  const bool engine_tp = !engine_splits_layers(inference_engine(w.engine, w.batch, false));
   w.shard = is_training(w.mode)
                 ? (w.offload == Offload::params && framework_shard == Shard::fsdp ? Shard::fsdp
                                                                                   : framework_shard)
-            : heads_divide ? Shard::tp
-                           : Shard::none;
+            : engine_tp && heads_divide ? Shard::tp
+                                        : Shard::none;
   return w;
 }
 

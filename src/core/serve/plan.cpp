@@ -119,17 +119,20 @@ ServeOption evaluate_option(const Gpu& g, int count, std::optional<int> fixed_re
                             const Cloud* cloud, const RuleSet& rules, const Rates& rates,
                             const ServeRequest& req, const PlanEnv& env) {
   ServeOption o;
-  const Workload& w = req.rank.workload;
-  o.eval = evaluate(make_config(g, count, w), rules, rates, req.rank);
-  o.cards = count;
   o.engine = default_serving_data().engine_for(g, req.target.engine);
+  // The replica runs the serving engine, so its multi-GPU layout is that engine's (vLLM:
+  // tensor parallel; llama.cpp: layers).
+  RankRequest rank = req.rank;
+  if (o.engine) rank.workload.engine = o.engine->name;
+  o.eval = evaluate(make_config(g, count, rank.workload), rules, rates, rank);
+  o.cards = count;
   if (!o.engine) {
     o.why_not = req.target.engine.empty()
                     ? "no serving engine runs on " + g.ecosystem
                     : default_serving_data().engine(req.target.engine).why_not_on(g);
     return o;
   }
-  o.replica = build_replica(workload_for(o.eval.config, req.rank), g, count, o.eval.config.linked,
+  o.replica = build_replica(workload_for(o.eval.config, rank), g, count, o.eval.config.linked,
                             *o.engine, req.target.traffic, req.rank.reserve);
   if (!o.replica.fits()) {
     o.why_not = fmt::format("no room for a sequence: {:.1f} GiB of weights per card of {:.1f} GiB",

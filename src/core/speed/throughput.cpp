@@ -206,7 +206,10 @@ void estimate_training(const Workload& w, const Gpu& g, int count, bool linked, 
 
 const Engine& engine_for(const Workload& w, const K& k) {
   std::string name = to_lower(w.engine);
-  if (name.empty()) name = w.batch > 1 ? k.default_engine_batched : k.default_engine_batch1;
+  // Tensor parallelism on several GPUs is the batched engine's (vLLM): llama.cpp has none.
+  const bool tensor_parallel = w.shard == Shard::tp && w.gpus > 1;
+  if (name.empty())
+    name = w.batch > 1 || tensor_parallel ? k.default_engine_batched : k.default_engine_batch1;
   for (const auto& [key, e] : k.engines)
     if (key == name || std::find(e.aliases.begin(), e.aliases.end(), name) != e.aliases.end())
       return e;

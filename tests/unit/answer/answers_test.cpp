@@ -129,7 +129,16 @@ TEST_CASE("a given --shard is kept where it applies and refused where it cannot"
   inf.shard_given = true;
   CHECK_THROWS_AS(on_gpus(inf, 8), Error);
   inf.shard_given = false;
+  CHECK(on_gpus(inf, 4).shard == Shard::none);  // batch 1: llama.cpp, which splits layers
+  inf.engine = "vllm";
   CHECK(on_gpus(inf, 8).shard == Shard::none);  // layer split when TP cannot divide the heads
+  CHECK(on_gpus(inf, 4).shard == Shard::tp);
+  // --shard tp on an engine without tensor parallelism is refused, not run as another split;
+  // without --engine the batched engine (vLLM) runs it.
+  inf.shard = Shard::tp, inf.shard_given = true;
+  inf.engine = "llama.cpp";
+  CHECK_THROWS_AS(on_gpus(inf, 4), Error);
+  inf.engine = "";
   CHECK(on_gpus(inf, 4).shard == Shard::tp);
   CHECK(on_gpus(preset("llama-3.1-8b", Mode::full), 4).shard == Shard::fsdp);
 }

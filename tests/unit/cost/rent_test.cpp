@@ -78,6 +78,7 @@ TEST_CASE("tensor parallel inference uses the instance GPUs that divide the head
   ModelArch odd = test_models::llama2_7b();
   odd.heads = 28, odd.kv_heads = 4;  // Qwen2.5-7B's layout: 8 GPUs cannot split 28 heads
   f.req.workload = test_models::on(odd, Mode::inference);
+  f.req.workload.engine = "vllm";
   const RentalRanking r = rank_rentals(f.catalog, f.cloud, f.rules, f.rates, f.req, {});
   bool eight = false;
   for (const auto& o : r.options) {
@@ -88,6 +89,12 @@ TEST_CASE("tensor parallel inference uses the instance GPUs that divide the head
     CHECK(o.eval.config.count == 4);
   }
   CHECK(eight);
+  // llama.cpp (batch 1's default) splits layers: every GPU of the instance holds some.
+  f.req.workload.engine = "";
+  for (const auto& o : rank_rentals(f.catalog, f.cloud, f.rules, f.rates, f.req, {}).options) {
+    INFO(o.offer->id);
+    CHECK(o.eval.config.count == o.offer->gpus_per_instance);
+  }
 }
 
 TEST_CASE("filters and memory decide which offers are considered") {

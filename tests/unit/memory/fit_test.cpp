@@ -168,10 +168,19 @@ TEST_CASE("a 70B model in bf16 needs several 80 GB cards, fit says how many") {
   module.form_factor = "sxm";
   const FitResult r = fit(big, module, 1);
   CHECK_FALSE(r.fits);
-  bool sharded = false;
-  for (const auto& c : r.changes)
-    if (c.change.find("--shard tp") != std::string::npos) sharded = c.fits;
-  CHECK(sharded);
+  // More cards, split as the engine splits: llama.cpp (batch 1's default) by layers, vLLM
+  // tensor parallel.
+  const auto more_cards_fit = [&](const Workload& x, const std::string& shard) {
+    bool fits = false;
+    for (const auto& c : fit(x, module, 1).changes)
+      if (c.change.find("--shard " + shard) != std::string::npos) fits = c.fits;
+    return fits;
+  };
+  CHECK(more_cards_fit(big, "none"));
+  Workload served = big;
+  served.engine = "vllm";
+  CHECK(more_cards_fit(served, "tp"));
+  CHECK_FALSE(more_cards_fit(served, "none"));
   CHECK(fit(big, module, 4).fits);
   CHECK_THROWS_AS(fit(w, card(80), 0), Error);
 }

@@ -92,12 +92,20 @@ TEST_CASE("configurations: linked only within the interconnect's group") {
   for (const auto& c : configurations(none, 8, training())) CHECK_FALSE(c.linked);
 }
 
-TEST_CASE("configurations: training shards FSDP, inference tensor parallel, one card none") {
+TEST_CASE("configurations: training shards FSDP, inference as its engine splits, one card none") {
   const Gpu dc = card("datacenter", "sxm", "nvlink", 8);
   for (const auto& c : configurations(dc, 8, training()))
     CHECK(c.shard == (c.count == 1 ? Shard::none : Shard::fsdp));
-  for (const auto& c : configurations(dc, 8, inference()))
-    CHECK(c.shard == (c.count == 1 ? Shard::none : Shard::tp));
+  // Batch 1 runs llama.cpp, whose default multi-GPU layout is the layer split; vLLM (batched,
+  // or named) runs tensor parallel.
+  for (const auto& c : configurations(dc, 8, inference())) CHECK(c.shard == Shard::none);
+  Workload batched = inference();
+  batched.batch = 8;
+  for (Workload w : {batched, inference()}) {
+    if (w.batch == 1) w.engine = "vllm";
+    for (const auto& c : configurations(dc, 8, w))
+      CHECK(c.shard == (c.count == 1 ? Shard::none : Shard::tp));
+  }
   Workload q = training();
   q.mode = Mode::qlora;
   CHECK(make_config(dc, 4, q).shard == Shard::fsdp);

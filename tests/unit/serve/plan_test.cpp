@@ -112,12 +112,16 @@ TEST_CASE("plan: an engine that does not run on the card is reported, not estima
   CHECK(o.why_not.find("does not run") != std::string::npos);
 }
 
-TEST_CASE("plan: a replica's per-card need is check's for the same flags", "[serve]") {
+TEST_CASE("plan: a replica's per-card need is check's for the same flags and engine", "[serve]") {
   for (const auto& [model, count] : {std::pair{"llama-3.1-70b", 4}, std::pair{"llama-3.1-8b", 1},
                                      std::pair{"mixtral-8x7b", 2}}) {
-    const ServeRequest r = request(model, 5, Precision::bf16);
+    ServeRequest r = request(model, 5, Precision::bf16);
     const Gpu& g = gpu("h100-sxm");
     const ServeOption o = one("h100-sxm", count, r);
+    REQUIRE(o.engine);
+    // serve runs its serving engine (vLLM here): check with --engine vllm lays the model out
+    // the same way (tensor parallel), where check's batch-1 default, llama.cpp, splits layers.
+    r.rank.workload.engine = o.engine->name;
     const Sources src{ranker_fixtures::catalog(), [] { return &cloud(); }, ranker_fixtures::rules(),
                       ranker_fixtures::rates()};
     const CheckAnswer c = check(src, r.rank, g, count);

@@ -24,8 +24,10 @@ inline Replica replica(const Workload& w, const std::string& gpu_id, int count,
                        const std::string& engine = "vllm",
                        const Traffic& t = {{1000, 0}, {200, 0}}) {
   const Gpu& g = gpu(gpu_id);
-  const Workload placed = on_gpus(w, count);
-  return build_replica(placed, g, count, make_config(g, count, w).linked,
+  Workload run = w;
+  run.engine = engine;  // placed as the serving engine lays a model out (vLLM: tensor parallel)
+  const Workload placed = on_gpus(run, count);
+  return build_replica(placed, g, count, make_config(g, count, run).linked,
                        default_serving_data().engine(engine), t);
 }
 

@@ -77,5 +77,7 @@ TEST_CASE("the row split (split-mode row) is refused outside llama.cpp inference
   Workload free = llama70(true, "llama.cpp");
   CHECK(on_gpus(free, 4).shard == Shard::none);
   free.row_split = false;
+  CHECK(on_gpus(free, 4).shard == Shard::none);  // llama.cpp's default: the layer split
+  free.engine = "vllm";
   CHECK(on_gpus(free, 4).shard == Shard::tp);
 }

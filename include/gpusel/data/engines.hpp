@@ -1,0 +1,23 @@
+#pragma once
+// What the memory stage must know of an inference engine before the speed stage models it:
+// which engine runs when --engine is not given, and how that engine spreads a model over
+// several GPUs. Read from data/throughput.json (constants.default_engine, engines.*.multi_gpu),
+// the file the speed stage takes the engines' figures from.
+#include <string>
+
+namespace gpusel {
+
+// The engine entry that runs an inference: --engine with an alias resolved to its entry's key
+// (a name the data does not know comes back lower-cased), else the default: the batched
+// engine (vLLM) for batches above one or for tensor parallelism, the batch-1 one (llama.cpp)
+// otherwise.
+std::string inference_engine(const std::string& engine, int batch, bool tensor_parallel);
+
+// Whether the engine spreads a model over several GPUs by layers (one card busy at a time
+// at batch 1) rather than tensor parallel; false for a name the data does not know.
+bool engine_splits_layers(const std::string& engine_key);
+
+// The engines that run tensor parallel, separated by '|', for messages.
+std::string tensor_parallel_engines();
+
+}  // namespace gpusel

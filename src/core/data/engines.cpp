@@ -1,0 +1,82 @@
+#include "gpusel/data/engines.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+
+#include "gpusel/base/error.hpp"
+#include "gpusel/json/embedded.hpp"
+
+namespace gpusel {
+namespace {
+
+using nlohmann::json;
+
+struct EngineSplits {
+  std::string batch1, batched;
+  std::map<std::string, std::string> key_of;  // every key and alias -> the entry's key
+  std::map<std::string, bool> layers;         // entry key -> splits by layers
+};
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](unsigned char c) { return char(std::tolower(c)); });
+  return s;
+}
+
+// engines.<name>.multi_gpu, or the entry it is "like" (one level, as the speed stage reads).
+bool splits_layers(const json& engines, const json& e, const std::string& at) {
+  const json* own = &e;
+  if (!e.contains("multi_gpu") && e.contains("like") && e["like"].is_string() &&
+      engines.contains(e["like"].get<std::string>()))
+    own = &engines[e["like"].get<std::string>()];
+  if (!own->contains("multi_gpu") || !(*own)["multi_gpu"].is_object())
+    throw data_error(at + ".multi_gpu: missing (layer|tensor)");
+  const json& v = (*own)["multi_gpu"].value("value", json());
+  if (v != "layer" && v != "tensor")
+    throw data_error(at + ".multi_gpu.value: must be \"layer\" or \"tensor\"");
+  return v == "layer";
+}
+
+// Parsed once from the embedded file; its schema and the speed stage check the rest.
+const EngineSplits& splits() {
+  static const EngineSplits table = [] {
+    const std::string origin = "data/throughput.json";
+    const json& doc = embedded_json(origin);
+    EngineSplits t;
+    const json& d = doc.at("constants").at("default_engine").at("value");
+    t.batch1 = d.at("batch1").get<std::string>(), t.batched = d.at("batched").get<std::string>();
+    const json& engines = doc.at("engines");
+    for (const auto& [name, e] : engines.items()) {
+      t.key_of[lower(name)] = name;
+      for (const json& a : e.value("aliases", json::array())) t.key_of[lower(a.get<std::string>())] = name;
+      t.layers[name] = splits_layers(engines, e, origin + ": engines." + name);
+    }
+    return t;
+  }();
+  return table;
+}
+
+}  // namespace
+
+std::string inference_engine(const std::string& engine, int batch, bool tensor_parallel) {
+  const EngineSplits& t = splits();
+  if (engine.empty()) return batch > 1 || tensor_parallel ? t.batched : t.batch1;
+  const auto it = t.key_of.find(lower(engine));
+  return it != t.key_of.end() ? it->second : lower(engine);
+}
+
+bool engine_splits_layers(const std::string& engine_key) {
+  const auto& layers = splits().layers;
+  const auto it = layers.find(engine_key);
+  return it != layers.end() && it->second;
+}
+
+std::string tensor_parallel_engines() {
+  std::string out;
+  for (const auto& [name, layers] : splits().layers)
+    if (!layers) out += (out.empty() ? "" : "|") + name;
+  return out;
+}
+
+}  // namespace gpusel
