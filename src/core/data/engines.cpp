@@ -49,7 +49,8 @@ const EngineSplits& splits() {
     const json& engines = doc.at("engines");
     for (const auto& [name, e] : engines.items()) {
       t.key_of[lower(name)] = name;
-      for (const json& a : e.value("aliases", json::array())) t.key_of[lower(a.get<std::string>())] = name;
+      for (const json& a : e.value("aliases", json::array()))
+        t.key_of[lower(a.get<std::string>())] = name;
       t.layers[name] = splits_layers(engines, e, origin + ": engines." + name);
     }
     return t;

@@ -23,12 +23,14 @@ Workload serving(int batch, int seq_len, const char* engine) {
 
 TEST_CASE("memory chunks the prefill with the engine the speed stage decodes with") {
   const auto& k = default_throughput_constants();
-  for (const char* e : {"", "vllm", "llama.cpp", "ollama", "sglang", "mlx"})
-    for (int batch : {1, 8}) {
-      const Workload w = serving(batch, 4096, e);
-      INFO("engine '" << e << "' batch " << batch);
-      CHECK(prefill_chunk(w).engine == engine_for(w, k).name);
-    }
+  for (const char* e : {"", "vllm", "llama.cpp", "ollama", "sglang", "mlx", "hf-generate"})
+    for (int batch : {1, 8})
+      for (bool tp : {false, true}) {
+        Workload w = serving(batch, 4096, e);
+        if (tp) w.gpus = 2, w.shard = Shard::tp;  // tensor parallel: vLLM without --engine
+        INFO("engine '" << e << "' batch " << batch << " tp " << tp);
+        CHECK(prefill_chunk(w).engine == engine_for(w, k).name);
+      }
 }
 
 TEST_CASE("vLLM's prefill workspace stops at its token budget, the KV cache does not") {
