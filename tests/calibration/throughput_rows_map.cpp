@@ -321,9 +321,15 @@ std::string unexpressible(const Row& r) {
   if (has(r.at("notes"), "compile workers alive"))
     return "host busy with torch.compile's workers: superseded by the clean runs "
            "(h200_generate.py)";
+  // Lambda's harness (lambdal/deeplearning-benchmark@aa5addb, DLE Transformer-XL at
+  // LambdaLabsML/DeepLearningExamples@c1781a37): full softmax over 267,735 words, tied,
+  // klen 512, apex O2, Adam at lr 0. The FLOPs are countable (about 3.5 GFLOP per token), but
+  // the runs reach 11-39 % of dense peak (H100 SXM 11 %, RTX 3090 39 %) for no sourced reason,
+  // and its multi-GPU runs have no gradient sync (multi_gpu=None: independent copies).
   if (has(r.at("model"), "Transformer-XL"))
-    return "Transformer-XL: relative-position attention and adaptive softmax are not "
-           "expressible as a ModelArch, so FLOPs per token are unknown";
+    return "Transformer-XL (Lambda's harness): relative-position attention over 512 keys and a "
+           "267k-word softmax reach 11-39 % of dense peak, unexplained; multi-GPU runs are "
+           "independent copies (no gradient sync)";
   return "";
 }
 
