@@ -319,8 +319,10 @@ Conversion convert(const Row& row, const std::vector<gpusel::ModelArch>& presets
   if (w.model.cnn) c.framework = "pytorch";  // a plain training loop: no framework profile
   set_parallel(row, w);
   set_attention(row, w);
+  // Several GPUs without a sharding strategy: HF's naive model parallelism (device_map), the
+  // layers split over the cards, as --shard none lays it out.
   if (w.gpus > 1 && gpusel::is_training(w.mode) && w.shard == gpusel::Shard::none)
-    return {std::nullopt, "naive model parallel (layers split over GPUs) in training"};
+    w.shard_given = true;
   if (auto why = set_measurement(row, c); !why.empty()) return {std::nullopt, why};
   // Development used the Qwen and Hugging Face rows; litgpt's were held out until the end.
   // Rows whose status says held-out (our own H200 run, 2026-12-04) were recorded after the

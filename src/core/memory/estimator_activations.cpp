@@ -138,7 +138,9 @@ void add_activations(const Setup& s, std::vector<Component>& out) {
   const double tokens = double(w.batch) * tokens_per_sample(w);
   const bool trained = s.trains_base;
   const double per_layer = layer_bytes(s, tokens_per_sample(w), trained);
-  const int layers = layers_with_grad(s);
+  // A layer split keeps on its busiest GPU only the activations of the blocks it holds.
+  const int held = s.layer_split() ? int(std::lround(s.layer_share() * w.model.layers)) : 1 << 30;
+  const int layers = std::min(layers_with_grad(s), held);
   const double head = head_bytes(s), ckpt_in = s.rb * w.model.hidden;
   const bool offload = s.f.activation_offload.value;
   const int on_gpu = std::min(layers, s.f.offload_gpu_checkpoints.value);

@@ -52,10 +52,12 @@ struct Setup {
   bool offloads_optimizer() const { return w.offload != Offload::none && shards_states(); }
   bool offloads_params() const { return w.offload == Offload::params && shards_params(); }
   // Layer split (HF device_map) inference: each GPU holds a contiguous share of the layers.
-  bool layer_split() const {
-    return !is_training(w.mode) && n > 1 && shard == Shard::none && !w.model.cnn;
-  }
+  // Layers split over the GPUs, one busy at a time: inference as llama.cpp or HF device_map
+  // lays a model out, training as naive model parallelism (--shard none on several GPUs).
+  bool layer_split() const { return n > 1 && shard == Shard::none && !w.model.cnn; }
   double layer_share() const;  // fraction of the layers on the busiest GPU of a layer split
+  // Fraction of the trained parameters on the busiest GPU of a layer split (1 otherwise).
+  double trained_share() const;
 };
 
 Setup make_setup(const Workload& w, std::vector<std::string>& assumptions);

@@ -134,7 +134,8 @@ Shard effective_shard(const Workload& w) {
   if (!is_training(w.mode)) return w.shard;
   if (w.offload != Offload::none && (w.shard == Shard::none || w.shard == Shard::ddp))
     return w.offload == Offload::params ? Shard::zero3 : Shard::zero2;  // ZeRO-Offload/Infinity
-  if (w.gpus > 1 && w.shard == Shard::none) return Shard::ddp;
+  // A given --shard none on several GPUs splits the layers (naive model parallelism).
+  if (w.gpus > 1 && w.shard == Shard::none) return w.shard_given ? Shard::none : Shard::ddp;
   return w.shard;
 }
 
@@ -209,6 +210,23 @@ double Setup::layer_share() const {
   if (!layer_split()) return 1;
   const int L = std::max(1, w.model.layers);
   return std::ceil(double(L) / n) / L;
+}
+
+// The busiest GPU holds its share of the blocks and, where they train, the larger of the
+// embedding and the LM head (as its weights: add_weights); freeze's last blocks sit on the
+// last GPUs.
+double Setup::trained_share() const {
+  if (!layer_split() || trainable <= 0) return 1;
+  const double edges = p.embedding + p.lm_head, edge = std::max(p.embedding, p.lm_head);
+  if (adapters) {
+    const double copy = trainable - lora_params;
+    return (lora_params * layer_share() + (copy > 0 ? edge : 0)) / trainable;
+  }
+  if (w.mode == Mode::freeze) {
+    const double per_gpu = std::ceil(double(std::max(1, w.model.layers)) / n) * layer_params;
+    return std::min(trainable, per_gpu) / trainable;
+  }
+  return std::min(1.0, ((trainable - edges) * layer_share() + edge) / trainable);
 }
 
 double grad_bytes(const Setup& s) {

@@ -11,6 +11,14 @@ namespace {
 
 std::string per_gpus(int n) { return " / " + std::to_string(n) + " GPUs"; }
 
+// A layer split (naive model parallelism) keeps each trained parameter's state on the GPU
+// that holds its layer: the busiest GPU's share.
+void on_busiest_gpu(const Setup& s, double& bytes, std::string& f) {
+  if (!s.layer_split() || !is_training(s.w.mode)) return;
+  bytes *= s.trained_share();
+  f += " x " + num(s.trained_share()) + " (the busiest GPU's layers)";
+}
+
 // A llama.cpp GGUF file: its bits per weight cover every tensor (llama-quantize quantizes
 // the embeddings and output too) and the block scales, so there is no separate state.
 double gguf_weights(const Setup& s, std::string& f) {
@@ -40,6 +48,15 @@ void add_weights(const Setup& s, std::vector<Component>& out) {
   std::string where = "gpu";
   if (s.layer_split() && w.weight_bits > 0) {
     bytes *= s.layer_share(), f += " x " + num(s.layer_share()) + " (layers on the busiest GPU)";
+  } else if (s.layer_split() && is_training(w.mode)) {
+    // Naive model parallelism: the busiest GPU holds its share of the blocks and one of the
+    // embedding / LM head, in whatever dtype training keeps them.
+    const double blocks = s.p.linear * lin_b + s.rest_params * norm_b;
+    const double edges = (s.p.embedding + s.p.lm_head) * emb_b;
+    const double share =
+        (blocks * s.layer_share() + std::max(s.p.embedding, s.p.lm_head) * emb_b) /
+        (blocks + edges);
+    bytes *= share, f += " x " + num(share) + " (the busiest GPU's layers and embedding or head)";
   } else if (s.layer_split()) {
     // HF device_map: the busiest GPU holds its share of the layers and one of the
     // embedding / LM head.
@@ -102,6 +119,7 @@ void add_lora(const Setup& s, std::vector<Component>& out) {
     f += " + " + num(copy) + " trained embedding/head copy x " + num(s.emb_b) + " B";
   }
   if (s.shards_params() || s.shard == Shard::tp) bytes /= s.n, f += per_gpus(s.n);
+  on_busiest_gpu(s, bytes, f);
   out.push_back({"lora_adapters", bytes, f});
 }
 
@@ -148,6 +166,8 @@ void add_gradients(const Setup& s, std::vector<Component>& out) {
     fsdp_gradients(s, b, bytes, f);
   } else if (s.shards_grads() || s.shard == Shard::tp) {
     bytes /= s.n, f += per_gpus(s.n);
+  } else if (s.layer_split()) {
+    on_busiest_gpu(s, bytes, f);
   } else if (s.shard == Shard::ddp) {
     bytes *= 1 + data_constant("ddp_bucket_copy");
     f += " x 2 (DDP bucket copy)";
@@ -213,12 +233,14 @@ void add_optimizer(const Setup& s, std::vector<Component>& out) {
   }
   const double divide = s.shards_states() || s.shard == Shard::tp ? s.n : 1;
   if (divide > 1) bytes /= divide, f += per_gpus(s.n);
+  on_busiest_gpu(s, bytes, f);
   if (s.offloads_optimizer()) {
     out.push_back({"optimizer_states_offloaded", bytes, f + ", on the CPU", "host"});
     return;
   }
   if (paged(s)) {
-    const double in_pages = std::min(s.trainable, paged_params(s)) * per / divide;
+    const double busiest = s.layer_split() ? s.trained_share() : 1;
+    const double in_pages = std::min(s.trainable, paged_params(s)) * per / divide * busiest;
     if (bytes - in_pages > 0)
       out.push_back({"optimizer_states", bytes - in_pages,
                      "states of tensors under 1e5 elements stay ordinary CUDA tensors"});
