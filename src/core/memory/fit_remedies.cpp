@@ -174,6 +174,21 @@ std::optional<FitChange> sharding_candidate(const Workload& w, const Gpu& gpu, d
   return std::nullopt;
 }
 
+// Where neither a change nor more cards suffice alone: more cards under a change (70B in
+// bf16 on a 24 GB card: 4-bit weights on two of them). The fewest cards win, then the least
+// disruptive change: the candidates come mildest first, the combination of several last.
+std::optional<FitChange> sharded_change(const std::vector<FitChange>& tried, const Gpu& gpu,
+                                        double usable) {
+  std::optional<FitChange> best;
+  for (const FitChange& c : tried) {
+    auto f = sharding_candidate(c.workload, gpu, usable);
+    if (!f || (best && f->workload.gpus >= best->workload.gpus)) continue;
+    f->change = c.change + " + " + f->change;
+    best = std::move(f);
+  }
+  return best;
+}
+
 }  // namespace
 
 }  // namespace gpusel::detail
@@ -201,7 +216,10 @@ std::vector<FitChange> remedies(const Workload& w, const Gpu& gpu, double usable
   const bool one_fits = std::any_of(out.begin(), out.end(), [](const auto& f) { return f.fits; });
   if (!one_fits)
     if (auto f = combined(w, singles, usable)) out.push_back(std::move(*f));
-  if (auto shard = sharding_candidate(w, gpu, usable)) out.push_back(std::move(*shard));
+  const auto shard = sharding_candidate(w, gpu, usable);
+  if (shard) out.push_back(*shard);
+  if (std::none_of(out.begin(), out.end(), [](const auto& f) { return f.fits; }))
+    if (auto f = sharded_change(out, gpu, usable)) out.push_back(std::move(*f));
   // Those that fit keep the order above; the rest, nearest to fitting first.
   std::stable_sort(out.begin(), out.end(), [](const FitChange& a, const FitChange& b) {
     if (a.fits != b.fits) return a.fits;

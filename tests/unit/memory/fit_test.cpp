@@ -226,3 +226,29 @@ TEST_CASE("fit for a CNN searches the image side, and keeps batch norm's batch w
     CHECK(ch.change.find("--offload") == std::string::npos);
   }
 }
+
+TEST_CASE("where neither a change nor more cards is enough, fit offers both together") {
+  // 70B in bf16 on a 24 GB consumer card: 4-bit weights still need 38 GiB, two cards of bf16
+  // 66 GiB each; 4-bit weights on two cards fit, split as llama.cpp splits (by layers).
+  Workload big = on(typical_arch({70e9, 70e9}), Mode::inference);
+  big.model_from_preset = true;
+  Gpu desk = card(24);
+  desk.segment = "consumer";
+  desk.form_factor = "pcie";
+  const FitResult r = fit(big, desk, 1);
+  REQUIRE_FALSE(r.fits);
+  const FitChange* both = nullptr;
+  for (const auto& c : r.changes) {
+    INFO(c.change);
+    if (c.change.find(" + --count ") != std::string::npos)
+      both = &c;
+    else if (c.change.find("--count") == std::string::npos && c.workload.gpus == 1)
+      CHECK_FALSE(c.fits);  // no single change is enough on one card
+  }
+  REQUIRE(both);
+  CHECK(both->fits);
+  CHECK(both->workload.gpus == 2);
+  CHECK(both->workload.shard == Shard::none);
+  CHECK(both->change.rfind("--precision int4 + --count 2 --shard none", 0) == 0);
+  CHECK(r.changes.front().change == both->change);  // what fits comes first
+}
