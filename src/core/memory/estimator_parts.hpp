@@ -51,7 +51,6 @@ struct Setup {
   bool shards_params() const { return shard == Shard::zero3 || shard == Shard::fsdp; }
   bool offloads_optimizer() const { return w.offload != Offload::none && shards_states(); }
   bool offloads_params() const { return w.offload == Offload::params && shards_params(); }
-  // Layer split (HF device_map) inference: each GPU holds a contiguous share of the layers.
   // Layers split over the GPUs, one busy at a time: inference as llama.cpp or HF device_map
   // lays a model out, training as naive model parallelism (--shard none on several GPUs).
   bool layer_split() const { return n > 1 && shard == Shard::none && !w.model.cnn; }
