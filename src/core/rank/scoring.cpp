@@ -154,8 +154,12 @@ void card_facts(const Gpu& g, FactTable& f) {
   f.text(F::gpu_platform_target, g.platform_target);
   f.number(F::gpu_launch_year, double(g.launch_year));
   f.number(F::gpu_bf16_tflops, g.tensor16_tflops());
-  f.flag(F::gpu_fp8, g.fp8_tflops_dense.has_value());
-  f.flag(F::gpu_bf16, g.bf16_tflops_dense.has_value());
+  // A card with a published FP4 rate but no FP8 or BF16 one (the RTX 5090 D, whose export
+  // limit NVIDIA printed only as FP4 TOPS; DGX Spark's GB10) still has those paths: every
+  // architecture with FP4 tensor math has FP8, and every one with FP8 has BF16.
+  const bool fp8 = g.fp8_tflops_dense.has_value() || g.fp4_tflops_dense.has_value();
+  f.flag(F::gpu_fp8, fp8);
+  f.flag(F::gpu_bf16, g.bf16_tflops_dense.has_value() || fp8);
   f.text(F::gpu_interconnect, g.interconnect.kind);
   f.number(F::gpu_interconnect_gbs, g.interconnect.bandwidth_gbs);
   f.number(F::gpu_interconnect_max_gpus, double(g.interconnect.max_gpus));
