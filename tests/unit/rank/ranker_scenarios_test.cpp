@@ -225,9 +225,9 @@ TEST_CASE("BF16 and FP8 are facts of the architecture, not of a printed rate") {
   // The RTX 5090 D's limits are printed only as FP4 TOPS, DGX Spark's GB10 likewise: both are
   // Blackwell, with BF16 and FP8 tensor math. Volta and Turing have neither.
   RankRequest q = request(bare_7b_lora(), 15000);
-  for (const auto& [id, has] : {std::pair{"rtx-5090-d", true}, std::pair{"dgx-spark", true},
-                                std::pair{"rtx-4090", true}, std::pair{"t4", false},
-                                std::pair{"v100-sxm2-32gb", false}}) {
+  for (const auto& [id, has] :
+       {std::pair{"rtx-5090-d", true}, std::pair{"dgx-spark", true}, std::pair{"rtx-4090", true},
+        std::pair{"t4", false}, std::pair{"v100-sxm2-32gb", false}}) {
     CAPTURE(id);
     const Gpu& g = require_gpu(catalog(), id);
     const Result r = evaluate(make_config(g, 1, q.workload), rules(), rates(), q);
