@@ -11,13 +11,14 @@ namespace gpusel::cli {
 
 std::string config_label(const Config& c);                      // "2x rtx-3090 (nvlink-bridge)"
 std::string money(double amount, const std::string& currency);  // "12,999 CNY"
+std::string thousands(double v);                                // "12,999"
 std::string money_exact(double amount, const std::string& currency);  // "2.49 USD"
 std::string workload_line(const Workload& w);  // one-line summary of the workload
 std::string duration(double hours);            // "3.2 h", "4.5 days"
 std::string rate(double tokens_per_s);         // "2,278", "56.7", "-"
 // The rate column's header for what a throughput counts: "tok/s", or "img/s" for a CNN.
 std::string rate_unit(const std::string& unit);
-std::string score_bar(double score);           // "███████░░░" (10 cells)
+std::string score_bar(double score);  // "███████░░░" (10 cells)
 
 nlohmann::json workload_json(const Workload& w);
 nlohmann::json result_json(const Result& r, int rank);
