@@ -120,10 +120,8 @@ ServeOption evaluate_option(const Gpu& g, int count, std::optional<int> fixed_re
                             const ServeRequest& req, const PlanEnv& env) {
   ServeOption o;
   o.engine = default_serving_data().engine_for(g, req.target.engine);
-  // The replica runs the serving engine, so its multi-GPU layout is that engine's (vLLM:
-  // tensor parallel; llama.cpp: layers).
   RankRequest rank = req.rank;
-  if (o.engine) rank.workload.engine = o.engine->name;
+  rank.workload = served_on(g, req);
   o.eval = evaluate(make_config(g, count, rank.workload), rules, rates, rank);
   o.cards = count;
   if (!o.engine) {
@@ -162,6 +160,13 @@ ServeOption evaluate_option(const Gpu& g, int count, std::optional<int> fixed_re
   o.bought = buy(o.eval, o.replicas, priced_tokens, req, rates, env);
   o.rented = rent(g, count, o.replicas, priced_tokens, cloud, rates, req.rank.price.currency);
   return o;
+}
+
+Workload served_on(const Gpu& g, const ServeRequest& req) {
+  Workload w = req.rank.workload;
+  if (const ServingEngine* e = default_serving_data().engine_for(g, req.target.engine))
+    w.engine = e->name;
+  return w;
 }
 
 PlanEnv plan_env(const ServeRequest& req, const Rates& rates) {
@@ -207,7 +212,8 @@ ServeOption serve_cards(const Gpu& gpu, int count, const Cloud* cloud, const Rul
     return o.capacity ? 1 + o.capacity->rate * o.replicas : o.replica.fits() ? 0.5 : 0.0;
   };
   for (int size = 1; size <= count; size *= 2) {
-    if (count % size != 0 || (size > 1 && !tensor_parallel_splits(req.rank.workload, size)))
+    if (count % size != 0 ||
+        (size > 1 && !tensor_parallel_splits(serve_detail::served_on(gpu, req), size)))
       continue;
     ServeOption o =
         serve_detail::evaluate_option(gpu, size, count / size, cloud, rules, rates, req, env);

@@ -91,7 +91,8 @@ ServePlan plan_serving(const Catalog& catalog, const Cloud* cloud, const RuleSet
   const Filters& f = req.rank.filters;
   check_filters(catalog, f);
   for (const auto& gpu : catalog.gpus) {
-    for (const Config& c : configurations(gpu, req.rank.max_gpus, req.rank.workload)) {
+    const Workload served = serve_detail::served_on(gpu, req);
+    for (const Config& c : configurations(gpu, req.rank.max_gpus, served)) {
       ++plan.counts.candidates;
       if (!passes_filters(gpu, f) || (f.require_interconnect && c.count > 1 && !c.linked)) {
         ++plan.counts.filtered;

@@ -14,6 +14,10 @@ struct PlanEnv {
 
 PlanEnv plan_env(const ServeRequest& req, const Rates& rates);
 
+// The request's workload as the card's serving engine runs it (vLLM where it runs: tensor
+// parallel; llama.cpp: layers split), so the configurations and their placement follow it.
+Workload served_on(const Gpu& g, const ServeRequest& req);
+
 // `count` cards of `g` as one replica; `fixed_replicas` when the user owns the cards (else
 // as many as the target needs).
 ServeOption evaluate_option(const Gpu& g, int count, std::optional<int> fixed_replicas,

@@ -103,6 +103,26 @@ TEST_CASE("plan: the user's cards are split into replicas that use them all", "[
   if (!o.meets) CHECK(o.replicas_needed > o.replicas);
 }
 
+TEST_CASE("plan: replicas are laid out as the serving engine lays a model out", "[serve]") {
+  // Qwen2.5 7B has 28 heads: vLLM's tensor parallelism splits them over 2 or 4 cards, not 8,
+  // whatever engine a batch-1 check would default to (llama.cpp, by layers).
+  const ServeRequest r = request("qwen2.5-7b", 5, Precision::bf16);
+  const ServePlan p = plan_serving(ranker_fixtures::catalog(), &cloud(), ranker_fixtures::rules(),
+                                   ranker_fixtures::rates(), r);
+  REQUIRE_FALSE(p.options.empty());
+  for (const auto& o : p.options) {
+    CAPTURE(o.eval.config.gpu->id, o.eval.config.count);
+    REQUIRE(o.engine);
+    if (o.engine->name != "vllm" || o.eval.config.count == 1) continue;
+    CHECK(28 % o.eval.config.count == 0);
+    CHECK(o.eval.config.shard == Shard::tp);
+  }
+  const ServeOption eight = serve_cards(gpu("h100-sxm"), 8, &cloud(), ranker_fixtures::rules(),
+                                        ranker_fixtures::rates(), r);
+  CHECK(28 % eight.replica.count == 0);
+  CHECK(eight.replicas * eight.replica.count == 8);
+}
+
 TEST_CASE("plan: an engine that does not run on the card is reported, not estimated", "[serve]") {
   ServeRequest r = request("llama-3.1-8b", 1, Precision::bf16);
   r.target.engine = "tensorrt-llm";
