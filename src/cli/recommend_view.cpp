@@ -317,7 +317,7 @@ std::string memory_line(const Workload& w, const Estimate& need) {
         a, lo, hi);
   // Inference spreads over the cards as its engine does (data/throughput.json multi_gpu).
   const std::string engine = inference_engine(w.engine, w.batch, false);
-  if (engine_splits_layers(engine))
+  if (!engine_tensor_parallel(w))
     return trf(
         "Memory on one GPU: {} GiB (band {}-{} GiB); multi-GPU configurations split it by"
         " layers, one card busy at a time ({}'s layout; --engine vllm for tensor parallel)",

@@ -165,7 +165,8 @@ std::vector<std::string> gguf_names();      // data/quantizations.json's GGUF ty
 // every command (estimate --gpus, fit --count, check, compare, recommend, rentals). One GPU
 // runs unsharded. A shard the user gave is kept when it applies and refused (Error(usage))
 // when it cannot; otherwise training shards everything (FSDP/ZeRO-3) and inference splits
-// the weights by tensor parallelism where the count divides the heads, else by layers.
+// as its engine does (engine_tensor_parallel): tensor parallel where the count divides the
+// heads, else by layers.
 // The largest configuration any command models: 2048 nodes of 8, the 16K-GPU cluster the
 // Llama 3 paper trained 405B on (arXiv 2407.21783 Table 4).
 inline constexpr int kMaxGpuCount = 16384;
@@ -173,6 +174,11 @@ inline constexpr int kMaxGpuCount = 16384;
 inline constexpr int kMaxImageSize = 16384;
 
 Workload on_gpus(const Workload& w, int count);
+
+// Whether an inference's engine spreads a model over GPUs tensor parallel (vLLM, SGLang)
+// rather than by layers (llama.cpp, transformers): data/throughput.json engines.*.multi_gpu,
+// for --engine or the default at w.batch (llama.cpp at 1, vLLM batched). False in training.
+bool engine_tensor_parallel(const Workload& w);
 
 // Tokens one sample puts through the model: a ViT's patches + class token at --image-size
 // (kind "vision-encoder"), otherwise the sequence length.

@@ -148,7 +148,6 @@ struct ThroughputConstants {
   std::map<int, double> host_copy_fraction;  // by PCIe generation
   double matmul_default_fraction = 0.77, fp8_default_fraction = 0.72;
   double training_efficiency_default = 0.6;
-  std::string default_engine_batch1 = "llama.cpp", default_engine_batched = "vllm";
   std::vector<MatmulEntry> matmul;
   std::vector<EfficiencyEntry> training_efficiency;
   std::map<std::string, double> memory_types;  // achievable / spec bandwidth

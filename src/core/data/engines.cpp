@@ -38,14 +38,23 @@ bool splits_layers(const json& engines, const json& e, const std::string& at) {
   return v == "layer";
 }
 
+// constants.default_engine.value.<which>: an engine's key.
+std::string default_engine(const json& doc, const json& engines, const char* which,
+                           const std::string& origin) {
+  const json& v = doc.at("constants").at("default_engine").at("value");
+  if (!v.is_object() || !v.contains(which) || !v[which].is_string() ||
+      !engines.contains(v[which].get<std::string>()))
+    throw data_error(origin + ": constants.default_engine.value." + which +
+                     ": must name an engine");
+  return v[which].get<std::string>();
+}
+
 // Parsed once from the embedded file; its schema and the speed stage check the rest.
 const EngineSplits& splits() {
   static const EngineSplits table = [] {
     const std::string origin = "data/throughput.json";
     const json& doc = embedded_json(origin);
     EngineSplits t;
-    const json& d = doc.at("constants").at("default_engine").at("value");
-    t.batch1 = d.at("batch1").get<std::string>(), t.batched = d.at("batched").get<std::string>();
     const json& engines = doc.at("engines");
     for (const auto& [name, e] : engines.items()) {
       t.key_of[lower(name)] = name;
@@ -53,6 +62,8 @@ const EngineSplits& splits() {
         t.key_of[lower(a.get<std::string>())] = name;
       t.layers[name] = splits_layers(engines, e, origin + ": engines." + name);
     }
+    t.batch1 = default_engine(doc, engines, "batch1", origin);
+    t.batched = default_engine(doc, engines, "batched", origin);
     return t;
   }();
   return table;

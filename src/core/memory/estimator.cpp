@@ -4,7 +4,6 @@
 
 #include "estimator_parts.hpp"
 #include "gpusel/base/error.hpp"
-#include "gpusel/data/engines.hpp"
 
 namespace gpusel {
 namespace {
@@ -51,9 +50,8 @@ void check_finite(const std::vector<Component>& parts) {
 
 bool tensor_parallel_splits(const Workload& w, int count) {
   // Inference without --shard takes its engine's layout: a layer split takes any count.
-  const bool engine_tp = !is_training(w.mode) && !w.shard_given &&
-                         !engine_splits_layers(inference_engine(w.engine, w.batch, false));
-  const bool tensor_parallel = engine_tp || w.shard == Shard::tp;
+  const bool tensor_parallel =
+      (!w.shard_given && engine_tensor_parallel(w)) || w.shard == Shard::tp;
   // A bare count's heads are the shape's guess; the models it stands for split on 2-8 GPUs.
   if (model_parallel(w)) return count % (w.tp * w.pp) == 0;  // whole data-parallel replicas
   return !tensor_parallel || w.model.heads <= 0 || w.model.remainder_linear ||

@@ -6,7 +6,6 @@
 #include <optional>
 
 #include "gpusel/base/error.hpp"
-#include "gpusel/data/engines.hpp"
 #include "gpusel/data/platforms.hpp"
 #include "gpusel/data/quantization.hpp"
 #include "gpusel/i18n/i18n.hpp"
@@ -156,10 +155,9 @@ std::optional<FitChange> combined(const Workload& w, const std::vector<Candidate
 // does (data/throughput.json engines.*.multi_gpu).
 std::optional<FitChange> sharding_candidate(const Workload& w, const Gpu& gpu, double usable) {
   // Inference splits as its engine does (llama.cpp, ExLlamaV2: layers; vLLM: tensor parallel).
-  const Shard shard = is_training(w.mode) ? Shard::zero3
-                      : engine_splits_layers(inference_engine(w.engine, w.batch, false))
-                          ? Shard::none
-                          : Shard::tp;
+  const Shard shard = is_training(w.mode)         ? Shard::zero3
+                      : engine_tensor_parallel(w) ? Shard::tp
+                                                  : Shard::none;
   const int limit = host_limits(default_platforms(), gpu).per_host;
   for (int n = std::max(2, w.gpus * 2); n <= limit; n *= 2) {
     const PlatformQuote q = quote_platform(default_platforms(), gpu, n, false);

@@ -314,15 +314,16 @@ Workload on_gpus(const Workload& given, int count) {
   }
   const bool heads_divide =
       w.model.heads <= 0 || w.model.remainder_linear || w.model.heads % count == 0;
-  // Inference takes its engine's own layout (data/throughput.json engines.*.multi_gpu):
-  // llama.cpp, transformers and ExLlamaV2 split by layers, vLLM and SGLang tensor parallel.
-  const bool engine_tp = !engine_splits_layers(inference_engine(w.engine, w.batch, false));
   w.shard = is_training(w.mode)
                 ? (w.offload == Offload::params && framework_shard == Shard::fsdp ? Shard::fsdp
                                                                                   : framework_shard)
-            : engine_tp && heads_divide ? Shard::tp
-                                        : Shard::none;
+            : engine_tensor_parallel(w) && heads_divide ? Shard::tp
+                                                        : Shard::none;
   return w;
+}
+
+bool engine_tensor_parallel(const Workload& w) {
+  return !is_training(w.mode) && !engine_splits_layers(inference_engine(w.engine, w.batch, false));
 }
 
 void validate(const Workload& w) {

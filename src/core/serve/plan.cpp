@@ -121,7 +121,7 @@ ServeOption evaluate_option(const Gpu& g, int count, std::optional<int> fixed_re
   ServeOption o;
   o.engine = default_serving_data().engine_for(g, req.target.engine);
   RankRequest rank = req.rank;
-  rank.workload = served_on(g, req);
+  rank.workload = served_by(req.rank.workload, o.engine);
   o.eval = evaluate(make_config(g, count, rank.workload), rules, rates, rank);
   o.cards = count;
   if (!o.engine) {
@@ -162,11 +162,14 @@ ServeOption evaluate_option(const Gpu& g, int count, std::optional<int> fixed_re
   return o;
 }
 
-Workload served_on(const Gpu& g, const ServeRequest& req) {
-  Workload w = req.rank.workload;
-  if (const ServingEngine* e = default_serving_data().engine_for(g, req.target.engine))
-    w.engine = e->name;
+Workload served_by(const Workload& given, const ServingEngine* e) {
+  Workload w = given;
+  if (e) w.engine = e->name;
   return w;
+}
+
+Workload served_on(const Gpu& g, const ServeRequest& req) {
+  return served_by(req.rank.workload, default_serving_data().engine_for(g, req.target.engine));
 }
 
 PlanEnv plan_env(const ServeRequest& req, const Rates& rates) {
@@ -211,10 +214,9 @@ ServeOption serve_cards(const Gpu& gpu, int count, const Cloud* cloud, const Rul
   const auto carries = [](const ServeOption& o) {
     return o.capacity ? 1 + o.capacity->rate * o.replicas : o.replica.fits() ? 0.5 : 0.0;
   };
+  const Workload served = serve_detail::served_on(gpu, req);
   for (int size = 1; size <= count; size *= 2) {
-    if (count % size != 0 ||
-        (size > 1 && !tensor_parallel_splits(serve_detail::served_on(gpu, req), size)))
-      continue;
+    if (count % size != 0 || (size > 1 && !tensor_parallel_splits(served, size))) continue;
     ServeOption o =
         serve_detail::evaluate_option(gpu, size, count / size, cloud, rules, rates, req, env);
     if (!best || carries(o) > carries(*best)) best = std::move(o);

@@ -17,6 +17,8 @@ PlanEnv plan_env(const ServeRequest& req, const Rates& rates);
 // The request's workload as the card's serving engine runs it (vLLM where it runs: tensor
 // parallel; llama.cpp: layers split), so the configurations and their placement follow it.
 Workload served_on(const Gpu& g, const ServeRequest& req);
+// `given` run by the serving engine `e` (unchanged where no engine runs).
+Workload served_by(const Workload& given, const ServingEngine* e);
 
 // `count` cards of `g` as one replica; `fixed_replicas` when the user owns the cards (else
 // as many as the target needs).

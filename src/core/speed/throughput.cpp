@@ -13,6 +13,7 @@
 
 #include "gpusel/base/error.hpp"
 #include "gpusel/base/text.hpp"
+#include "gpusel/data/engines.hpp"
 #include "gpusel/memory/estimator.hpp"
 #include "throughput_infer.hpp"
 #include "throughput_model.hpp"
@@ -205,14 +206,10 @@ void estimate_training(const Workload& w, const Gpu& g, int count, bool linked, 
 }  // namespace
 
 const Engine& engine_for(const Workload& w, const K& k) {
-  std::string name = to_lower(w.engine);
-  // Tensor parallelism on several GPUs is the batched engine's (vLLM): llama.cpp has none.
-  const bool tensor_parallel = w.shard == Shard::tp && w.gpus > 1;
-  if (name.empty())
-    name = w.batch > 1 || tensor_parallel ? k.default_engine_batched : k.default_engine_batch1;
-  for (const auto& [key, e] : k.engines)
-    if (key == name || std::find(e.aliases.begin(), e.aliases.end(), name) != e.aliases.end())
-      return e;
+  // The default (llama.cpp at batch 1; vLLM batched or tensor parallel, which llama.cpp has
+  // not) and aliases resolve as the memory stage resolves them (data/engines.hpp).
+  const std::string name = inference_engine(w.engine, w.batch, w.shard == Shard::tp && w.gpus > 1);
+  if (const auto it = k.engines.find(name); it != k.engines.end()) return it->second;
   std::string known;
   for (const auto& n : engine_names()) known += (known.empty() ? "" : "|") + n;
   throw usage_error("invalid engine '" + w.engine + "' (expected " + known + ")");

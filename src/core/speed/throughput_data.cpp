@@ -148,12 +148,6 @@ void parse_scalars(const json& c, const std::string& at, ThroughputConstants& k)
   k.matmul_default_fraction = number(c, "matmul_default_fraction", at, 0.05, 1.5);
   k.fp8_default_fraction = number(c, "fp8_default_fraction", at, 0.05, 1.5);
   k.training_efficiency_default = number(c, "training_efficiency_default", at, 0.01, 1);
-  const json& e = tput::sourced(c, "default_engine", at);
-  if (!e.is_object() || !e.contains("batch1") || !e.contains("batched") ||
-      !e["batch1"].is_string() || !e["batched"].is_string())
-    throw data_error(at + ".default_engine: value must be {\"batch1\": name, \"batched\": name}");
-  k.default_engine_batch1 = e["batch1"].get<std::string>();
-  k.default_engine_batched = e["batched"].get<std::string>();
 }
 
 }  // namespace
@@ -164,9 +158,7 @@ ThroughputConstants parse_throughput_constants(const json& doc, const std::strin
   ThroughputConstants k;
   parse_scalars(doc["constants"], origin + ": constants", k);
   tput::parse_tables(doc, origin, k);
-  for (const std::string& name : {k.default_engine_batch1, k.default_engine_batched})
-    if (!k.engines.count(name))
-      throw data_error(origin + ": constants.default_engine: unknown engine '" + name + "'");
+  // constants.default_engine is read (and checked) where both stages take it: data/engines.
   return k;
 }
 

@@ -110,13 +110,16 @@ TEST_CASE("plan: replicas are laid out as the serving engine lays a model out", 
   const ServePlan p = plan_serving(ranker_fixtures::catalog(), &cloud(), ranker_fixtures::rules(),
                                    ranker_fixtures::rates(), r);
   REQUIRE_FALSE(p.options.empty());
+  int split = 0;
   for (const auto& o : p.options) {
     CAPTURE(o.eval.config.gpu->id, o.eval.config.count);
     REQUIRE(o.engine);
     if (o.engine->name != "vllm" || o.eval.config.count == 1) continue;
+    ++split;
     CHECK(28 % o.eval.config.count == 0);
     CHECK(o.eval.config.shard == Shard::tp);
   }
+  CHECK(split > 0);  // multi-card vLLM replicas were ranked: the checks above ran
   const ServeOption eight = serve_cards(gpu("h100-sxm"), 8, &cloud(), ranker_fixtures::rules(),
                                         ranker_fixtures::rates(), r);
   CHECK(28 % eight.replica.count == 0);
