@@ -209,7 +209,15 @@ const std::vector<Case>& cases() {
        {{}, {{"gpu.id", "rtx-5090"s}}, {{"gpu.id", "rtx-5090-d"s}, {"config.rented", true}}}},
       {"bf16-unsupported",
        {{{"gpu.bf16", false}}},
-       {{}, {{"gpu.bf16", false}, {"workload.precision", "fp16"s}}}},
+       {{},
+        {{"gpu.bf16", false}, {"workload.precision", "fp16"s}},
+        {{"gpu.bf16", false}, {"gpu.ecosystem", "metal"s}}}},
+      {"apple-bf16-emulated",  // M1/M2 emulate BF16; M3 on and other vendors do not warn
+       {{{"gpu.bf16", false}, {"gpu.ecosystem", "metal"s}, {"gpu.platform_target", "apple8"s}}},
+       {{},
+        {{"gpu.bf16", false}, {"gpu.ecosystem", "metal"s}, {"gpu.platform_target", "apple9"s}},
+        {{"gpu.ecosystem", "metal"s}, {"gpu.platform_target", "apple7"s},
+         {"workload.precision", "fp16"s}}}},
       {"host-bound-decode",  // inference whose step the host sets, on any card
        {plus(kInference, {{"config.bound", "host"s}}),
         plus(kInference, {{"config.bound", "host"s}, {"gpu.vram_gb", 141.0}})},
