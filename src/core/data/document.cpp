@@ -17,6 +17,7 @@
 #include "gpusel/json/embedded.hpp"
 #include "gpusel/json/json_schema.hpp"
 #include "json/json_build.hpp"
+#include "json/json_fields.hpp"
 #include "json/json_scan.hpp"
 #include "validate_internal.hpp"
 
@@ -27,25 +28,6 @@ using nlohmann::json;
 
 // Records a wave reads across the threads; a list shorter than one wave is read on one.
 constexpr std::size_t kWave = 4096;
-
-// "gpus[3] (rtx-4090)": a record as messages name it.
-template <typename J>
-std::string record_name(const DocKind& kind, std::size_t i, const J& rec) {
-  std::string s = std::string(kind.list) + "[" + std::to_string(i) + "]";
-  if (rec.is_object())
-    if (auto id = rec.find("id"); id != rec.end() && id->is_string())
-      s += " (" + quote_input(json_detail::text_of(*id)) + ")";
-  return s;
-}
-
-// A record's id, if it has one (a string).
-template <typename J>
-std::optional<std::string_view> id_of(const J& rec) {
-  if (!rec.is_object()) return std::nullopt;
-  auto id = rec.find("id");
-  if (id == rec.end() || !id->is_string()) return std::nullopt;
-  return std::string_view(json_detail::text_of(*id));
-}
 
 class Pass {
  public:
@@ -261,7 +243,7 @@ class Pass {
   // The sink's flat reading; false when it refused the record (an Error), before any effect.
   bool read_flat(std::size_t i, const json_detail::FlatValue& rec, Span span) const {
     try {
-      sink_->record_flat(i, rec, record_name(*kind_, i, rec), span);
+      sink_->record_flat(i, rec, record_label(kind_->list, i, rec), span);
       return true;
     } catch (const Error&) {
       return false;
@@ -320,7 +302,7 @@ class Pass {
     }
     unique_id(i, id_of(rec), ptr);
     if (f_.errors() == before && sink_ && sink_->record)
-      guarded(ptr, [&] { sink_->record(i, rec, record_name(*kind_, i, rec), span); });
+      guarded(ptr, [&] { sink_->record(i, rec, record_label(kind_->list, i, rec), span); });
   }
 
   void schema_issue(const SchemaIssue& issue) {

@@ -4,19 +4,15 @@
 #include <cctype>
 #include <map>
 
+#include "engines_internal.hpp"
 #include "gpusel/base/error.hpp"
 #include "gpusel/json/embedded.hpp"
 
 namespace gpusel {
 namespace {
 
+using detail::EngineSplits;
 using nlohmann::json;
-
-struct EngineSplits {
-  std::string batch1, batched;
-  std::map<std::string, std::string> key_of;  // every key and alias -> the entry's key
-  std::map<std::string, bool> layers;         // entry key -> splits by layers
-};
 
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(),
@@ -41,7 +37,9 @@ bool splits_layers(const json& engines, const json& e, const std::string& at) {
 // constants.default_engine.value.<which>: an engine's key.
 std::string default_engine(const json& doc, const json& engines, const char* which,
                            const std::string& origin) {
-  const json& v = doc.at("constants").at("default_engine").at("value");
+  const json* c = doc.contains("constants") ? &doc["constants"] : nullptr;
+  const json* d = c && c->contains("default_engine") ? &(*c)["default_engine"] : nullptr;
+  const json v = d && d->is_object() ? d->value("value", json()) : json();
   if (!v.is_object() || !v.contains(which) || !v[which].is_string() ||
       !engines.contains(v[which].get<std::string>()))
     throw data_error(origin + ": constants.default_engine.value." + which +
@@ -51,25 +49,29 @@ std::string default_engine(const json& doc, const json& engines, const char* whi
 
 // Parsed once from the embedded file; its schema and the speed stage check the rest.
 const EngineSplits& splits() {
-  static const EngineSplits table = [] {
-    const std::string origin = "data/throughput.json";
-    const json& doc = embedded_json(origin);
-    EngineSplits t;
-    const json& engines = doc.at("engines");
-    for (const auto& [name, e] : engines.items()) {
-      t.key_of[lower(name)] = name;
-      for (const json& a : e.value("aliases", json::array()))
-        t.key_of[lower(a.get<std::string>())] = name;
-      t.layers[name] = splits_layers(engines, e, origin + ": engines." + name);
-    }
-    t.batch1 = default_engine(doc, engines, "batch1", origin);
-    t.batched = default_engine(doc, engines, "batched", origin);
-    return t;
-  }();
+  static const EngineSplits table =
+      detail::parse_engine_splits(embedded_json("data/throughput.json"), "data/throughput.json");
   return table;
 }
 
 }  // namespace
+
+EngineSplits detail::parse_engine_splits(const json& doc, const std::string& origin) {
+  if (!doc.contains("engines") || !doc["engines"].is_object())
+    throw data_error(origin + ": engines: missing (an object of engines)");
+  const json& engines = doc["engines"];
+  EngineSplits t;
+  for (const auto& [name, e] : engines.items()) {
+    if (!e.is_object()) throw data_error(origin + ": engines." + name + ": must be an object");
+    t.key_of[lower(name)] = name;
+    for (const json& a : e.value("aliases", json::array()))
+      if (a.is_string()) t.key_of[lower(a.get<std::string>())] = name;
+    t.layers[name] = splits_layers(engines, e, origin + ": engines." + name);
+  }
+  t.batch1 = default_engine(doc, engines, "batch1", origin);
+  t.batched = default_engine(doc, engines, "batched", origin);
+  return t;
+}
 
 std::string inference_engine(const std::string& engine, int batch, bool tensor_parallel) {
   const EngineSplits& t = splits();

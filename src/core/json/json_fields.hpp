@@ -24,15 +24,30 @@
 
 namespace gpusel::detail {
 
-// "origin: gpus[3] (rtx-4090)": where a record sits, for messages a user can act on.
+// "gpus[3] (rtx-4090)": a record as messages name it.
 template <typename J>
-std::string record_at(const std::string& origin, const char* array, std::size_t index,
-                      const J& rec) {
-  std::string s = origin + ": " + array + "[" + std::to_string(index) + "]";
+std::string record_label(std::string_view array, std::size_t index, const J& rec) {
+  std::string s = std::string(array) + "[" + std::to_string(index) + "]";
   if (rec.is_object())
     if (auto id = rec.find("id"); id != rec.end() && id->is_string())
       s += " (" + quote_input(json_detail::text_of(*id)) + ")";
   return s;
+}
+
+// "origin: gpus[3] (rtx-4090)": where a record sits, for messages a user can act on.
+template <typename J>
+std::string record_at(const std::string& origin, const char* array, std::size_t index,
+                      const J& rec) {
+  return origin + ": " + record_label(array, index, rec);
+}
+
+// A record's id, if it has one (a string).
+template <typename J>
+std::optional<std::string_view> id_of(const J& rec) {
+  if (!rec.is_object()) return std::nullopt;
+  auto id = rec.find("id");
+  if (id == rec.end() || !id->is_string()) return std::nullopt;
+  return std::string_view(json_detail::text_of(*id));
 }
 
 [[noreturn]] inline void wrong_type(const std::string& at, const char* key, const char* want) {

@@ -2,6 +2,8 @@
 // default_engine and engines.*.multi_gpu), as the memory stage reads them.
 #include <catch2/catch.hpp>
 
+#include "core/data/engines_internal.hpp"
+#include "gpusel/base/error.hpp"
 #include "gpusel/data/engines.hpp"
 
 using namespace gpusel;
@@ -31,4 +33,58 @@ TEST_CASE("engines split a model over GPUs as their documentation says") {
   }
   CHECK_FALSE(engine_splits_layers("no-such-engine"));
   CHECK(tensor_parallel_engines() == "gpt-fast|mlc|sglang|tensorrt-llm|vllm|vllm-0.5|vllm-eager");
+}
+
+namespace {
+
+// A two-engine table like data/throughput.json's, which each case below breaks in one place.
+nlohmann::json table() {
+  return nlohmann::json::parse(R"({
+    "constants": {"default_engine": {"value": {"batch1": "cpp", "batched": "srv"}}},
+    "engines": {
+      "cpp": {"aliases": ["Local"], "multi_gpu": {"value": "layer"}},
+      "cpp-old": {"like": "cpp"},
+      "srv": {"multi_gpu": {"value": "tensor"}}}})");
+}
+
+std::string error_of(const nlohmann::json& doc) {
+  try {
+    detail::parse_engine_splits(doc, "t.json");
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("the engine table: layouts inherit through like, aliases resolve") {
+  const auto t = detail::parse_engine_splits(table(), "t.json");
+  CHECK(t.batch1 == "cpp");
+  CHECK(t.batched == "srv");
+  CHECK(t.layers.at("cpp-old"));
+  CHECK_FALSE(t.layers.at("srv"));
+  CHECK(t.key_of.at("local") == "cpp");
+}
+
+TEST_CASE("a malformed engine table is a data error naming the file and the field") {
+  auto doc = table();
+  doc["constants"]["default_engine"]["value"]["batch1"] = "nope";
+  CHECK(error_of(doc) == "t.json: constants.default_engine.value.batch1: must name an engine");
+  doc = table();
+  doc["constants"]["default_engine"]["value"].erase("batched");
+  CHECK(error_of(doc) == "t.json: constants.default_engine.value.batched: must name an engine");
+  doc = table();
+  doc["constants"].erase("default_engine");
+  CHECK(error_of(doc) == "t.json: constants.default_engine.value.batch1: must name an engine");
+  doc = table();
+  doc["engines"]["srv"]["multi_gpu"]["value"] = "pipeline";
+  CHECK(error_of(doc) == "t.json: engines.srv.multi_gpu.value: must be \"layer\" or \"tensor\"");
+  doc = table();
+  doc["engines"]["cpp-old"]["like"] = "missing";
+  CHECK(error_of(doc) == "t.json: engines.cpp-old.multi_gpu: missing (layer|tensor)");
+  doc = table();
+  doc["engines"]["srv"] = 3;
+  CHECK(error_of(doc) == "t.json: engines.srv: must be an object");
+  CHECK(error_of(nlohmann::json::object()) == "t.json: engines: missing (an object of engines)");
 }

@@ -1,0 +1,20 @@
+#pragma once
+// The engine table data/engines.cpp reads from data/throughput.json, exposed so that tests can
+// feed it malformed documents.
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace gpusel::detail {
+
+struct EngineSplits {
+  std::string batch1, batched;
+  std::map<std::string, std::string> key_of;  // every key and alias -> the entry's key
+  std::map<std::string, bool> layers;         // entry key -> splits by layers
+};
+
+// Throws data_error naming `origin` and the field when an engine has no valid multi_gpu (its
+// own or its "like" entry's) or a default engine names no entry.
+EngineSplits parse_engine_splits(const nlohmann::json& doc, const std::string& origin);
+
+}  // namespace gpusel::detail
