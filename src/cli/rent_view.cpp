@@ -147,7 +147,7 @@ Output rent_output(const Session& s, const RentAnswer& answer, const std::string
           : "";
   Output o;
   o.before = header_text(s, answer.one_gpu_need, converted) +
-             (hours ? trf("Rental: {:g} h per job", *hours) + "\n\n"
+             (hours ? trf("Rental: {:g} h per job, ranked by on-demand cost per 1M tokens", *hours) + "\n\n"
               : s.request.tokens
                   ? ""
                   : tr("No --hours or --tokens: ranked by on-demand cost per 1M tokens") + "\n\n");

@@ -155,11 +155,12 @@ std::string verdict_text(const ServeOption& o, const ServeView& v) {
   const std::string cfg = fmt::format("{}x {}", v.query.count, o.eval.config.gpu->id);
   if (!o.capacity) return cfg + ": " + o.why_not;
   std::string s = fmt::format(
-      "{} as {} replica{} of {} ({}, {}): each carries {:.3g} req/s ({:.0f} users, {} output "
+      "{} as {} replica{} of {} ({}, {}): each carries {:.3g} req/s ({:.0f} user{}, {} output "
       "tok/s) within the targets; the KV pool holds {} sequences per replica (running batch at "
       "most {}: {})",
       cfg, o.replicas, o.replicas == 1 ? "" : "s", o.replica.count, layout_text(o.replica),
-      o.engine->label, o.capacity->rate, o.capacity_users, rate(o.capacity->tokens_per_s),
+      o.engine->label, o.capacity->rate, o.capacity_users,
+      std::lround(o.capacity_users) == 1 ? "" : "s", rate(o.capacity->tokens_per_s),
       o.replica.memory_seqs, o.replica.max_seqs, o.replica.seq_limit);
   const ServeTarget& t = v.query.request.target;
   if (t.rps || t.users)

@@ -1,7 +1,8 @@
 #pragma once
 // What the memory stage must know of an inference engine before the speed stage models it:
 // which engine runs when --engine is not given, and how that engine spreads a model over
-// several GPUs. Read from data/throughput.json (constants.default_engine, engines.*.multi_gpu),
+// several GPUs, and which cards it runs on at all. Read from data/throughput.json
+// (constants.default_engine, engines.*.multi_gpu, engines.*.runs_on),
 // the file the speed stage takes the engines' figures from.
 #include <string>
 
@@ -16,6 +17,13 @@ std::string inference_engine(const std::string& engine, int batch, bool tensor_p
 // Whether the engine spreads a model over several GPUs by layers (one card busy at a time
 // at batch 1) rather than tensor parallel; false for a name the data does not know.
 bool engine_splits_layers(const std::string& engine_key);
+
+// Whether the engine has a backend for the card ecosystem (gpus.json `ecosystem`: cuda, rocm,
+// oneapi, synapseai, cann, metal); true for a name the data does not know (the speed stage
+// refuses those).
+bool engine_runs_on(const std::string& engine_key, const std::string& ecosystem);
+// The ecosystems the engine runs on, separated by ", ", for messages.
+std::string engine_platforms(const std::string& engine_key);
 
 // The engines that run tensor parallel, separated by '|', for messages.
 std::string tensor_parallel_engines();

@@ -77,6 +77,8 @@
 //   workload.domestic        bool    the user requires domestic (China-made) hardware
 //   workload.seq_len         number  tokens per sample
 //   workload.batch           number  micro-batch per GPU
+//   workload.engine          text    the inference engine --engine names (absent when not given)
+//   config.engine_runs       bool    that engine has a backend for the card's ecosystem
 #include <array>
 #include <cstdint>
 #include <map>
@@ -150,9 +152,11 @@ enum class FactId : std::uint8_t {
   workload_long_run,
   workload_domestic,
   workload_seq_len,
-  workload_batch
+  workload_batch,
+  workload_engine,
+  config_engine_runs
 };
-inline constexpr std::size_t kFactCount = 42;
+inline constexpr std::size_t kFactCount = 44;
 // The position of a vocabulary fact (fact_vocabulary()[fact_index(info)] is info).
 std::size_t fact_index(const FactInfo& info);
 

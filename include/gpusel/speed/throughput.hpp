@@ -185,6 +185,9 @@ int node_size(const Gpu& g);
 // The network joining nodes of this card, if it clusters at all (consumer cards do not).
 const ClusterNetwork* cluster_network(const Gpu& g, const ThroughputConstants& k);
 const ClusterNetwork* cluster_network(const Gpu& g);
+// Whether `cards` of the card can work as one configuration: one machine, or machines its
+// cluster network joins. (Serving replicas need not: each is its own configuration.)
+bool gangs(const Gpu& g, int cards);
 
 // Machines that are not the card's own nodes: separate rented instances of `gpus_per_node`
 // GPUs each, joined by the provider's network rather than a cluster fabric.

@@ -103,11 +103,6 @@ void target_remedies(std::vector<ServeRemedy>& out, const Sources& src, const Se
   }
 }
 
-// Whether `cards` of the card can work together: one machine, or machines a network joins.
-bool can_gang(const Gpu& g, int cards) {
-  return cards <= node_size(g) || cluster_network(g) != nullptr;
-}
-
 void card_remedies(std::vector<ServeRemedy>& out, const Sources& src, const ServeQuery& q,
                    const ServeOption& mine) {
   // An engine that does not run on the card runs on no number of them.
@@ -117,7 +112,7 @@ void card_remedies(std::vector<ServeRemedy>& out, const Sources& src, const Serv
     ServeQuery k = q;
     k.count = cards;
     try_change(out, src, k, fmt::format("--count {}", cards));
-  } else if (!mine.capacity && q.count < 8 && can_gang(*q.gpu, q.count * 2)) {
+  } else if (!mine.capacity && q.count < 8 && gangs(*q.gpu, q.count * 2)) {
     // a wider replica: more bandwidth per token
     ServeQuery k = q;
     k.count = q.count * 2;

@@ -170,8 +170,10 @@ RentalRanking rank_rentals(const Catalog& catalog, const Cloud& cloud, const Rul
     if (!fits(eval)) continue;
     const auto hours = rr.hours ? rr.hours : eval.hours;
     const RentalOption terms = priced_terms(o, 1, eval, cloud, rates, cur, hours, extras);
-    fitting.push_back(
-        {{terms.on_demand_cost, terms.per_million_tokens, eval.tokens_per_s}, &o, &eval, hours});
+    // A job of --tokens is ranked by what it costs; a rental window of --hours costs the
+    // window on any offer, so it is ranked by what the window buys: cost per token.
+    const auto job_cost = rr.hours ? std::nullopt : terms.on_demand_cost;
+    fitting.push_back({{job_cost, terms.per_million_tokens, eval.tokens_per_s}, &o, &eval, hours});
   }
   std::stable_sort(fitting.begin(), fitting.end(),
                    [](const Fit& a, const Fit& b) { return cheaper(a.key, b.key); });

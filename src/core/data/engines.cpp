@@ -20,18 +20,34 @@ std::string lower(std::string s) {
   return s;
 }
 
-// engines.<name>.multi_gpu, or the entry it is "like" (one level, as the speed stage reads).
-bool splits_layers(const json& engines, const json& e, const std::string& at) {
+// engines.<name>.<field>, or the entry it is "like" (one level, as the speed stage reads).
+const json& own_or_like(const json& engines, const json& e, const char* field,
+                        const std::string& at) {
   const json* own = &e;
-  if (!e.contains("multi_gpu") && e.contains("like") && e["like"].is_string() &&
+  if (!e.contains(field) && e.contains("like") && e["like"].is_string() &&
       engines.contains(e["like"].get<std::string>()))
     own = &engines[e["like"].get<std::string>()];
-  if (!own->contains("multi_gpu") || !(*own)["multi_gpu"].is_object())
-    throw data_error(at + ".multi_gpu: missing (layer|tensor)");
-  const json& v = (*own)["multi_gpu"].value("value", json());
+  if (!own->contains(field) || !(*own)[field].is_object())
+    throw data_error(at + "." + field + ": missing");
+  return (*own)[field];
+}
+
+bool splits_layers(const json& engines, const json& e, const std::string& at) {
+  const json& v = own_or_like(engines, e, "multi_gpu", at).value("value", json());
   if (v != "layer" && v != "tensor")
     throw data_error(at + ".multi_gpu.value: must be \"layer\" or \"tensor\"");
   return v == "layer";
+}
+
+std::vector<std::string> runs_on(const json& engines, const json& e, const std::string& at) {
+  const json& v = own_or_like(engines, e, "runs_on", at).value("value", json());
+  std::vector<std::string> out;
+  if (v.is_array())
+    for (const json& x : v)
+      if (x.is_string()) out.push_back(x.get<std::string>());
+  if (out.empty() || out.size() != v.size())
+    throw data_error(at + ".runs_on.value: must list ecosystems (cuda, rocm, ...)");
+  return out;
 }
 
 // constants.default_engine.value.<which>: an engine's key.
@@ -67,6 +83,7 @@ EngineSplits detail::parse_engine_splits(const json& doc, const std::string& ori
     for (const json& a : e.value("aliases", json::array()))
       if (a.is_string()) t.key_of[lower(a.get<std::string>())] = name;
     t.layers[name] = splits_layers(engines, e, origin + ": engines." + name);
+    t.runs_on[name] = runs_on(engines, e, origin + ": engines." + name);
   }
   t.batch1 = default_engine(doc, engines, "batch1", origin);
   t.batched = default_engine(doc, engines, "batched", origin);
@@ -84,6 +101,22 @@ bool engine_splits_layers(const std::string& engine_key) {
   const auto& layers = splits().layers;
   const auto it = layers.find(engine_key);
   return it != layers.end() && it->second;
+}
+
+bool engine_runs_on(const std::string& engine_key, const std::string& ecosystem) {
+  const auto& all = splits().runs_on;
+  const auto it = all.find(engine_key);
+  return it == all.end() ||
+         std::find(it->second.begin(), it->second.end(), ecosystem) != it->second.end();
+}
+
+std::string engine_platforms(const std::string& engine_key) {
+  const auto& all = splits().runs_on;
+  const auto it = all.find(engine_key);
+  std::string out;
+  if (it != all.end())
+    for (const auto& e : it->second) out += (out.empty() ? "" : ", ") + e;
+  return out;
 }
 
 std::string tensor_parallel_engines() {

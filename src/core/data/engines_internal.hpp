@@ -4,6 +4,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 namespace gpusel::detail {
 
@@ -11,10 +12,11 @@ struct EngineSplits {
   std::string batch1, batched;
   std::map<std::string, std::string> key_of;  // every key and alias -> the entry's key
   std::map<std::string, bool> layers;         // entry key -> splits by layers
+  std::map<std::string, std::vector<std::string>> runs_on;  // entry key -> ecosystems
 };
 
-// Throws data_error naming `origin` and the field when an engine has no valid multi_gpu (its
-// own or its "like" entry's) or a default engine names no entry.
+// Throws data_error naming `origin` and the field when an engine has no valid multi_gpu or
+// runs_on (its own or its "like" entry's) or a default engine names no entry.
 EngineSplits parse_engine_splits(const nlohmann::json& doc, const std::string& origin);
 
 }  // namespace gpusel::detail

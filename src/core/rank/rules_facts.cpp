@@ -88,6 +88,14 @@ std::vector<FactInfo> make_vocabulary() {
       {"workload.domestic", T::boolean, "domestic (China-made) hardware required", {}},
       {"workload.seq_len", T::number, "tokens per sample", {}},
       {"workload.batch", T::number, "micro-batch per GPU", {}},
+      {"workload.engine",
+       T::text,
+       "the inference engine --engine names, resolved (absent when not given)",
+       {}},
+      {"config.engine_runs",
+       T::boolean,
+       "that engine has a backend for the card's ecosystem (absent without --engine)",
+       {}},
   };
 }
 

@@ -6,6 +6,7 @@
 
 #include "gpusel/base/error.hpp"
 #include "gpusel/base/text.hpp"
+#include "gpusel/data/engines.hpp"
 #include "gpusel/json/embedded.hpp"
 #include "ranker_internal.hpp"
 
@@ -186,6 +187,12 @@ void facts_for(const Result& r, const Workload& w, const RankRequest& req, Confi
   f.flag(F::config_platform_priced, r.platform_price > 0);
   if (!r.throughput.bound.empty()) f.text(F::config_bound, r.throughput.bound);
   workload_facts(w, req, r.hours, out);
+  // The engine the user named, where it has no backend for the card (MLX on a GeForce).
+  if (!is_training(w.mode) && !w.engine.empty()) {
+    out.engine = inference_engine(w.engine, w.batch, false);
+    f.text(F::workload_engine, out.engine);
+    f.flag(F::config_engine_runs, engine_runs_on(out.engine, g.ecosystem));
+  }
 }
 
 // The workload's facts (the same for every card of a count, but cheap next to a map).

@@ -216,13 +216,16 @@ ServeOption serve_cards(const Gpu& gpu, int count, const Cloud* cloud, const Rul
   };
   const Workload served = serve_detail::served_on(gpu, req);
   for (int size = 1; size <= count; size *= 2) {
-    if (count % size != 0 || (size > 1 && !tensor_parallel_splits(served, size))) continue;
+    if (count % size != 0 || !gangs(gpu, size) ||
+        (size > 1 && !tensor_parallel_splits(served, size)))
+      continue;
     ServeOption o =
         serve_detail::evaluate_option(gpu, size, count / size, cloud, rules, rates, req, env);
     if (!best || carries(o) > carries(*best)) best = std::move(o);
   }
-  // No split divides the heads (or count is not a power of two): all cards as one replica.
-  if (!best || !best->replica.fits())
+  // No split divides the heads (or count is not a power of two): all cards as one replica,
+  // where they can work as one.
+  if ((!best || !best->replica.fits()) && gangs(gpu, count))
     best = serve_detail::evaluate_option(gpu, count, 1, cloud, rules, rates, req, env);
   return *best;
 }

@@ -274,6 +274,10 @@ const ClusterNetwork* cluster_network(const Gpu& g) {
   return cluster_network(g, default_throughput_constants());
 }
 
+bool gangs(const Gpu& g, int cards) {
+  return cards <= node_size(g) || cluster_network(g) != nullptr;
+}
+
 namespace {
 
 // Encoders (BERT, ViT) generate nothing: inference is one forward pass over the input, so

@@ -42,9 +42,10 @@ nlohmann::json table() {
   return nlohmann::json::parse(R"({
     "constants": {"default_engine": {"value": {"batch1": "cpp", "batched": "srv"}}},
     "engines": {
-      "cpp": {"aliases": ["Local"], "multi_gpu": {"value": "layer"}},
+      "cpp": {"aliases": ["Local"], "multi_gpu": {"value": "layer"},
+              "runs_on": {"value": ["cuda", "metal"]}},
       "cpp-old": {"like": "cpp"},
-      "srv": {"multi_gpu": {"value": "tensor"}}}})");
+      "srv": {"multi_gpu": {"value": "tensor"}, "runs_on": {"value": ["cuda"]}}}})");
 }
 
 std::string error_of(const nlohmann::json& doc) {
@@ -65,6 +66,7 @@ TEST_CASE("the engine table: layouts inherit through like, aliases resolve") {
   CHECK(t.layers.at("cpp-old"));
   CHECK_FALSE(t.layers.at("srv"));
   CHECK(t.key_of.at("local") == "cpp");
+  CHECK(t.runs_on.at("cpp-old") == std::vector<std::string>{"cuda", "metal"});
 }
 
 TEST_CASE("a malformed engine table is a data error naming the file and the field") {
@@ -82,9 +84,32 @@ TEST_CASE("a malformed engine table is a data error naming the file and the fiel
   CHECK(error_of(doc) == "t.json: engines.srv.multi_gpu.value: must be \"layer\" or \"tensor\"");
   doc = table();
   doc["engines"]["cpp-old"]["like"] = "missing";
-  CHECK(error_of(doc) == "t.json: engines.cpp-old.multi_gpu: missing (layer|tensor)");
+  CHECK(error_of(doc) == "t.json: engines.cpp-old.multi_gpu: missing");
+  doc = table();
+  doc["engines"]["srv"]["runs_on"]["value"] = nlohmann::json::array();
+  CHECK(error_of(doc) == "t.json: engines.srv.runs_on.value: must list ecosystems (cuda, rocm, ...)");
+  doc = table();
+  doc["engines"]["srv"].erase("runs_on");
+  CHECK(error_of(doc) == "t.json: engines.srv.runs_on: missing");
   doc = table();
   doc["engines"]["srv"] = 3;
   CHECK(error_of(doc) == "t.json: engines.srv: must be an object");
   CHECK(error_of(nlohmann::json::object()) == "t.json: engines: missing (an object of engines)");
+}
+
+TEST_CASE("engines run on the platforms their documentation lists") {
+  CHECK(engine_runs_on("mlx", "metal"));
+  CHECK_FALSE(engine_runs_on("mlx", "cuda"));
+  CHECK(engine_runs_on("tensorrt-llm", "cuda"));
+  for (const char* eco : {"rocm", "metal", "oneapi", "synapseai", "cann"}) {
+    INFO(eco);
+    CHECK_FALSE(engine_runs_on("tensorrt-llm", eco));
+  }
+  CHECK_FALSE(engine_runs_on("vllm", "metal"));
+  CHECK(engine_runs_on("vllm-0.5", "rocm"));           // inherited from vllm
+  CHECK_FALSE(engine_runs_on("llama.cpp", "synapseai"));  // no Gaudi backend
+  CHECK(engine_runs_on("llama.cpp-nograph", "cann"));     // inherited from llama.cpp
+  CHECK_FALSE(engine_runs_on("llama.cpp-hipblas", "cuda"));
+  CHECK(engine_runs_on("ipex-llm", "oneapi"));
+  CHECK(engine_platforms("gpt-fast") == "cuda, rocm");
 }

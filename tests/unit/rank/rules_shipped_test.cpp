@@ -218,6 +218,9 @@ const std::vector<Case>& cases() {
         {{"gpu.bf16", false}, {"gpu.ecosystem", "metal"s}, {"gpu.platform_target", "apple9"s}},
         {{"gpu.ecosystem", "metal"s}, {"gpu.platform_target", "apple7"s},
          {"workload.precision", "fp16"s}}}},
+      {"engine-not-on-card",  // only where --engine named one that has no backend there
+       {plus(kInference, {{"workload.engine", "mlx"s}, {"config.engine_runs", false}})},
+       {kInference, plus(kInference, {{"workload.engine", "mlx"s}, {"config.engine_runs", true}})}},
       {"host-bound-decode",  // inference whose step the host sets, on any card
        {plus(kInference, {{"config.bound", "host"s}}),
         plus(kInference, {{"config.bound", "host"s}, {"gpu.vram_gb", 141.0}})},

@@ -5,6 +5,7 @@
 #include "gpusel/answer/answers.hpp"
 #include "gpusel/data/cloud.hpp"
 #include "gpusel/memory/estimator.hpp"
+#include "gpusel/speed/throughput.hpp"
 #include "serve_fixtures.hpp"
 
 using namespace gpusel;
@@ -124,6 +125,19 @@ TEST_CASE("plan: replicas are laid out as the serving engine lays a model out", 
                                         ranker_fixtures::rates(), r);
   CHECK(28 % eight.replica.count == 0);
   CHECK(eight.replicas * eight.replica.count == 8);
+}
+
+TEST_CASE("plan: more consumer cards than one machine holds serve as separate replicas",
+          "[serve]") {
+  // Consumer cards cluster over no network: 16 RTX 3090s are replicas of at most a machine's
+  // 8, never one 16-card configuration (which would be a usage error).
+  const ServeRequest r = request("llama-3.1-8b", 50, Precision::bf16);
+  const Gpu& g = gpu("rtx-3090");
+  REQUIRE_FALSE(gangs(g, 16));
+  const ServeOption o =
+      serve_cards(g, 16, &cloud(), ranker_fixtures::rules(), ranker_fixtures::rates(), r);
+  CHECK(o.replica.count <= 8);
+  CHECK(o.replicas * o.replica.count == 16);
 }
 
 TEST_CASE("plan: an engine that does not run on the card is reported, not estimated", "[serve]") {
