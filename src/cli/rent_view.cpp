@@ -146,11 +146,13 @@ Output rent_output(const Session& s, const RentAnswer& answer, const std::string
                 s.rates.as_of)
           : "";
   Output o;
-  o.before = header_text(s, answer.one_gpu_need, converted) +
-             (hours ? trf("Rental: {:g} h per job, ranked by on-demand cost per 1M tokens", *hours) + "\n\n"
-              : s.request.tokens
-                  ? ""
-                  : tr("No --hours or --tokens: ranked by on-demand cost per 1M tokens") + "\n\n");
+  o.before =
+      header_text(s, answer.one_gpu_need, converted) +
+      (hours
+           ? trf("Rental: {:g} h per job, ranked by on-demand cost per 1M tokens", *hours) + "\n\n"
+       : s.request.tokens
+           ? ""
+           : tr("No --hours or --tokens: ranked by on-demand cost per 1M tokens") + "\n\n");
   o.table = rent_table(answer.shown, cur);
   o.after =
       "\n" +

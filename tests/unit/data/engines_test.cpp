@@ -87,7 +87,8 @@ TEST_CASE("a malformed engine table is a data error naming the file and the fiel
   CHECK(error_of(doc) == "t.json: engines.cpp-old.multi_gpu: missing");
   doc = table();
   doc["engines"]["srv"]["runs_on"]["value"] = nlohmann::json::array();
-  CHECK(error_of(doc) == "t.json: engines.srv.runs_on.value: must list ecosystems (cuda, rocm, ...)");
+  CHECK(error_of(doc) ==
+        "t.json: engines.srv.runs_on.value: must list ecosystems (cuda, rocm, ...)");
   doc = table();
   doc["engines"]["srv"].erase("runs_on");
   CHECK(error_of(doc) == "t.json: engines.srv.runs_on: missing");
@@ -106,7 +107,7 @@ TEST_CASE("engines run on the platforms their documentation lists") {
     CHECK_FALSE(engine_runs_on("tensorrt-llm", eco));
   }
   CHECK_FALSE(engine_runs_on("vllm", "metal"));
-  CHECK(engine_runs_on("vllm-0.5", "rocm"));           // inherited from vllm
+  CHECK(engine_runs_on("vllm-0.5", "rocm"));              // inherited from vllm
   CHECK_FALSE(engine_runs_on("llama.cpp", "synapseai"));  // no Gaudi backend
   CHECK(engine_runs_on("llama.cpp-nograph", "cann"));     // inherited from llama.cpp
   CHECK_FALSE(engine_runs_on("llama.cpp-hipblas", "cuda"));

@@ -4,9 +4,9 @@
 #include <regex>
 #include <set>
 
+#include "gpusel/base/text.hpp"
 #include "gpusel/data/catalog.hpp"
 #include "gpusel/rank/rules.hpp"
-#include "gpusel/base/text.hpp"
 
 using namespace gpusel;
 using namespace std::string_literals;
@@ -216,7 +216,8 @@ const std::vector<Case>& cases() {
        {{{"gpu.bf16", false}, {"gpu.ecosystem", "metal"s}, {"gpu.platform_target", "apple8"s}}},
        {{},
         {{"gpu.bf16", false}, {"gpu.ecosystem", "metal"s}, {"gpu.platform_target", "apple9"s}},
-        {{"gpu.ecosystem", "metal"s}, {"gpu.platform_target", "apple7"s},
+        {{"gpu.ecosystem", "metal"s},
+         {"gpu.platform_target", "apple7"s},
          {"workload.precision", "fp16"s}}}},
       {"engine-not-on-card",  // only where --engine named one that has no backend there
        {plus(kInference, {{"workload.engine", "mlx"s}, {"config.engine_runs", false}})},
