@@ -162,7 +162,7 @@ std::string verdict_cell(bool fits) {
 
 std::string changes_text(const FitResult& r) {
   if (r.changes.empty()) return "";
-  std::string out = tr("changes (KNOWLEDGE K37), each re-estimated:") + "\n";
+  std::string out = tr("changes that lower memory, each re-estimated:") + "\n";
   for (const auto& c : r.changes)
     out += fmt::format("  {}{:>7} GiB  {}\n", verdict_cell(c.fits), gib(c.estimate.need_bytes()),
                        c.change);

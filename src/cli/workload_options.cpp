@@ -17,6 +17,18 @@
 namespace gpusel::cli {
 namespace {
 
+void tri_state(CLI::App* cmd, const std::string& name, std::optional<bool>& out,
+               const std::string& help) {
+  // Plain flags: a value (`--compile=maybe`, `--compile=0`) is a usage error, never parsed
+  // (CLI11 2.1 would hand "maybe" to std::stoll and escape as an internal error).
+  cmd->add_flag_function(
+         "--" + name, [&out](std::int64_t) { out = true; }, help)
+      ->disable_flag_override();
+  cmd->add_flag_function(
+         "--no-" + name, [&out](std::int64_t) { out = false; }, "(the opposite of --" + name + ")")
+      ->disable_flag_override();
+}
+
 std::string choices(const std::vector<std::string>& names) {
   std::string out;
   for (const auto& n : names) out += (out.empty() ? "" : "|") + n;
@@ -72,8 +84,9 @@ void add_training_options(CLI::App* cmd, WorkloadArgs& a) {
                 "allow --seq-len beyond the preset's maximum context");
   cmd->add_option("--prompt-len", a.prompt_len,
                   "inference: tokens prefilled at once (default: all of --seq-len)");
-  cmd->add_flag("--grad-ckpt,!--no-grad-ckpt", a.grad_ckpt,
-                "gradient checkpointing (default on, as LLM fine-tuning recipes)");
+  tri_state(cmd, "grad-ckpt", a.grad_ckpt,
+            "gradient checkpointing (default on for decoder LLMs, as their fine-tuning recipes; "
+            "off for encoders, ViTs and CNNs, as theirs)");
   cmd->add_flag("--flash-attn,!--no-flash-attn", a.flash_attn,
                 "FlashAttention/SDPA, no seq x seq scores (default on)");
   cmd->add_option("--loss", a.loss,
@@ -127,18 +140,6 @@ void optional_flag(CLI::App* cmd, const std::string& names, std::optional<T>& ou
                    const std::string& help) {
   cmd->add_option_function<T>(
       names, [&out](const T& v) { out = v; }, help);
-}
-
-void tri_state(CLI::App* cmd, const std::string& name, std::optional<bool>& out,
-               const std::string& help) {
-  // Plain flags: a value (`--compile=maybe`, `--compile=0`) is a usage error, never parsed
-  // (CLI11 2.1 would hand "maybe" to std::stoll and escape as an internal error).
-  cmd->add_flag_function(
-         "--" + name, [&out](std::int64_t) { out = true; }, help)
-      ->disable_flag_override();
-  cmd->add_flag_function(
-         "--no-" + name, [&out](std::int64_t) { out = false; }, "(the opposite of --" + name + ")")
-      ->disable_flag_override();
 }
 
 void add_framework_options(CLI::App* cmd, WorkloadArgs& a) {
@@ -238,7 +239,7 @@ Workload resolve_workload(const WorkloadArgs& a) {
   w.kv_dtype = parse_kv_dtype(a.kv_dtype);
   w.double_quant = a.double_quant;
   w.amp = a.amp;
-  w.grad_ckpt = a.grad_ckpt;
+  w.grad_ckpt = a.grad_ckpt.value_or(default_grad_ckpt(w.model));
   w.flash_attn = a.flash_attn;
   apply_framework(w, framework_profile(a.framework), !a.loss.empty(), !a.optimizer.empty(),
                   a.overrides);

@@ -26,7 +26,8 @@ struct WorkloadArgs {
       gpus = kNotGiven, trainable_layers = kNotGiven, lora_layers = kNotGiven;
   std::optional<double> weight_bits;  // --weight-bits
   bool seq_len_given = false;
-  bool grad_ckpt = true, flash_attn = true, amp = false, double_quant = true;
+  std::optional<bool> grad_ckpt;  // not given: default_grad_ckpt(model)
+  bool flash_attn = true, amp = false, double_quant = true;
   bool train_embeddings = false, allow_long_context = false, comm_overlap = false, mlm = false;
   // The training framework and the behaviours set alone (issue 11).
   std::string framework = "hf", family;

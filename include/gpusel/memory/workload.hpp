@@ -150,6 +150,11 @@ struct FrameworkOverrides {
 void apply_framework(Workload& w, const FrameworkProfile& f, bool loss_given, bool optimizer_given,
                      const FrameworkOverrides& o = {});
 
+// Gradient checkpointing where the user did not say: on for decoder LLMs (the PEFT/TRL and
+// torchtune fine-tuning recipes turn it on), off for encoders, ViTs and CNNs (transformers'
+// TrainingArguments and timm's train.py default to off; torchvision has no such option).
+bool default_grad_ckpt(const ModelArch& m);
+
 // Every accepted spelling, for help text and completion.
 std::vector<std::string> mode_names();
 std::vector<std::string> precision_names();

@@ -55,6 +55,8 @@ void apply_overrides(FrameworkProfile& f, const FrameworkOverrides& o) {
 
 }  // namespace
 
+bool default_grad_ckpt(const ModelArch& m) { return m.kind == "decoder"; }
+
 void apply_framework(Workload& w, const FrameworkProfile& f, bool loss_given, bool optimizer_given,
                      const FrameworkOverrides& o) {
   w.framework = f;
