@@ -64,6 +64,14 @@ TEST_CASE("findings are located by line and JSON pointer") {
   CHECK(d.file == "negative.json");
 }
 
+TEST_CASE("a launch MSRP past two years is flagged only when it is the card's only price") {
+  // old_msrp_only.json: stale_price.json's card with its 2022-09-20 MSRP alone.
+  const auto r = check("old_msrp_only.json", "2026-12-02");
+  CHECK(has(r, "price-age", Severity::warning));
+  CHECK(r.passed(false));
+  CHECK_FALSE(has(check("old_msrp_only.json", "2024-06-01"), "price-age", Severity::warning));
+}
+
 TEST_CASE("price age is measured against the as-of date") {
   CHECK(has(check("stale_price.json", "2026-12-02"), "price-age", Severity::warning));
   CHECK_FALSE(has(check("stale_price.json", "2024-06-01"), "price-age", Severity::warning));
