@@ -16,6 +16,7 @@
 #include "cli/option_values.hpp"
 #include "cli/terminal.hpp"
 #include "gpusel/base/error.hpp"
+#include "gpusel/base/output_guard.hpp"
 #include "gpusel/base/text.hpp"
 #include "gpusel/base/threads.hpp"
 #include "gpusel/i18n/i18n.hpp"
@@ -95,8 +96,10 @@ int usage(const CLI::App& app, const CLI::ParseError& e, int argc, char** argv) 
   const CLI::App* reached = &app;
   std::string msg = unknown_word(app, args, &reached);
   if (msg.empty()) msg = clip_words(e.what());
-  std::cerr << tr("gpusel: error: ") << safe_cell(msg)
-            << trf("; see {} --help", command_name(*reached)) << "\n";
+  std::cerr << guard_output(tr("gpusel: error: ") + safe_cell(msg) +
+                                trf("; see {} --help", command_name(*reached)),
+                            OutputKind::text)
+            << "\n";
   return static_cast<int>(ExitCode::usage);
 }
 
@@ -144,11 +147,16 @@ int run(int argc, char** argv) {
     std::cout.flush();
     // Every value a message quotes should be cut where it is quoted (quote_input); this is
     // the net for any that is not, so no input can flood a terminal or a CI log.
-    std::cerr << tr("gpusel: error: ") << safe_cell(clip_words(e.what(), kMaxWordInError)) << "\n";
+    std::cerr << guard_output(
+                     tr("gpusel: error: ") + safe_cell(clip_words(e.what(), kMaxWordInError)),
+                     OutputKind::text)
+              << "\n";
     return static_cast<int>(e.code());
   } catch (const std::exception& e) {
-    std::cerr << tr("gpusel: error: ")
-              << "internal: " << safe_cell(clip_words(e.what(), kMaxWordInError)) << "\n";
+    std::cerr << guard_output(tr("gpusel: error: ") +
+                                  "internal: " + safe_cell(clip_words(e.what(), kMaxWordInError)),
+                              OutputKind::text)
+              << "\n";
     return static_cast<int>(ExitCode::data);
   }
 }

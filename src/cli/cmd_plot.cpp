@@ -7,6 +7,7 @@
 #include "cli/render.hpp"
 #include "gpusel/base/error.hpp"
 #include "gpusel/base/output_file.hpp"
+#include "gpusel/base/output_guard.hpp"
 #include "gpusel/base/text.hpp"
 #include "gpusel/json/embedded.hpp"
 #include "gpusel/json/json_source.hpp"
@@ -61,15 +62,22 @@ bool workload_given(const WorkloadArgs& w) {
   return !w.model.empty() || !w.params.empty() || !w.model_config.empty();
 }
 
+// The chart as written: SVG markup or JSON, with nothing from data a terminal or CI runs.
+std::string guard(const PlotArgs& a, const std::string& text) {
+  return guard_output(text, a.format == "json" ? OutputKind::json : OutputKind::markup);
+}
+
 // The file or stdout; a file gets a one-line summary on stdout.
 void write(Context& ctx, const PlotArgs& a, const std::string& text, const std::string& summary) {
   if (a.output == "-") {
-    *ctx.out << text;
+    *ctx.out << guard(a, text);
     ctx.out->flush();
     return;
   }
-  write_file_atomic(a.output, text);
-  *ctx.out << terminal_safe("Wrote " + a.output + ": " + summary) << "\n";
+  write_file_atomic(a.output, guard(a, text));
+  *ctx.out << guard_output(terminal_safe("Wrote " + quote_input(a.output, 4096) + ": " + summary),
+                           OutputKind::text)
+           << "\n";
 }
 
 int run_metric(Context& ctx, const PlotArgs& a) {

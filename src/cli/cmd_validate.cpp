@@ -6,6 +6,7 @@
 #include "gpusel/answer/answers.hpp"
 #include "gpusel/base/error.hpp"
 #include "gpusel/base/input_text.hpp"
+#include "gpusel/base/output_guard.hpp"
 #include "gpusel/base/text.hpp"
 
 namespace gpusel::cli {
@@ -91,7 +92,8 @@ int run_validate(Context& ctx, const ValidateArgs& a) {
                        ok ? "passed" : "FAILED");
   }
   if (format == Format::github) {
-    *ctx.out << out << std::flush;  // escaped line by line above; no colour in a CI log
+    // Escaped line by line above; its own commands stay, any other a CI runner reads goes.
+    *ctx.out << guard_output(out, OutputKind::text, false) << std::flush;
   } else {
     o.highlights = {{": error:", Tone::bad},
                     {": warning:", Tone::warn},

@@ -9,6 +9,7 @@
 #include <cstdlib>
 
 #include "gpusel/base/error.hpp"
+#include "gpusel/base/output_guard.hpp"
 #include "gpusel/base/text.hpp"
 
 namespace gpusel::cli {
@@ -85,19 +86,6 @@ std::string highlighted(std::string text, const std::vector<Highlight>& hs) {
     for (std::size_t at = text.find(what); at != std::string::npos;
          at = text.find(what, at + coloured.size()))
       text.replace(at, what.size(), coloured);
-  }
-  return text;
-}
-
-// GitHub Actions (and other CI runners) read a log line starting with "::" as a workflow
-// command. gpusel's own text never starts a line so; a line from data that does gets its
-// first colon escaped. The last guard behind escaping newlines where data enters text.
-std::string no_workflow_commands(std::string text) {
-  for (std::size_t at = 0; at < text.size(); at = text.find('\n', at) + 1) {
-    const std::size_t first = text.find_first_not_of(" \t", at);
-    if (first != std::string::npos && text.compare(first, 2, "::") == 0)
-      text.replace(first, 1, "\\x3a");
-    if (text.find('\n', at) == std::string::npos) break;
   }
   return text;
 }
@@ -194,21 +182,22 @@ std::string raw_number(double v) {
 std::string render(const Output& o, Format f, bool to_terminal) {
   std::string text;
   if (f == Format::json) {
-    text = o.json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    text = guard_output(o.json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n",
+                        OutputKind::json);
   } else if (f == Format::csv && !o.csv.columns.empty()) {
-    text = render_csv(o.csv);
+    text = guard_output(render_csv(o.csv), OutputKind::text);
   } else if (f == Format::csv) {
     Table t = o.table;
     for (auto& row : t.rows)
       for (auto& cell : row) cell = plain(cell);
-    text = render_csv(t);
+    text = guard_output(render_csv(t), OutputKind::text);
   } else if (f == Format::html) {
-    text = o.html;  // report/html escaped every text from data or the user
+    text = guard_output(o.html, OutputKind::markup);  // report/html escaped data's texts
   } else {
     text = safe_text(o.before);  // the table appended in place: it may be tens of megabytes
     if (!o.table.columns.empty()) render_table_to(text, o.table);
     text += safe_text(o.after);
-    text = no_workflow_commands(std::move(text));
+    text = guard_output(text, OutputKind::text);
     if (to_terminal) text = highlighted(std::move(text), o.highlights);
   }
   return text;
@@ -217,18 +206,18 @@ std::string render(const Output& o, Format f, bool to_terminal) {
 namespace {
 
 // A table without highlights is written as it is rendered, a thousand rows at a time: the
-// same text render() makes (no_workflow_commands works line by line and every part starts a
-// line), without a 100,000-row table held whole in memory.
+// same text render() makes (guard_output works line by line and every part starts a line),
+// without a 100,000-row table held whole in memory.
 bool emit_streamed(std::ostream& out, const Output& o) {
   if (o.table.columns.empty() || (display().colour && !o.highlights.empty())) return false;
   std::string text = safe_text(o.before);
   if (!text.empty() && text.back() != '\n') return false;
   render_table_to(text, o.table, [&out](std::string& part) {
-    out << no_workflow_commands(std::move(part));
+    out << guard_output(part, OutputKind::text);
     part.clear();
   });
   text += safe_text(o.after);
-  out << no_workflow_commands(std::move(text));
+  out << guard_output(text, OutputKind::text);
   return true;
 }
 
