@@ -1,9 +1,12 @@
 #include "gpusel/host/detect.hpp"
 
+#include <cmath>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <map>
+#include <set>
 
 #include "gpusel/base/error.hpp"
 #include "gpusel/json/embedded.hpp"
@@ -68,9 +71,21 @@ std::string printable(const std::string& text) {
   return out;
 }
 
+// The most memory one device can report and be believed: 64 TiB, far above any accelerator
+// or unified-memory machine (Apple's largest holds 512 GB), far below a figure that overflows.
+constexpr double kMaxDeviceBytes = 64.0 * 1024 * 1024 * 1024 * 1024;
+
 void make_printable(Device& d) {
   for (std::string* s : {&d.name, &d.driver, &d.bus_id}) *s = printable(*s);
   for (auto& n : d.other_names) n = printable(n);
+  // A tool's memory figures are input like any other: one out of range is unknown, and memory
+  // in use beyond the total (or below zero) says nothing of the free memory.
+  const auto believable = [](const std::optional<double>& b) {
+    return b && std::isfinite(*b) && *b >= 0 && *b <= kMaxDeviceBytes;
+  };
+  if (!believable(d.total_bytes) || *d.total_bytes == 0) d.total_bytes.reset();
+  if (!believable(d.used_bytes) || (d.total_bytes && *d.used_bytes > *d.total_bytes))
+    d.used_bytes.reset();
 }
 
 std::string string_field(const nlohmann::json& o, const char* key) {
@@ -142,17 +157,28 @@ LocalCards local_cards(const DetectAnswer& a) {
   if (a.devices.empty()) throw Error(ExitCode::negative, why_none(a) + " (see gpusel detect)");
   std::map<const Gpu*, LocalCards> by_card;
   std::string unknown;
+  std::set<std::string> unknown_tools, known_tools;
   for (const auto& d : a.devices) {
     if (!d.gpu) {
       unknown += fmt::format("{}{} ({})", unknown.empty() ? "" : ", ", d.name, d.match);
+      unknown_tools.insert(d.tool);
       continue;
     }
+    known_tools.insert(d.tool);
     LocalCards& c = by_card[d.gpu];
     c.gpu = d.gpu;
     ++c.count;
     if (d.used_bytes) c.used_bytes = std::max(c.used_bytes, *d.used_bytes);
   }
-  // An unknown device beside known ones (an integrated GPU) does not stop the answer.
+  // An unknown device another tool lists beside known ones (an Intel iGPU beside a GeForce)
+  // does not stop the answer; one the same tool lists is a card of the machine's own kind
+  // that the answer would leave out.
+  for (const auto& t : unknown_tools)
+    if (known_tools.count(t))
+      throw Error(
+          ExitCode::negative,
+          "this machine holds cards gpusel cannot tie to the catalog beside those it can: " +
+              unknown + "; name a card with --gpu ID (gpusel catalog list)");
   if (by_card.empty())
     throw Error(ExitCode::negative,
                 "this machine's accelerator is not one gpusel can tie to the catalog: " + unknown +

@@ -290,3 +290,33 @@ TEST_CASE("control characters a device or its tool reports never reach gpusel's 
   for (const std::string& s : {a.devices[0].name, a.devices[0].driver, a.tools[1].message})
     for (char c : s) CHECK((static_cast<unsigned char>(c) >= 0x20 && c != 0x7F));
 }
+
+TEST_CASE("detect: memory figures out of range are unknown, never converted") {
+  // A tool's 1e30 MiB would overflow an integer; memory in use beyond the total says nothing.
+  const auto a = detect(
+      catalog(), fake({{"nvidia-smi", ran("NVIDIA GeForce RTX 4090, 1e30, 0, 550.54, 01\n"
+                                          "NVIDIA GeForce RTX 4090, 24564, 99999, 550.54, 02\n"
+                                          "NVIDIA GeForce RTX 4090, -5, nan, 550.54, 03\n")}}));
+  REQUIRE(a.devices.size() == 3);
+  CHECK_FALSE(a.devices[0].total_bytes);
+  CHECK(a.devices[1].total_bytes == Approx(24564 * kMiB));
+  CHECK_FALSE(a.devices[1].used_bytes);
+  CHECK_FALSE(a.devices[2].total_bytes);
+  CHECK_FALSE(a.devices[2].used_bytes);
+}
+
+TEST_CASE("local_cards: a card the same tool lists but the catalog cannot tie stops the answer") {
+  auto what = [](const DetectAnswer& a) {
+    try {
+      local_cards(a);
+    } catch (const Error& e) {
+      CHECK(e.code() == ExitCode::negative);
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  const auto mixed = detect(
+      catalog(), fake({{"nvidia-smi", ran("NVIDIA GeForce RTX 4090, 24564, 0, 550.54, 01\n"
+                                          "Mystery Accelerator 9000, 81920, 0, 550.54, 02\n")}}));
+  CHECK_THAT(what(mixed), Catch::Contains("Mystery Accelerator 9000"));
+}
