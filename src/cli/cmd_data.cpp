@@ -198,11 +198,16 @@ json status_json(const CatalogStatusAnswer& a) {
 
 int run_status(Context& ctx, const StatusArgs& a) {
   const Format f = parse_format(a.format);
-  std::map<std::string, std::string> replaced;
-  if (!ctx.paths.catalog.empty()) replaced["data/gpus.json"] = read_file(ctx.paths.catalog);
+  StatusInputs in;
+  if (!ctx.paths.catalog.empty())
+    in.replaced["data/gpus.json"] = {ctx.paths.catalog, read_file(ctx.paths.catalog)};
   if (!ctx.cloud_paths.cloud.empty())
-    replaced["data/cloud.json"] = read_file(ctx.cloud_paths.cloud);
-  const CatalogStatusAnswer ans = catalog_status(a.as_of, replaced);
+    in.replaced["data/cloud.json"] = {ctx.cloud_paths.cloud, read_file(ctx.cloud_paths.cloud)};
+  for (const auto& p : ctx.paths.catalog_add)
+    in.added["data/gpus.json"].push_back({p, read_file(p)});
+  for (const auto& p : ctx.cloud_paths.cloud_add)
+    in.added["data/cloud.json"].push_back({p, read_file(p)});
+  const CatalogStatusAnswer ans = catalog_status(a.as_of, in);
   Output o;
   o.table = status_table(ans);
   o.after = status_text(ans);

@@ -84,10 +84,20 @@ struct CatalogStatusAnswer {
   bool fresh() const { return stale_entries == 0 && reviews_due == 0; }
 };
 
-// Every embedded data file (data/*.json); `replaced` maps a file name ("data/gpus.json") to
-// the text that replaces it (--catalog, --cloud). Error(usage) on a malformed as_of,
-// Error(data) naming the file when one cannot be parsed.
-CatalogStatusAnswer catalog_status(const std::string& as_of,
-                                   const std::map<std::string, std::string>& replaced = {});
+// A user's data file: its path (for messages) and its text.
+struct DataFileText {
+  std::string path, text;
+};
+// What the user put in place of the embedded data: `replaced` maps a dataset ("data/gpus.json")
+// to the file that replaces it (--catalog, --cloud); `added` to the overlays laid over it in
+// order (--catalog-add, --cloud-add: records replace those with the same id or join them).
+struct StatusInputs {
+  std::map<std::string, DataFileText> replaced;
+  std::map<std::string, std::vector<DataFileText>> added;
+};
+
+// Every embedded data file (data/*.json) as the inputs change them. Error(usage) on a
+// malformed as_of, Error(data) naming the user's file when one cannot be parsed.
+CatalogStatusAnswer catalog_status(const std::string& as_of, const StatusInputs& in = {});
 
 }  // namespace gpusel

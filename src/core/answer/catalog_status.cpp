@@ -162,10 +162,31 @@ DatasetStatus status_of(const Spec& s, const json& doc, const std::string& as_of
   return d;
 }
 
+// An overlay's records laid over the document's: the same id replaces, a new one joins, in
+// whichever list the two share (gpus, offers).
+void overlay(json& doc, const json& add) {
+  if (!doc.is_object() || !add.is_object()) return;
+  for (const char* list : {"gpus", "offers"}) {
+    if (!doc.contains(list) || !add.contains(list) || !doc[list].is_array() ||
+        !add[list].is_array())
+      continue;
+    json& mine = doc[list];
+    for (const json& rec : add[list]) {
+      const auto same = std::find_if(mine.begin(), mine.end(), [&](const json& r) {
+        return rec.is_object() && r.is_object() && rec.contains("id") && r.contains("id") &&
+               r["id"] == rec["id"];
+      });
+      if (same != mine.end())
+        *same = rec;
+      else
+        mine.push_back(rec);
+    }
+  }
+}
+
 }  // namespace
 
-CatalogStatusAnswer catalog_status(const std::string& as_of,
-                                   const std::map<std::string, std::string>& replaced) {
+CatalogStatusAnswer catalog_status(const std::string& as_of, const StatusInputs& in) {
   CatalogStatusAnswer a;
   a.as_of = as_of.empty() ? today_iso() : as_of;
   if (!is_date(a.as_of)) throw usage_error("--as-of '" + as_of + "' is not a date (YYYY-MM-DD)");
@@ -180,13 +201,15 @@ CatalogStatusAnswer catalog_status(const std::string& as_of,
   }
   json gpus, cloud;  // kept for the coverage, parsed once
   for (const Spec& s : all) {
-    const auto it = replaced.find(s.file);
-    bool present = it != replaced.end();
+    const auto it = in.replaced.find(s.file);
+    bool present = it != in.replaced.end();
     for (const auto& e : embedded_files()) present = present || e.path == s.file;
     if (!present) continue;
-    json doc = parse_located(it != replaced.end() ? it->second : std::string(embedded_text(s.file)),
-                             s.file)
-                   .doc;
+    json doc = it != in.replaced.end()
+                   ? parse_located(it->second.text, it->second.path).doc
+                   : parse_located(std::string(embedded_text(s.file)), s.file).doc;
+    if (const auto add = in.added.find(s.file); add != in.added.end())
+      for (const DataFileText& f : add->second) overlay(doc, parse_located(f.text, f.path).doc);
     const DatasetStatus d = status_of(s, doc, a.as_of);
     if (std::string_view(s.file) == "data/gpus.json")
       gpus = std::move(doc);

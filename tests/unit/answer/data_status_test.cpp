@@ -64,8 +64,9 @@ TEST_CASE("cloud list: unknown GPU ids, providers and dates are usage errors") {
 }
 
 TEST_CASE("catalog status counts prices past 12 months, never an msrp") {
-  const std::map<std::string, std::string> small{{"data/gpus.json", fixture("catalog/small.json")},
-                                                 {"data/cloud.json", fixture("cloud/small.json")}};
+  StatusInputs small;
+  small.replaced["data/gpus.json"] = {"catalog/small.json", fixture("catalog/small.json")};
+  small.replaced["data/cloud.json"] = {"cloud/small.json", fixture("cloud/small.json")};
   const CatalogStatusAnswer early = catalog_status("2026-06-01", small);
   const auto gpus = [](const CatalogStatusAnswer& a) {
     for (const auto& d : a.datasets)
@@ -135,4 +136,21 @@ TEST_CASE("coverage of the shipped catalog agrees with the catalog itself") {
   CHECK(a.coverage.offered + int(a.coverage.no_offer.size()) == a.coverage.datacenter);
   CHECK(a.coverage.priced > 0);
   CHECK(a.coverage.offered > 0);
+}
+
+TEST_CASE("catalog status: overlays count, a broken replacement or overlay is named") {
+  StatusInputs in;
+  in.replaced["data/gpus.json"] = {"catalog/small.json", fixture("catalog/small.json")};
+  const int cards = catalog_status("2026-12-03", in).coverage.cards;
+  // An overlay card with a new id joins; one with a known id replaces.
+  auto doc = nlohmann::json::parse(fixture("catalog/small.json"));
+  doc["gpus"] = {doc["gpus"][0], doc["gpus"][0]};
+  doc["gpus"][1]["id"] = "my-card";
+  in.added["data/gpus.json"] = {{"mine.json", doc.dump()}};
+  CHECK(catalog_status("2026-12-03", in).coverage.cards == cards + 1);
+  in.added["data/gpus.json"] = {{"mine.json", "{\"gpus\": [1,"}};
+  CHECK_THROWS_WITH(catalog_status("2026-12-03", in), Catch::StartsWith("mine.json:"));
+  in.added.clear();
+  in.replaced["data/gpus.json"] = {"broken.json", "{"};
+  CHECK_THROWS_WITH(catalog_status("2026-12-03", in), Catch::StartsWith("broken.json:"));
 }
