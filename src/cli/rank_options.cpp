@@ -104,7 +104,7 @@ Session resolve_session(const RankArgs& a, bool with_workload) {
   s.rates = parse_rates(parse_located(embedded_text("data/rates.json"), "data/rates.json").doc,
                         "data/rates.json");
   const CurrencyChoice cur = choose_currency(a.currency, budget ? budget->currency : "");
-  r.price = {cur.code, a.new_only, a.include_used};
+  r.price = {cur.code, a.new_only, a.include_used, ""};
   s.currency_origin = origin_note(cur);
   if (budget && budget->currency.empty())
     s.budget_note = bare_budget_note(a.budget, budget->amount, cur, s.rates);

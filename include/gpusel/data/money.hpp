@@ -45,6 +45,7 @@ struct PricePolicy {
   std::string currency = "USD";
   bool new_only = false;     // never charge a used-market price
   bool prefer_used = false;  // charge the used price where one exists (--include-used)
+  std::string today = "";    // YYYY-MM-DD; empty: the system's date. Later prices are not charged
 };
 
 struct ChargedPrice {
@@ -57,7 +58,7 @@ struct ChargedPrice {
 
 // The price a buyer would pay for one card, or nullopt when the card has none allowed.
 // Order: current street/estimate > used (when allowed and no new current price, or preferred)
-// > MSRP; within a kind the asked currency first, then the newest.
+// > MSRP; within a kind the asked currency first, then the newest; none dated after today.
 std::optional<ChargedPrice> charge(const Gpu& gpu, const PricePolicy& policy, const Rates& rates);
 
 }  // namespace gpusel

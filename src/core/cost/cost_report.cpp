@@ -66,7 +66,7 @@ std::pair<double, std::string> card_price(const Gpu& g, const CostQuery& q, cons
                                           const Converter& conv, bool& found) {
   found = true;
   if (q.card_price) return {*q.card_price, "--card-price"};
-  const auto c = charge(g, PricePolicy{q.currency, false, false}, d.rates);
+  const auto c = charge(g, PricePolicy{q.currency, false, false, q.today}, d.rates);
   if (!c) return found = false, std::pair{0.0, std::string()};
   conv(c->from->amount, c->from->currency);  // records the conversion, if any
   return {c->amount, fmt::format("{} {:.0f} {} ({})", c->from->kind, c->from->amount,

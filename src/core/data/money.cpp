@@ -199,11 +199,15 @@ std::string default_currency(const std::string& gpusel_currency, const std::stri
 
 std::optional<ChargedPrice> charge(const Gpu& gpu, const PricePolicy& pol, const Rates& rates) {
   const Price* best = nullptr;
+  // A price dated after today is no offer yet (a typo, or 9999-12-31): never charged, and
+  // never the "newest" that would win its kind. ISO dates order as text.
+  const std::string today = pol.today.empty() ? today_iso() : pol.today;
   auto rank = [&](const Price& p) {
     return std::make_tuple(recency_class(p, pol), p.currency != pol.currency ? 1 : 0);
   };
   for (const auto& p : gpu.prices) {
     if (pol.new_only && p.kind == "used") continue;
+    if (p.as_of > today) continue;
     if (!rates.per_base.count(p.currency)) continue;
     if (!best || rank(p) < rank(*best) || (rank(p) == rank(*best) && p.as_of > best->as_of))
       best = &p;

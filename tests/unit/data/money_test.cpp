@@ -72,28 +72,40 @@ TEST_CASE("charge prefers current prices, then the asked currency, then the newe
                            {12999, "CNY", "msrp", "2022-10-12", ""},
                            {2000, "USD", "street", "2026-10-01", ""},
                            {1100, "USD", "used", "2026-10-01", ""}});
-  auto usd = charge(g, {"USD", false, false}, r);
+  auto usd = charge(g, {"USD", false, false, ""}, r);
   REQUIRE(usd);
   CHECK(usd->amount == 2000);
   CHECK_FALSE(usd->converted);
-  auto cny = charge(g, {"CNY", false, false}, r);
+  auto cny = charge(g, {"CNY", false, false, ""}, r);
   CHECK(cny->amount == Approx(14000));
   CHECK(cny->converted);
-  CHECK(charge(g, {"USD", false, true}, r)->amount == 1100);
+  CHECK(charge(g, {"USD", false, true, ""}, r)->amount == 1100);
   const Gpu old =
       card_with({{1499, "USD", "msrp", "2020-09-01", ""}, {700, "USD", "used", "2026-09-01", ""}});
-  CHECK(charge(old, {"USD", false, false}, r)->used);
-  CHECK(charge(old, {"USD", true, false}, r)->amount == 1499);
-  CHECK_FALSE(charge(card_with({}), {"USD", false, false}, r));
+  CHECK(charge(old, {"USD", false, false, ""}, r)->used);
+  CHECK(charge(old, {"USD", true, false, ""}, r)->amount == 1499);
+  CHECK_FALSE(charge(card_with({}), {"USD", false, false, ""}, r));
+}
+
+TEST_CASE("a price dated after today is never charged") {
+  const Rates r = sample_rates();
+  const Gpu g = card_with(
+      {{100, "USD", "street", "9999-12-31", ""}, {2000, "USD", "street", "2026-10-01", ""}});
+  CHECK(charge(g, {"USD", false, false, "2026-12-05"}, r)->amount == 2000);
+  CHECK(charge(g, {"USD", false, false, "9999-12-31"}, r)->amount == 100);
+  CHECK_FALSE(charge(card_with({{100, "USD", "street", "2027-01-01", ""}}),
+                     {"USD", false, false, "2026-12-05"}, r));
+  // Without a date, the system's: a price of the year 9999 is still in the future.
+  CHECK(charge(g, {"USD", false, false, ""}, r)->amount == 2000);
 }
 
 TEST_CASE("a vendor quote is a current price: it wins over an older MSRP and ties with street") {
   const Rates r = sample_rates();
-  const Gpu g = card_with({{25000, "USD", "msrp", "2023-11-13", ""},
-                           {31000, "USD", "quote", "2026-09-01", ""}});
-  CHECK(charge(g, {"USD", false, false}, r)->amount == 31000);
+  const Gpu g = card_with(
+      {{25000, "USD", "msrp", "2023-11-13", ""}, {31000, "USD", "quote", "2026-09-01", ""}});
+  CHECK(charge(g, {"USD", false, false, ""}, r)->amount == 31000);
   // Same class as a street price: the newer of the two is charged.
-  const Gpu both = card_with({{31000, "USD", "quote", "2026-09-01", ""},
-                              {29000, "USD", "street", "2026-06-01", ""}});
-  CHECK(charge(both, {"USD", false, false}, r)->amount == 31000);
+  const Gpu both = card_with(
+      {{31000, "USD", "quote", "2026-09-01", ""}, {29000, "USD", "street", "2026-06-01", ""}});
+  CHECK(charge(both, {"USD", false, false, ""}, r)->amount == 31000);
 }
