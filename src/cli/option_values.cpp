@@ -23,6 +23,25 @@ constexpr std::array<std::string_view, 7> kPositive = {
     "--years",     "--vocab", "--image-size", "--lora-rank", "--epochs", "--trainable-layers",
     "--prompt-len"};
 
+// Options that multiply into money or time: bounds far beyond any real project, so that a
+// value like 1e308 is refused rather than printed as inf, nan or a 300-digit cost.
+struct Bound {
+  std::string_view name;
+  double min_positive, max;  // min_positive: the smallest value above 0 that means anything
+};
+constexpr std::array<Bound, 12> kBounds{{{"--months", 0, 1200},
+                                         {"--years", 1.0 / 365, 100},
+                                         {"--hours", 0, 1e6},
+                                         {"--epochs", 0, 1e6},
+                                         {"--kwh-price", 0, 1e5},
+                                         {"--storage-gb", 0, 1e9},
+                                         {"--egress-gb", 0, 1e9},
+                                         {"--storage-price", 0, 1e5},
+                                         {"--egress-price", 0, 1e5},
+                                         {"--rps", 0, 1e9},
+                                         {"--users", 0, 1e9},
+                                         {"--ds-live-params", 0, 1e15}}};
+
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 // Digits from `i`; returns how many.
@@ -71,6 +90,10 @@ void check_value(const CLI::Option& o, const std::string& value) {
   if (x < 0) throw usage_error(trf("{} {} must not be negative", name, quote_input(value)));
   if (x == 0 && std::find(kPositive.begin(), kPositive.end(), name) != kPositive.end())
     throw usage_error(trf("{} must be positive, not 0", name));
+  for (const Bound& b : kBounds)
+    if (b.name == name && (x > b.max || (x > 0 && x < b.min_positive)))
+      throw usage_error(trf("{} {} is out of range ({:g} to {:g})", name, quote_input(value),
+                            b.min_positive, b.max));
 }
 
 // Every given value of every parsed command, with its option.
