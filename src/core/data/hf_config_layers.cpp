@@ -114,6 +114,7 @@ void read_moe(ModelArch& m, const Cfg& c) {
         "MoE on only some layers (moe_layer_freq, decoder_sparse_step, mlp_only_layers) "
         "is not modelled");
   s.dense_layers = c.maybe_count("first_k_dense_replace").value_or(0);
+  if (s.dense_layers > m.layers) c.fail("first_k_dense_replace exceeds num_hidden_layers");
   if (c.type == "llama4_text") {  // moe_layers, else every step-th layer is MoE; the rest dense
     const int step = c.maybe_count("interleave_moe_layer_step").value_or(1);
     const bool listed = c.has("moe_layers") && c.j["moe_layers"].is_array();

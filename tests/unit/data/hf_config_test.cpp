@@ -135,6 +135,20 @@ TEST_CASE("glm4_moe: the field names of Glm4MoeConfig give GLM-4.5's shape") {
                    require_model(presets(), "glm-4.5"));
 }
 
+TEST_CASE("a DeepSeek config with more dense layers than layers is refused") {
+  auto config = nlohmann::json::parse(R"({"model_type": "glm4_moe",
+    "num_hidden_layers": 4, "hidden_size": 512, "num_attention_heads": 8,
+    "num_key_value_heads": 8, "head_dim": 64, "intermediate_size": 1024,
+    "vocab_size": 1000, "max_position_embeddings": 4096, "attention_bias": true,
+    "tie_word_embeddings": false, "hidden_act": "silu", "n_routed_experts": 8,
+    "n_shared_experts": 1, "num_experts_per_tok": 2, "moe_intermediate_size": 256,
+    "first_k_dense_replace": 5})");
+  CHECK_THROWS_WITH(model_from_hf_config(config, "c.json"),
+                    Catch::Contains("c.json: first_k_dense_replace exceeds num_hidden_layers"));
+  config["first_k_dense_replace"] = 1;
+  CHECK(model_from_hf_config(config, "c.json").moe->dense_layers == 1);
+}
+
 TEST_CASE("option --model-config errors name the file and the field, or list what is supported") {
   CHECK_THROWS_WITH(
       model_from_hf_config(nlohmann::json::parse(R"({"model_type": "bert"})"), "b.json"),

@@ -145,6 +145,15 @@ TEST_CASE("parse_models reads records and names the bad one") {
   doc = one_record();
   doc["models"][0]["kv_heads"] = 8;
   CHECK_THROWS_WITH(parse_models(doc, "x.json"), Catch::Contains("kv_heads"));
+  // A count below its own shape's embedding and LM head, or an active count above the total:
+  // a data error at load, not an estimate out of range later.
+  doc = one_record();
+  doc["models"][0]["params"] = 1;
+  CHECK_THROWS_WITH(parse_models(doc, "x.json"), Catch::Contains("models[0] (m)") &&
+                                                     Catch::Contains("smaller than the embedding"));
+  doc = one_record();
+  doc["models"][0]["active_params"] = double(doc["models"][0]["params"]) * 2;
+  CHECK_THROWS_WITH(parse_models(doc, "x.json"), Catch::Contains("active_params"));
 }
 
 TEST_CASE("the shipped presets parse, and their published sizes match their shapes") {
