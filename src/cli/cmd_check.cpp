@@ -150,6 +150,12 @@ int run_compare(Context& ctx, const CheckArgs& a) {
     o.table.rows[i].insert(o.table.rows[i].begin(), ans.fits[i] ? tr("yes") : tr("NO"));
     o.table.tones[i].insert(o.table.tones[i].begin(), ans.fits[i] ? Tone::good : Tone::bad);
   }
+  // A card that does not hold the workload runs it at no speed: its rate is not shown as one
+  // it would reach (JSON keeps the figure, with fits false beside it).
+  for (std::size_t c = 0; c < o.table.columns.size(); ++c)
+    if (o.table.columns[c].header == "tok/s" || o.table.columns[c].header == "img/s")
+      for (std::size_t i = 0; i < rs.size(); ++i)
+        if (!ans.fits[i]) o.table.rows[i][c] = "-";
   o.after = "\n" + warnings_text(rs, 3);
   if (std::find(ans.fits.begin(), ans.fits.end(), false) != ans.fits.end())
     o.after +=
