@@ -99,7 +99,12 @@ std::string header(const ServeView& v) {
       w.kv_dtype == KvDtype::compute ? "" : ", KV cache " + to_string(w.kv_dtype),
       lengths_text(r.target.traffic.prompt), lengths_text(r.target.traffic.output));
   s += target_text(r.target) + "\n";
-  s += r.target.engine.empty()
+  s += r.target.engine.empty() && !w.weight_format.empty()
+           ? fmt::format(
+                 "Engine: llama.cpp for {} (GGUF) weights where it runs, else {} "
+                 "(--engine to choose)\n",
+                 w.weight_format, d.engines.at(d.default_engine).label)
+       : r.target.engine.empty()
            ? fmt::format("Engine: {} where it runs, else llama.cpp (--engine to choose)\n",
                          d.engines.at(d.default_engine).label)
            : fmt::format("Engine: {} ({})\n", d.engine(r.target.engine).label,
@@ -155,12 +160,12 @@ std::string verdict_text(const ServeOption& o, const ServeView& v) {
   const std::string cfg = fmt::format("{}x {}", v.query.count, o.eval.config.gpu->id);
   if (!o.capacity) return cfg + ": " + o.why_not;
   std::string s = fmt::format(
-      "{} as {} replica{} of {} ({}, {}): each carries {:.3g} req/s ({:.0f} user{}, {} output "
+      "{} as {} replica{} of {} ({}, {}): each carries {:.3g} req/s ({:.3g} user{}, {} output "
       "tok/s) within the targets; the KV pool holds {} sequences per replica (running batch at "
       "most {}: {})",
       cfg, o.replicas, o.replicas == 1 ? "" : "s", o.replica.count, layout_text(o.replica),
       o.engine->label, o.capacity->rate, o.capacity_users,
-      std::lround(o.capacity_users) == 1 ? "" : "s", rate(o.capacity->tokens_per_s),
+      fmt::format("{:.3g}", o.capacity_users) == "1" ? "" : "s", rate(o.capacity->tokens_per_s),
       o.replica.memory_seqs, o.replica.max_seqs, o.replica.seq_limit);
   const ServeTarget& t = v.query.request.target;
   if (t.rps || t.users)

@@ -119,7 +119,8 @@ ServeOption evaluate_option(const Gpu& g, int count, std::optional<int> fixed_re
                             const Cloud* cloud, const RuleSet& rules, const Rates& rates,
                             const ServeRequest& req, const PlanEnv& env) {
   ServeOption o;
-  o.engine = default_serving_data().engine_for(g, req.target.engine);
+  o.engine = default_serving_data().engine_for(g, req.target.engine,
+                                               !req.rank.workload.weight_format.empty());
   RankRequest rank = req.rank;
   rank.workload = served_by(req.rank.workload, o.engine);
   o.eval = evaluate(make_config(g, count, rank.workload), rules, rates, rank);
@@ -169,7 +170,9 @@ Workload served_by(const Workload& given, const ServingEngine* e) {
 }
 
 Workload served_on(const Gpu& g, const ServeRequest& req) {
-  return served_by(req.rank.workload, default_serving_data().engine_for(g, req.target.engine));
+  return served_by(req.rank.workload,
+                   default_serving_data().engine_for(g, req.target.engine,
+                                                     !req.rank.workload.weight_format.empty()));
 }
 
 PlanEnv plan_env(const ServeRequest& req, const Rates& rates) {

@@ -151,12 +151,14 @@ std::vector<std::string> ServingData::engine_names() const {
   return out;
 }
 
-const ServingEngine* ServingData::engine_for(const Gpu& g, const std::string& asked) const {
+const ServingEngine* ServingData::engine_for(const Gpu& g, const std::string& asked,
+                                             bool gguf) const {
   if (!asked.empty()) {
     const ServingEngine& e = engine(asked);
     return e.runs(g) ? &e : nullptr;
   }
-  for (const std::string& id : {default_engine, std::string("llama.cpp")}) {
+  const std::string llama = "llama.cpp";
+  for (const std::string& id : {gguf ? llama : default_engine, gguf ? default_engine : llama}) {
     auto it = engines.find(id);
     if (it != engines.end() && it->second.runs(g)) return &it->second;
   }
