@@ -234,6 +234,11 @@ const std::vector<Case>& cases() {
       {"engine-not-on-card",  // only where --engine named one that has no backend there
        {plus(kInference, {{"workload.engine", "mlx"s}, {"config.engine_runs", false}})},
        {kInference, plus(kInference, {{"workload.engine", "mlx"s}, {"config.engine_runs", true}})}},
+      {"rack-scale-only",  // a GB200 purchase below a rack; rentals and racks are fine
+       {{{"gpu.id", "gb200"s}}, {{"gpu.id", "gb200"s}, {"config.count", 8.0}}},
+       {{},
+        {{"gpu.id", "gb200"s}, {"config.rented", true}},
+        {{"gpu.id", "gb200"s}, {"config.count", 72.0}}}},
       {"host-bound-decode",  // inference whose step the host sets, on any card
        {plus(kInference, {{"config.bound", "host"s}}),
         plus(kInference, {{"config.bound", "host"s}, {"gpu.vram_gb", 141.0}})},
