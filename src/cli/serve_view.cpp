@@ -232,6 +232,11 @@ Output serve_output(const ServeView& v) {
     o.after = "\n" + verdict_text(*v.answer.configuration, v) + "\n";
   else
     o.after = "\n" + counts_text(v.answer.plan);
+  // What an expert adds to each card (no BF16, dropped by CUDA 13, ...): the rules' warnings,
+  // as recommend and compare show them.
+  std::vector<Result> evals;
+  for (const auto& r : rows) evals.push_back(r.eval);
+  if (const std::string w = warnings_text(evals, 3); !w.empty()) o.after += "\n" + w;
   if (!v.answer.met) o.after += remedies_text(v.answer, cur);
   if (v.explain)
     for (const auto& r : rows) o.after += explain_lines(r);
