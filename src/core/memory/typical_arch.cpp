@@ -75,12 +75,15 @@ double solve(const ShapeFamily& f, double count, long vocab, bool tied, double x
   return lo;
 }
 
+// "7B", "0.5B", "1.5T", "125M": three significant digits, never an exponent ("2e+03B").
 std::string short_count(double p) {
-  char buf[32];
-  if (p >= 1e9)
-    std::snprintf(buf, sizeof buf, "%.3gB", p / 1e9);
+  char buf[48];
+  const double v = p >= 1e12 ? p / 1e12 : p >= 1e9 ? p / 1e9 : p / 1e6;
+  const char* unit = p >= 1e12 ? "T" : p >= 1e9 ? "B" : "M";
+  if (v >= 999.5)  // %.3g would round these to an exponent
+    std::snprintf(buf, sizeof buf, "%.0f%s", v, unit);
   else
-    std::snprintf(buf, sizeof buf, "%.3gM", p / 1e6);
+    std::snprintf(buf, sizeof buf, "%.3g%s", v, unit);
   return buf;
 }
 

@@ -372,3 +372,10 @@ TEST_CASE("the shipped CNN presets carry their published sizes") {
     CHECK(it->cnn->stages.back().stride == 32);
   }
 }
+
+TEST_CASE("a bare count is named in B, T or M, never with an exponent") {
+  CHECK_THAT(typical_arch({7e9, 7e9}).name, Catch::Contains("LLM of 7B "));
+  CHECK_THAT(typical_arch({2000e9, 2000e9}).name, Catch::Contains("LLM of 2T "));
+  CHECK_THAT(typical_arch({999.9e9, 999.9e9}).name, Catch::Contains("LLM of 1000B "));
+  CHECK_THAT(typical_arch({0.5e9, 0.5e9}).name, Catch::Contains("LLM of 500M "));
+}
