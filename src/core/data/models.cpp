@@ -341,20 +341,6 @@ std::optional<ShippedWeights> parse_shipped(const json& rec, const std::string& 
   return w;
 }
 
-// A published count smaller than what its own shape's embedding and LM head hold, or an active
-// count above the total, is a record at odds with itself: every estimate from it would be.
-void check_count(const ModelArch& m, const std::string& at) {
-  ModelArch shape = m;
-  shape.params = 0, shape.active_params.reset();
-  const ArchParams a = arch_params(shape);
-  if (m.params < a.embedding + a.lm_head)
-    throw data_error(at + ": params " + fmt::format("{:.3g}", m.params) +
-                     " is smaller than the embedding and LM head of its shape (vocab x hidden: " +
-                     fmt::format("{:.3g}", a.embedding + a.lm_head) + ")");
-  if (m.active_params && !(*m.active_params > 0 && *m.active_params <= m.params))
-    throw data_error(at + ": active_params must be positive and at most params");
-}
-
 }  // namespace
 
 ModelArch detail::parse_model_record(const json& rec, const std::string& at) {
@@ -370,7 +356,7 @@ ModelArch detail::parse_model_record(const json& rec, const std::string& at) {
   if (m.kind == "cnn")
     parse_cnn_model(m, rec, at);
   else if (m.kind == "decoder" || m.kind == "encoder" || m.kind == "vision-encoder")
-    parse_transformer(m, rec, at), check_count(m, at);
+    parse_transformer(m, rec, at), detail::check_count(m, at);
   else
     throw data_error(at + ": kind '" + m.kind +
                      "' is not one of: decoder, encoder, vision-encoder, cnn");

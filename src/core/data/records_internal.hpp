@@ -19,6 +19,9 @@ Gpu parse_gpu_record(const J& rec, const std::string& at);
 template <typename J>
 Offer parse_offer_record(const J& rec, const std::string& at);
 ModelArch parse_model_record(const nlohmann::json& rec, const std::string& at);
+// Error(data) at `at` when a transformer's params are below its own shape's embedding and LM
+// head, or its active count is not within (0, params].
+void check_count(const ModelArch& m, const std::string& at);
 
 // A cloud document's "reviewed" and "defaults" (`overlay`: either may be absent).
 // A platforms document's "reviewed", "psu" and "networks"; then each platform, its network
