@@ -1,6 +1,7 @@
 // `gpusel catalog status`: each dataset's review date and the dated entries past their
 // freshness limit, with where to refresh them (CONTRIBUTING.md has the full procedure).
 #include <algorithm>
+#include <unordered_map>
 
 #include "gpusel/answer/data_status.hpp"
 #include "gpusel/base/error.hpp"
@@ -171,15 +172,23 @@ void overlay(json& doc, const json& add) {
         !add[list].is_array())
       continue;
     json& mine = doc[list];
+    // Indexed by id once: a 100,000-record overlay is not a search of the list per record.
+    const auto id_of = [](const json& r) {
+      return r.is_object() && r.contains("id") && r["id"].is_string() ? r["id"].get<std::string>()
+                                                                      : std::string();
+    };
+    std::unordered_map<std::string, std::size_t> at;
+    for (std::size_t i = 0; i < mine.size(); ++i)
+      if (const std::string id = id_of(mine[i]); !id.empty()) at.emplace(id, i);
     for (const json& rec : add[list]) {
-      const auto same = std::find_if(mine.begin(), mine.end(), [&](const json& r) {
-        return rec.is_object() && r.is_object() && rec.contains("id") && r.contains("id") &&
-               r["id"] == rec["id"];
-      });
-      if (same != mine.end())
-        *same = rec;
-      else
+      const std::string id = id_of(rec);
+      const auto same = id.empty() ? at.end() : at.find(id);
+      if (same != at.end()) {
+        mine[same->second] = rec;
+      } else {
+        if (!id.empty()) at.emplace(id, mine.size());
         mine.push_back(rec);
+      }
     }
   }
 }

@@ -201,7 +201,9 @@ std::optional<ChargedPrice> charge(const Gpu& gpu, const PricePolicy& pol, const
   const Price* best = nullptr;
   // A price dated after today is no offer yet (a typo, or 9999-12-31): never charged, and
   // never the "newest" that would win its kind. ISO dates order as text.
-  const std::string today = pol.today.empty() ? today_iso() : pol.today;
+  // The system's date read once: charge() runs for every configuration ranked.
+  static const std::string system_today = today_iso();
+  const std::string& today = pol.today.empty() ? system_today : pol.today;
   auto rank = [&](const Price& p) {
     return std::make_tuple(recency_class(p, pol), p.currency != pol.currency ? 1 : 0);
   };

@@ -174,7 +174,8 @@ void check_prices(const J& g, const std::string& p, const std::string& as_of, Fi
     f.note(p + "/prices", "price-present", "no price: the card cannot pass a budget filter");
     return;
   }
-  long newest_msrp = -1;  // the age of the newest MSRP, while every price is one
+  bool only_msrp = true;
+  long newest_msrp = -1;  // the age of the newest MSRP
   for (std::size_t i = 0; i < prices->size(); ++i) {
     const J& pr = (*prices)[i];
     const std::string at = p + "/prices/" + std::to_string(i);
@@ -182,8 +183,8 @@ void check_prices(const J& g, const std::string& p, const std::string& as_of, Fi
     if (!is_date(date)) continue;  // the schema reports it
     const long age = days_between(date, as_of);
     if (kind != "msrp")
-      newest_msrp = -2;
-    else if (newest_msrp != -2)
+      only_msrp = false;
+    else
       newest_msrp = newest_msrp < 0 ? age : std::min(newest_msrp, age);
     if (age < 0)
       f.warning(at + "/as_of", "price-date", "dated " + date + ", after the as-of date " + as_of);
@@ -194,10 +195,11 @@ void check_prices(const J& g, const std::string& p, const std::string& as_of, Fi
   }
   // A launch price is charged only when it is all a card has: past two years it says
   // nothing of today's market (the data's convention keeps it in notes instead).
-  if (newest_msrp > 730)
+  if (only_msrp && newest_msrp > 730)
     f.warning(p + "/prices", "price-age",
               "the only price is a launch MSRP " + std::to_string(newest_msrp / 365) +
-                  " years old (as of " + as_of + "), which would be charged: find a current "
+                  " years old (as of " + as_of +
+                  "), which would be charged: find a current "
                   "price or move it to notes");
 }
 

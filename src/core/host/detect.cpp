@@ -78,6 +78,9 @@ constexpr double kMaxDeviceBytes = 64.0 * 1024 * 1024 * 1024 * 1024;
 void make_printable(Device& d) {
   for (std::string* s : {&d.name, &d.driver, &d.bus_id}) *s = printable(*s);
   for (auto& n : d.other_names) n = printable(n);
+}
+
+void believable_memory(Device& d) {
   // A tool's memory figures are input like any other: one out of range is unknown, and memory
   // in use beyond the total (or below zero) says nothing of the free memory.
   const auto believable = [](const std::optional<double>& b) {
@@ -130,6 +133,7 @@ DetectAnswer detect(const Catalog& catalog, const ToolRunner& run) {
       rep.message = devices.empty() ? "ran, but listed no device" : "";
       for (auto& d : devices) {
         make_printable(d);
+        believable_memory(d);
         match_device(d, catalog, aliases);
         ans.devices.push_back(std::move(d));
       }
