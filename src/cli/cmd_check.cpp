@@ -39,25 +39,28 @@ std::pair<int, std::size_t> leading_count(const std::string& text) {
 }
 
 // One card id, or "local": this machine's card, as many as it holds unless a count is written.
-CardCount card(Context& ctx, const std::string& id, int count) {
+// `note` gets the memory other processes hold on the local card (fit and estimate say it too).
+CardCount card(Context& ctx, const std::string& id, int count, std::string& note) {
   if (!is_local(id)) return {&require_gpu(ctx.catalog(), id), count};
   const LocalCards local = local_gpus(ctx);
+  note += in_use_note(local);
   return {local.gpu, count == kNotGiven ? local.count : count};
 }
 
 // "rtx-a6000", "2x rtx-3090" (two arguments) or "2xrtx-3090": the cards and how many of each
 // (`count` where none is written; kNotGiven: 1, or the machine's count for "local").
-std::vector<CardCount> parse_cards(Context& ctx, const std::vector<std::string>& args, int count) {
+std::vector<CardCount> parse_cards(Context& ctx, const std::vector<std::string>& args, int count,
+                                   std::string& note) {
   std::vector<CardCount> out;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const auto [n, start] = leading_count(args[i]);
     if (n == 0) {
-      out.push_back(card(ctx, args[i], count));
+      out.push_back(card(ctx, args[i], count, note));
       if (out.back().count == kNotGiven) out.back().count = 1;
     } else if (start < args[i].size()) {
-      out.push_back(card(ctx, args[i].substr(start), n));
+      out.push_back(card(ctx, args[i].substr(start), n, note));
     } else if (i + 1 < args.size()) {
-      out.push_back(card(ctx, args[++i], n));
+      out.push_back(card(ctx, args[++i], n, note));
     } else {
       throw usage_error("'" + quote_input(args[i]) + "' names no GPU: write 2x rtx-3090");
     }
@@ -94,7 +97,8 @@ int given_count(const CheckArgs& a) {
 }
 
 int run_check(Context& ctx, const CheckArgs& a) {
-  const CardCount c = card(ctx, a.gpus.front(), given_count(a));
+  std::string in_use;
+  const CardCount c = card(ctx, a.gpus.front(), given_count(a), in_use);
   const int count = c.count == kNotGiven ? 1 : c.count;
   const Session s = resolve_session(a.rank);
   const Gpu& gpu = *c.gpu;
@@ -117,7 +121,7 @@ int run_check(Context& ctx, const CheckArgs& a) {
   else if (ans.remedy)
     line +=
         trf("; {} would fit ({} GiB)", ans.remedy->change, gib(ans.remedy->estimate.need_bytes()));
-  o.before = line + "\n";
+  o.before = line + "\n" + in_use;
   o.table = {{{"verdict"}, {"config"}, {"need_gib", true}, {"usable_gib", true}},
              {{verdict, config_label(r.config), gib(r.need.need_bytes()), gib(r.usable_bytes)}}};
   o.json = result_json(r, 1);
@@ -138,7 +142,8 @@ int run_check(Context& ctx, const CheckArgs& a) {
 int run_compare(Context& ctx, const CheckArgs& a) {
   const Format f = parse_format(a.rank.format);
   const Session s = resolve_session(a.rank);
-  const std::vector<CardCount> configs = parse_cards(ctx, a.gpus, given_count(a));
+  std::string in_use;
+  const std::vector<CardCount> configs = parse_cards(ctx, a.gpus, given_count(a), in_use);
   if (configs.size() < 2) throw usage_error("compare needs at least two configurations");
   const CompareAnswer ans = compare({ctx.catalog(), {}, s.rules, s.rates}, s.request, configs);
   const auto& rs = ans.results;
@@ -156,7 +161,7 @@ int run_compare(Context& ctx, const CheckArgs& a) {
     if (o.table.columns[c].header == "tok/s" || o.table.columns[c].header == "img/s")
       for (std::size_t i = 0; i < rs.size(); ++i)
         if (!ans.fits[i]) o.table.rows[i][c] = "-";
-  o.after = "\n" + warnings_text(rs, 3);
+  o.after = "\n" + warnings_text(rs, 3) + in_use;
   if (std::find(ans.fits.begin(), ans.fits.end(), false) != ans.fits.end())
     o.after +=
         tr("Cards that do not fit are not scored (0): scores compare the ones that do.") + "\n";

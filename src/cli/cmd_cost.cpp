@@ -166,7 +166,7 @@ nlohmann::json report_json(const CostReport& r) {
           {{"gpu", q.own_gpu},
            {"count", q.own_count},
            {"rent_gpu", q.rent_gpu},
-           {"rent_count", q.rent_count},
+           {"rent_count", q.rent_count.value_or(q.own_count)},
            {"hours_per_day", q.hours_per_day},
            {"months", q.months},
            {"storage_gb", q.storage_gb},
@@ -207,7 +207,7 @@ int run_cost(Context& ctx, CostArgs& a) {
   Output o;
   o.before = trf("{} x {} bought, or {} x {} rented: {:g} h/day for {:g} months = {:.0f} h of "
                  "use; amounts in {}{}",
-                 q.own_count, q.own_gpu, r.query.rent_count, r.query.rent_gpu, q.hours_per_day,
+                 q.own_count, q.own_gpu, *r.query.rent_count, r.query.rent_gpu, q.hours_per_day,
                  q.months, r.hours, q.currency, origin_note(currency)) +
              "\n\n" + (r.own ? own_lines(*r.own, r) : "");
   if (!r.rent.empty() || r.own) o.table = options_table(r, false);

@@ -85,8 +85,8 @@ std::string extras_note(double storage_gb, double egress_gb, double storage_pric
 struct CostQuery {
   std::string own_gpu;
   int own_count = 1;
-  std::string rent_gpu;  // "" = own_gpu
-  int rent_count = 0;    // 0 = own_count
+  std::string rent_gpu;           // "" = own_gpu
+  std::optional<int> rent_count;  // none = own_count; resolved in CostReport::query
   double hours_per_day = 0, months = 0;
   std::string currency = "USD";
   std::string today;  // YYYY-MM-DD, ages offer prices; "" = don't

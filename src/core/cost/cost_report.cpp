@@ -9,6 +9,7 @@
 #include "gpusel/cost/cost.hpp"
 #include "gpusel/data/platforms.hpp"
 #include "gpusel/i18n/i18n.hpp"
+#include "gpusel/memory/workload.hpp"
 
 namespace gpusel {
 namespace {
@@ -27,8 +28,10 @@ void check_query(const CostQuery& q) {
           fmt::format("--hours-per-day must be at most 24 (got {})", q.hours_per_day));
   require(std::isfinite(q.months) && q.months > 0,
           fmt::format("--months must be > 0 (got {})", q.months));
-  require(q.own_count >= 1, "--count must be at least 1");
-  require(q.rent_count >= 0, "--rent-count must be at least 1");
+  require(q.own_count >= 1 && q.own_count <= kMaxGpuCount,
+          fmt::format("--count must be between 1 and {}", kMaxGpuCount));
+  require(!q.rent_count || (*q.rent_count >= 1 && *q.rent_count <= kMaxGpuCount),
+          fmt::format("--rent-count must be between 1 and {}", kMaxGpuCount));
   require(!q.resale_1y || (*q.resale_1y >= 0 && *q.resale_1y <= 1),
           "--resale-1y must be a fraction between 0 and 1");
   for (const auto& [v, name] : {std::pair{q.kwh_price, "--kwh-price"},
@@ -141,7 +144,7 @@ void add_rentals(CostReport& r, const CostData& d, const Converter& conv) {
   r.egress_price = resolve_extra(q.egress_price, d.cloud.defaults.egress_per_gb.value, conv);
   const double extras = q.storage_gb * r.storage_price * q.months + q.egress_gb * r.egress_price;
   for (RentKind k : kKinds) {
-    auto quote = cheapest_rental(d.cloud, q.rent_gpu, q.rent_count, k, r.hours, q.months,
+    auto quote = cheapest_rental(d.cloud, q.rent_gpu, *q.rent_count, k, r.hours, q.months,
                                  q.currency, d.rates);
     if (!quote) continue;
     conv(1, quote->offer->currency);
@@ -198,7 +201,7 @@ CostReport compare_costs(const CostQuery& query, const CostData& d) {
   CostReport r;
   r.query = query;
   if (r.query.rent_gpu.empty()) r.query.rent_gpu = query.own_gpu;
-  if (r.query.rent_count == 0) r.query.rent_count = query.own_count;
+  r.query.rent_count = query.rent_count.value_or(query.own_count);
   const Gpu& own = require_gpu(d.catalog, r.query.own_gpu);
   const Gpu& rented = require_gpu(d.catalog, r.query.rent_gpu);
   r.hours = hours_used(query.hours_per_day, query.months);

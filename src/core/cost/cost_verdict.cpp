@@ -151,7 +151,7 @@ void add_notes(CostReport& r, const CostData& d) {
     if (r.own->gpu->tdp_w <= 0)
       n.push_back(trf("The catalog has no TDP for {}: power is not counted.", r.own->gpu->id));
   }
-  if (r.query.rent_gpu != r.query.own_gpu || r.query.rent_count != r.query.own_count)
+  if (r.query.rent_gpu != r.query.own_gpu || *r.query.rent_count != r.query.own_count)
     n.push_back(
         tr("Bought and rented GPUs differ: costs assume the same hours of use, but the work "
            "done per hour differs (`gpusel recommend --compare-rent` weighs speed)."));

@@ -101,7 +101,7 @@ bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 // The parts of a budget as typed: "¥ 15.5 k CNY" -> symbol "¥", number "15.5", scale "k",
 // code "CNY". One left-to-right pass; nullopt when the text has any other shape.
 struct BudgetParts {
-  std::string_view symbol, number, scale, code;
+  std::string_view symbol, number, exponent, scale, code;
 };
 
 std::string_view take_while(std::string_view& s, bool (*pred)(char)) {
@@ -117,6 +117,12 @@ std::optional<BudgetParts> split_budget(std::string_view s) {
   s = trim(s);
   p.symbol = trim(take_while(s, [](char c) { return !is_digit(c); }));
   p.number = take_while(s, [](char c) { return is_digit(c) || c == '.'; });
+  // "1e6", "2.5E+5": the form --params takes. An 'e' not followed by digits is a word.
+  const std::size_t sign = s.size() > 1 && s[1] == '+' ? 1 : 0;
+  if (s.size() > 1 + sign && (s[0] == 'e' || s[0] == 'E') && is_digit(s[1 + sign])) {
+    s.remove_prefix(1 + sign);
+    p.exponent = take_while(s, is_digit);
+  }
   s = trim(s);
   std::string_view word = take_while(s, is_alpha);
   // "15k", "15k EUR", "15kEUR": a leading k or m before a three-letter code is the scale.
@@ -133,6 +139,14 @@ std::optional<BudgetParts> split_budget(std::string_view s) {
   return p;
 }
 
+// 10^digits of an exponent; anything past 10^99 is out of every budget's range anyway.
+double power_of_ten(std::string_view text, std::string_view digits) {
+  if (digits.empty()) return 1;
+  const auto e = parse_decimal(digits);
+  if (!e || *e > 99) bad_budget(text, "more than 1e15");
+  return std::pow(10.0, *e);
+}
+
 }  // namespace
 
 Budget parse_budget(std::string_view text) {
@@ -145,7 +159,7 @@ Budget parse_budget(std::string_view text) {
   if (!number) bad_budget(text, "not an amount");
   const double scale = suffix_scale(parts->scale);
   if (!(scale > 0)) bad_budget(text, "unknown currency");
-  const double amount = *number * scale;
+  const double amount = *number * scale * power_of_ten(text, parts->exponent);
   if (!(amount > 0) || !std::isfinite(amount)) bad_budget(text, "it must be positive");
   if (amount > kMaxBudget) bad_budget(text, "more than 1e15");
   const std::string sym(parts->symbol), code(parts->code);

@@ -335,7 +335,7 @@ void validate(const Workload& w) {
     throw usage_error("--prompt-len must be between 1 and --seq-len (" + std::to_string(w.seq_len) +
                       ")");
   if (w.mode == Mode::lora || w.mode == Mode::qlora) require_positive(w.lora_rank, "--lora-rank");
-  if (w.mode == Mode::freeze) require_positive(w.freeze_trainable_layers, "--trainable-layers");
+  if (w.mode == Mode::freeze) detail::require_trainable_layers(w);
   detail::validate_layers_and_bits(w);
   if (w.model.cnn) {
     // Convolutional networks train whole (torchvision, ultralytics): no adapters, no layers

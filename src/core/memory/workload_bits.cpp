@@ -52,6 +52,15 @@ int lora_blocks(const Workload& w) {
 
 namespace detail {
 
+// Freeze trains the last N blocks: N above the model's blocks would report "the last 100
+// blocks train" of a 32-block model.
+void require_trainable_layers(const Workload& w) {
+  const int n = w.freeze_trainable_layers;
+  if (n < 1 || (w.model.layers > 0 && n > w.model.layers))
+    throw usage_error("--trainable-layers must be between 1 and the model's " +
+                      std::to_string(w.model.layers) + " layers (got " + std::to_string(n) + ")");
+}
+
 std::string bits_label(double bits) { return fmt::format("{:g}", bits); }
 
 void validate_layers_and_bits(const Workload& w) {

@@ -9,6 +9,7 @@ namespace gpusel::detail {
 // --lora-layers within 1..layers for lora/qlora; --weight-bits for quantized inference
 // weights that are not a GGUF type (workload_bits.cpp).
 void validate_layers_and_bits(const Workload& w);
+void require_trainable_layers(const Workload& w);
 // --image-size: vision models only, from their smallest input (min_image_side) to
 // kMaxImageSize (workload_vision.cpp).
 void validate_image_size(const Workload& w);

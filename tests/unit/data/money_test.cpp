@@ -32,10 +32,17 @@ TEST_CASE("budgets parse in every documented form") {
   CHECK(parse_budget("¥15000").currency == "CNY");
   CHECK(parse_budget("€2.5k").amount == 2500);
   CHECK(parse_budget("1.5M").amount == 1.5e6);
+  // Scientific notation, as --params takes it; an 'e' before letters stays a word.
+  CHECK(parse_budget("1e4").amount == 1e4);
+  CHECK(parse_budget("2.5E+5 EUR").amount == 2.5e5);
+  CHECK(parse_budget("2.5E+5 EUR").currency == "EUR");
+  CHECK(parse_budget("1e3k").amount == 1e6);
+  CHECK(parse_budget("15 EUR").amount == 15);
 }
 
 TEST_CASE("bad budgets are usage errors that quote the input") {
-  for (const char* bad : {"-5", "", "abc", "0", "15000XYZW", "$15000EUR", "1e400", "15 000"}) {
+  for (const char* bad : {"-5", "", "abc", "0", "15000XYZW", "$15000EUR", "1e400", "15 000", "1e16",
+                          "1e", "1e+", "1e4e4", "1ee4"}) {
     INFO(bad);
     try {
       parse_budget(bad);
