@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <tuple>
 
 #include "gpusel/rank/evaluator.hpp"
 
@@ -115,6 +116,16 @@ Config across_instances(const Gpu& gpu, int gpus, const Workload& w, const Offer
   return c;
 }
 
+// `gpus` on instances of offer `o`: inside one NVLink domain (an NVL72 rack sold as 4-GPU
+// instances) one machine to the job, else separate machines over the provider's network.
+Config instances_config(const Gpu& gpu, int gpus, const Workload& w, const Offer& o,
+                        const InstanceNetwork& net) {
+  Config c = gpus <= net.nvlink_domain ? make_config(gpu, gpus, w)
+                                       : across_instances(gpu, gpus, w, o, net);
+  c.rented = true;
+  return c;
+}
+
 }  // namespace
 
 RentalRanking rank_rentals(const Catalog& catalog, const Cloud& cloud, const RuleSet& rules,
@@ -134,17 +145,29 @@ RentalRanking rank_rentals(const Catalog& catalog, const Cloud& cloud, const Rul
     c.rented = true;
     return c;
   };
-  std::map<std::pair<const Gpu*, int>, Result> evaluations;
-  auto evaluated = [&](const Gpu& gpu, int used) -> const Result& {
-    auto [it, fresh] = evaluations.try_emplace({&gpu, used});
-    if (fresh) it->second = ev.evaluate(rented(gpu, used), Evaluator::Texts::none);
+  // Keyed by the card, the GPUs used, and for several instances the instance size and network.
+  using Key = std::tuple<const Gpu*, int, int, double, bool, int, bool>;
+  std::map<Key, std::pair<Config, Result>> evaluations;
+  auto evaluated = [&](const Gpu& gpu, int used, const Offer* several,
+                       const InstanceNetwork& net) -> const std::pair<Config, Result>& {
+    const Key key = several ? Key{&gpu,         used,     several->gpus_per_instance,
+                                  net.gbps,     net.rdma, net.nvlink_domain,
+                                  net.published}
+                            : Key{&gpu, used, 0, 0, false, 0, false};
+    auto [it, fresh] = evaluations.try_emplace(key);
+    if (fresh) {
+      Config c =
+          several ? instances_config(gpu, used, req.workload, *several, net) : rented(gpu, used);
+      it->second = {c, ev.evaluate(c, Evaluator::Texts::none)};
+    }
     return it->second;
   };
   // Every fitting offer is ranked on its cost alone; the options kept are built afterwards.
   struct Fit {
     CostKey key;
     const Offer* offer;
-    const Result* eval;  // in `evaluations`, whose nodes do not move
+    int instances;
+    const std::pair<Config, Result>* eval;  // in `evaluations`, whose nodes do not move
     std::optional<double> hours;
   };
   std::vector<Fit> fitting;
@@ -162,28 +185,47 @@ RentalRanking rank_rentals(const Catalog& catalog, const Cloud& cloud, const Rul
       continue;
     }
     const int used = working_gpus(req.workload, o.gpus_per_instance);
-    const Result& eval = evaluated(*gpu, used);
-    if (eval.rules.excluded)
+    const auto* one = &evaluated(*gpu, used, nullptr, {});
+    const auto* chosen = fits(one->second) ? one : nullptr;
+    int instances = 1;
+    // Too small as one instance: as many instances as the job needs, up to --max-gpus,
+    // joined by the provider's network (as a cluster of bought nodes is by its own).
+    const InstanceNetwork net = instance_network(o, cloud.defaults);
+    for (int n = 2; !chosen && !one->second.rules.excluded &&
+                    n * o.gpus_per_instance <= std::max(req.max_gpus, o.gpus_per_instance);
+         n *= 2) {
+      const auto* more =
+          &evaluated(*gpu, working_gpus(req.workload, n * o.gpus_per_instance), &o, net);
+      if (fits(more->second)) chosen = more, instances = n;
+    }
+    if (one->second.rules.excluded)
       ++out.excluded_by_rule;
-    else if (!fits(eval))
+    else if (!chosen)
       ++out.too_small;
-    if (!fits(eval)) continue;
+    if (!chosen) continue;
+    const Result& eval = chosen->second;
     const auto hours = rr.hours ? rr.hours : eval.hours;
-    const RentalOption terms = priced_terms(o, 1, eval, cloud, rates, cur, hours, extras);
+    const RentalOption terms = priced_terms(o, instances, eval, cloud, rates, cur, hours, extras);
     // A job of --tokens is ranked by what it costs; a rental window of --hours costs the
     // window on any offer, so it is ranked by what the window buys: cost per token.
     const auto job_cost = rr.hours ? std::nullopt : terms.on_demand_cost;
-    fitting.push_back({{job_cost, terms.per_million_tokens, eval.tokens_per_s}, &o, &eval, hours});
+    fitting.push_back(
+        {{job_cost, terms.per_million_tokens, eval.tokens_per_s}, &o, instances, chosen, hours});
   }
   std::stable_sort(fitting.begin(), fitting.end(),
                    [](const Fit& a, const Fit& b) { return cheaper(a.key, b.key); });
   out.fitting = static_cast<int>(fitting.size());
-  std::map<const Result*, Result> full;  // the kept options' evaluations, with their texts
+  // The kept options' evaluations, with their texts (several instances: the configuration
+  // names its own offer's network).
   for (std::size_t i = 0; i < fitting.size() && i < keep; ++i) {
     const Fit& f = fitting[i];
-    auto [it, fresh] = full.try_emplace(f.eval);
-    if (fresh) it->second = ev.evaluate(rented(*f.eval->config.gpu, f.eval->config.count));
-    out.options.push_back(priced(*f.offer, 1, it->second, cloud, rates, cur, f.hours, extras));
+    const Config& shared = f.eval->first;
+    const Config c = f.instances == 1
+                         ? shared
+                         : instances_config(*shared.gpu, shared.count, req.workload, *f.offer,
+                                            instance_network(*f.offer, cloud.defaults));
+    out.options.push_back(
+        priced(*f.offer, f.instances, ev.evaluate(c), cloud, rates, cur, f.hours, extras));
   }
   return out;
 }
@@ -203,9 +245,8 @@ std::optional<RentalOption> rent_same_work(const Result& bought, const Cloud& cl
     const int gpus = working_gpus(req.workload, instances * o->gpus_per_instance);
     // Instances of one NVLink domain (an NVL72 rack) are one machine to the job.
     const InstanceNetwork net = instance_network(*o, cloud.defaults);
-    Config c = instances == 1 || gpus <= net.nvlink_domain
-                   ? make_config(gpu, gpus, req.workload)
-                   : across_instances(gpu, gpus, req.workload, *o, net);
+    Config c = instances == 1 ? make_config(gpu, gpus, req.workload)
+                              : instances_config(gpu, gpus, req.workload, *o, net);
     c.rented = true;
     Result eval = evaluate(c, rules, rates, req);
     if (!fits(eval)) continue;

@@ -183,6 +183,38 @@ TEST_CASE("renting the same work as a bought configuration") {
   CHECK(*by_hours->hours == Approx(10));  // the same GPU does the same work in the same time
 }
 
+TEST_CASE("a job too large for one instance rents as many as it needs, within --max-gpus") {
+  Fixture f;
+  ModelArch big = test_models::llama2_7b();
+  big.params = 70e9, big.layers = 80, big.hidden = 8192, big.heads = 64, big.kv_heads = 8;
+  big.intermediate = 28672;
+  f.req.workload = test_models::on(big, Mode::full);
+  const RentalRanking within_8 = rank_rentals(f.catalog, f.cloud, f.rules, f.rates, f.req, {});
+  for (const auto& o : within_8.options) CHECK(o.instances * o.offer->gpus_per_instance <= 8);
+  f.req.max_gpus = 64;
+  const RentalRanking r = rank_rentals(f.catalog, f.cloud, f.rules, f.rates, f.req, {});
+  CHECK(r.fitting > within_8.fitting);
+  CHECK(r.too_small < within_8.too_small);
+  bool several = false;
+  for (const auto& o : r.options) {
+    INFO(o.offer->id);
+    CHECK(o.instances * o.offer->gpus_per_instance <= 64);
+    CHECK(o.eval.config.count <= o.instances * o.offer->gpus_per_instance);
+    CHECK(o.eval.need.fits_within(o.eval.usable_bytes));
+    const double usd_per = o.offer->currency == "CNY" ? 1 / 7.0 : 1;
+    CHECK(o.on_demand_per_hour == Approx(*o.offer->on_demand_per_hour * usd_per * o.instances));
+    if (o.instances > 1) {
+      several = true;
+      // Separate machines: the job crosses the provider's network, named in the label.
+      REQUIRE(o.eval.config.nodes);
+      CHECK(o.eval.config.nodes->gpus_per_node == o.offer->gpus_per_instance);
+      CHECK(o.eval.config.interconnect.find(std::to_string(o.instances) + " instances") !=
+            std::string::npos);
+    }
+  }
+  CHECK(several);
+}
+
 TEST_CASE("more GPUs than one instance has: separate instances, linked by the network") {
   Fixture f;
   std::erase_if(f.cloud.offers, [](const Offer& o) { return o.id == "tc-a100-8x"; });
