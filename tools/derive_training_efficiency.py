@@ -72,6 +72,22 @@ for e_end in (0.48, 0.54):
                          vocab=128256, n=405e9, seq=8192, ckpt=False))
 print(f"  median {statistics.median(hopper):.2f}")
 
+# ROCm on CDNA 3: SemiAnalysis's runs in ROCm/TransformerEngine issues #72, #78, #79 (October
+# 2024, PyTorch nightly on ROCm 6.2, BF16 torch.compile) over MI300X's MAMF (668.4, TunableOp).
+# Sequence lengths are not in the issues' text: 4096 for Llama 3 (the memory-bound share moves
+# the result by under 0.01 between 2048 and 8192), 1024 for GPT-2 XL (its context).
+print("CDNA 3 (MI300X, SemiAnalysis):")
+MI300X = (668.4, 5300e9 * 0.91)
+cdna3 = [
+    derive("Llama 3 8B FSDP", 410.42 / 668.4, *MI300X, h=4096, L=32, heads=32, vocab=128256,
+           n=8.03e9, seq=4096, ckpt=False, micro=4),
+    derive("Llama 3 70B 4-layer proxy", 491.22 / 0.94 / 668.4, *MI300X, h=8192, L=4, heads=64,
+           vocab=128256, n=5.5e9, seq=4096, ckpt=False, micro=12),
+    derive("GPT-2 XL 1 GPU", 215.79 / 668.4, *MI300X, h=1600, L=48, heads=25, vocab=50257,
+           n=1.56e9, seq=1024, ckpt=False, micro=16, shards=1),
+]
+print(f"  median {statistics.median(cdna3):.2f}")
+
 # FP8: llm-foundry MPT-1B seq 512 on 8x H100, BF16 52,275 and FP8 (Transformer Engine)
 # 70,315 tokens/s/GPU. The BF16 twin gives the stack's matmul efficiency e; the FP8 run,
 # less its memory-bound time (casts included) and its 16-bit attention at e, gives the FP8

@@ -122,6 +122,9 @@ int run_check(Context& ctx, const CheckArgs& a) {
     line +=
         trf("; {} would fit ({} GiB)", ans.remedy->change, gib(ans.remedy->estimate.need_bytes()));
   o.before = line + "\n" + in_use;
+  // The rules' warnings (no BF16 on a P40, bitsandbytes on a Mac): a gate that says "fits"
+  // says what it fits with.
+  if (!r.rules.warnings.empty()) o.after = "\n" + warnings_text({r}, r.rules.warnings.size());
   o.table = {{{"verdict"}, {"config"}, {"need_gib", true}, {"usable_gib", true}},
              {{verdict, config_label(r.config), gib(r.need.need_bytes()), gib(r.usable_bytes)}}};
   o.json = result_json(r, 1);
@@ -151,9 +154,16 @@ int run_compare(Context& ctx, const CheckArgs& a) {
   o.before = header_text(s, ans.one_gpu_need, converted_note(s, ans.converted_prices));
   o.table = results_table(rs, false, s.request.tokens.has_value());
   o.table.columns.insert(o.table.columns.begin(), {N_("fits")});
+  std::string excluded;  // a rule's exclusion (engine without a backend, part of a board)
   for (std::size_t i = 0; i < rs.size(); ++i) {
-    o.table.rows[i].insert(o.table.rows[i].begin(), ans.fits[i] ? tr("yes") : tr("NO"));
-    o.table.tones[i].insert(o.table.tones[i].begin(), ans.fits[i] ? Tone::good : Tone::bad);
+    const bool out = rs[i].rules.excluded;
+    o.table.rows[i].insert(o.table.rows[i].begin(), out           ? tr("excluded")
+                                                    : ans.fits[i] ? tr("yes")
+                                                                  : tr("NO"));
+    o.table.tones[i].insert(o.table.tones[i].begin(), ans.fits[i] && !out ? Tone::good : Tone::bad);
+    if (out)
+      excluded += fmt::format("  {}: {} [{}]\n", config_label(rs[i].config),
+                              safe_cell(rs[i].rules.exclude_reason), rs[i].rules.exclude_rule);
   }
   // A card that does not hold the workload runs it at no speed: its rate is not shown as one
   // it would reach (JSON keeps the figure, with fits false beside it).
@@ -161,7 +171,8 @@ int run_compare(Context& ctx, const CheckArgs& a) {
     if (o.table.columns[c].header == "tok/s" || o.table.columns[c].header == "img/s")
       for (std::size_t i = 0; i < rs.size(); ++i)
         if (!ans.fits[i]) o.table.rows[i][c] = "-";
-  o.after = "\n" + warnings_text(rs, 3) + in_use;
+  o.after = "\n" + (excluded.empty() ? "" : tr("Excluded:") + "\n" + excluded) +
+            warnings_text(rs, 3) + in_use;
   if (std::find(ans.fits.begin(), ans.fits.end(), false) != ans.fits.end())
     o.after +=
         tr("Cards that do not fit are not scored (0): scores compare the ones that do.") + "\n";
@@ -173,6 +184,9 @@ int run_compare(Context& ctx, const CheckArgs& a) {
   for (std::size_t i = 0; i < rs.size(); ++i) {
     auto j = result_json(rs[i], static_cast<int>(i + 1));
     j["fits"] = static_cast<bool>(ans.fits[i]);
+    if (rs[i].rules.excluded)
+      j["excluded"] = {{"rule", rs[i].rules.exclude_rule},
+                       {"reason", safe_cell(rs[i].rules.exclude_reason)}};
     o.json["results"].push_back(j);
   }
   std::vector<CsvColumn> csv{{"fits", "/fits"}};

@@ -316,8 +316,11 @@ std::string memory_line(const Workload& w, const Estimate& need) {
         " (FSDP/ZeRO-3)",
         a, lo, hi);
   // Inference spreads over the cards as its engine does (data/throughput.json multi_gpu).
-  const std::string engine = inference_engine(w.engine, w.batch, false);
-  if (!engine_tensor_parallel(w))
+  // The layout of several cards, as on_gpus places them (the engine default follows the count).
+  Workload several = w;
+  several.gpus = 2;
+  const std::string engine = engine_of(several);
+  if (!engine_tensor_parallel(several))
     return trf(
         "Memory on one GPU: {} GiB (band {}-{} GiB); multi-GPU configurations split it by"
         " layers, one card busy at a time ({}'s layout; --engine vllm for tensor parallel)",

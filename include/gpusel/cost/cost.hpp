@@ -62,8 +62,10 @@ double billed_hours(RentKind kind, double hours_used, double months);
 // there is no on-demand price to fall back on while spot capacity is gone.
 bool spot_only_fits(RentKind kind, double hours, double months, double availability);
 
-// The cheapest offer for `gpu_id` under `kind`, with enough instances for `gpus`;
-// nullopt when no offer for that GPU has a price of this kind. Spot-only offers count only
+// The offer for `gpu_id` under `kind` closest to `gpus` like for like, then the cheapest: one
+// the count fills exactly in the fewest instances (8 GPUs: an 8-GPU node before eight 1-GPU
+// instances), else the cheapest with enough instances; nullopt when no offer for that GPU
+// has a price of this kind. Spot-only offers count only
 // where spot_only_fits (availability: the cloud defaults', 1 when absent).
 std::optional<RentQuote> cheapest_rental(const Cloud& cloud, const std::string& gpu_id, int gpus,
                                          RentKind kind, double hours, double months,

@@ -59,6 +59,9 @@ struct CnnSpec {                 // kind "cnn": what an activation model needs
 struct ShippedWeights {    // the publisher's own non-16-bit weights (models.json)
   std::string precision;   // fp8 | int8 | int4
   double weight_bits = 0;  // bits per linear weight, scales included; 0: the precision's
+  // scope "experts": only the MoE experts are quantized (gpt-oss MXFP4); attention, router,
+  // embeddings and LM head stay 16-bit. Otherwise every linear matrix.
+  bool experts_only = false;
   std::string source, as_of;
   bool operator==(const ShippedWeights&) const = default;
 };
@@ -120,6 +123,7 @@ LayerMix layer_mix(const ModelArch& m);
 // 4-bit / 8-bit quantization converts; embeddings and the LM head stay 16-bit).
 struct ArchParams {
   double total = 0, active = 0, linear = 0, embedding = 0, lm_head = 0;
+  double experts = 0, experts_active = 0;  // MoE expert matrices (in linear): all, per token
 };
 ArchParams arch_params(const ModelArch& m);
 

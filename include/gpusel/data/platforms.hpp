@@ -28,6 +28,9 @@ struct Platform {
   int gpus_per_host = 1;
   bool psu = false;
   Figure cost;  // USD per host
+  // GPU counts one host is sold with (HGX H100: 4 or 8; HGX B200: 8); empty: any count up
+  // to gpus_per_host. Every size is a multiple of the smallest (whole_boards relies on it).
+  std::vector<int> sold_in;
   bool operator==(const Platform&) const = default;
 };
 

@@ -78,6 +78,9 @@ struct Workload {
   // Inference without --precision on a model shipped in 8 or 4 bits (models.json
   // shipped_weights: gpt-oss MXFP4, DeepSeek-V3 FP8): precision and bits are the shipped ones.
   bool weights_as_shipped = false;
+  // linear_bits covers the MoE experts only (models.json shipped_weights scope "experts"):
+  // the other linear matrices stay 16-bit.
+  bool bits_experts_only = false;
   KvDtype kv_dtype = KvDtype::compute;
   std::string engine;  // inference engine (--engine, speed/ knows them); empty: by batch
   // --split-mode row: llama.cpp splits every weight matrix by rows over the cards (the
@@ -184,6 +187,14 @@ Workload on_gpus(const Workload& w, int count);
 // rather than by layers (llama.cpp, transformers): data/throughput.json engines.*.multi_gpu,
 // for --engine or the default at w.batch (llama.cpp at 1, vLLM batched). False in training.
 bool engine_tensor_parallel(const Workload& w);
+
+// The engine entry that runs an inference workload (inference_engine's key): --engine, else
+// the batched engine (vLLM) for batches, for several GPUs (it runs them tensor parallel where
+// llama.cpp's layer split keeps one card busy at a time) and for FP8 weights (llama.cpp has
+// no FP8 type), else the batch-1 engine (llama.cpp); GGUF weights and the row split stay on
+// llama.cpp.
+// `tensor_parallel`: the configuration is tensor parallel already.
+std::string engine_of(const Workload& w, bool tensor_parallel = false);
 
 // Tokens one sample puts through the model: a ViT's patches + class token at --image-size
 // (kind "vision-encoder"), otherwise the sequence length.

@@ -154,9 +154,11 @@ enum class FactId : std::uint8_t {
   workload_seq_len,
   workload_batch,
   workload_engine,
-  config_engine_runs
+  config_engine_runs,
+  config_whole_boards,
+  config_board_sizes
 };
-inline constexpr std::size_t kFactCount = 44;
+inline constexpr std::size_t kFactCount = 46;
 // The position of a vocabulary fact (fact_vocabulary()[fact_index(info)] is info).
 std::size_t fact_index(const FactInfo& info);
 

@@ -79,6 +79,9 @@ struct Engine {  // a decode engine (--engine)
   double dp4a_efficiency = 0;
   std::vector<std::string> dp4a_on;
   double layer_overhead_s = 0;  // per layer per decode step
+  // per mixture-of-experts layer per decode step, beside its bytes (router, top-k, grouped
+  // GEMMs, combine); 0 where the engine's figure has none
+  double moe_layer_overhead_s = 0;
   // Eager engines whose host issues every op (transformers generate()): the host's time per
   // step and per layer, a floor under the step; 0 for engines the host never waits on.
   double host_step_s = 0, host_layer_s = 0;

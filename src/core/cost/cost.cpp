@@ -93,6 +93,23 @@ double billed_hours(RentKind kind, double hours, double months) {
   return hours;
 }
 
+namespace {
+
+// The rental closest to the GPUs compared, then the cheapest. Instances the count fills
+// exactly come first, the fewest of them first: 8 bought GPUs in one machine are compared
+// with an 8-GPU node (one NVLink domain), not with eight 1-GPU instances over a network;
+// 2 GPUs never rent a node of 8. Ties go to the published price, then the offer listed first.
+bool like_for_like_first(const RentQuote& q, const RentQuote& best, int gpus) {
+  const bool whole = gpus % q.offer->gpus_per_instance == 0;
+  const bool best_whole = gpus % best.offer->gpus_per_instance == 0;
+  if (whole != best_whole) return whole;
+  if (whole && q.instances != best.instances) return q.instances < best.instances;
+  return q.total < best.total - 1e-9 ||
+         (std::abs(q.total - best.total) <= 1e-9 && q.published && !best.published);
+}
+
+}  // namespace
+
 std::optional<RentQuote> cheapest_rental(const Cloud& cloud, const std::string& gpu_id, int gpus,
                                          RentKind kind, double hours, double months,
                                          const std::string& currency, const Rates& rates) {
@@ -125,10 +142,7 @@ std::optional<RentQuote> cheapest_rental(const Cloud& cloud, const std::string& 
     q.published = price->published;
     q.billed_hours = billed_hours(kind, hours, months);
     q.compute = q.total = q.rate_per_hour * q.billed_hours;
-    // Ties go to the published price, then to the offer listed first.
-    if (!best || q.total < best->total - 1e-9 ||
-        (std::abs(q.total - best->total) <= 1e-9 && q.published && !best->published))
-      best = q;
+    if (!best || like_for_like_first(q, *best, gpus)) best = q;
   }
   return best;
 }

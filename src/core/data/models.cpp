@@ -116,6 +116,8 @@ ArchParams arch_params(const ModelArch& m) {
                     moe_layers * (s.expert * (m.moe->experts + m.moe->shared_experts) + router);
     linear_active += m.moe->dense_layers * s.dense_mlp +
                      moe_layers * (s.expert * (m.moe->active + m.moe->shared_experts) + router);
+    a.experts = moe_layers * s.expert * (m.moe->experts + m.moe->shared_experts);
+    a.experts_active = moe_layers * s.expert * (m.moe->active + m.moe->shared_experts);
   } else {
     linear_total += m.layers * s.dense_mlp;
     linear_active = linear_total;
@@ -335,6 +337,11 @@ std::optional<ShippedWeights> parse_shipped(const json& rec, const std::string& 
     if (!(*bits >= 1 && *bits <= 8))
       throw data_error(here + ".weight_bits must be between 1 and 8");
     w.weight_bits = *bits;
+  }
+  if (const auto scope = maybe<std::string>(*j, "scope", here)) {
+    if (*scope != "linear" && *scope != "experts")
+      throw data_error(here + ".scope: expected linear or experts");
+    w.experts_only = *scope == "experts";
   }
   w.source = field<std::string>(*j, "source", here);
   w.as_of = field<std::string>(*j, "as_of", here);

@@ -27,6 +27,23 @@ std::vector<std::string> strings(const json& m, const char* key, const std::stri
   return detail::present<std::vector<std::string>>(m, key, at).value_or(std::vector<std::string>{});
 }
 
+// "sold_in": {"value": [4, 8], "source": ..., "as_of": ...}: each size within the host, each a
+// multiple of the smallest (a count is whole boards when the smallest divides it).
+std::vector<int> sold_in(const json& j, int gpus_per_host, const std::string& at) {
+  if (!j.contains("sold_in")) return {};
+  const std::string where = at + ".sold_in";
+  const json& s = detail::required_ref(j, "sold_in", at);
+  detail::required<std::string>(s, "source", where);
+  detail::required<std::string>(s, "as_of", where);
+  const auto sizes = detail::required<std::vector<int>>(s, "value", where);
+  for (int n : sizes)
+    if (sizes.empty() || n < 1 || n > gpus_per_host || n % sizes.front() != 0)
+      throw data_error(where + ".value: sizes must be 1..gpus_per_host (" +
+                       std::to_string(gpus_per_host) + "), ascending multiples of the first");
+  if (sizes.empty()) throw data_error(where + ".value: list at least one size");
+  return sizes;
+}
+
 Platform parse_platform(const json& j, const std::string& at) {
   using detail::present;
   using detail::required;
@@ -46,6 +63,7 @@ Platform parse_platform(const json& j, const std::string& at) {
     throw data_error(at + ": gpus_per_host must be at least 1 and max_count not negative");
   p.psu = present<bool>(j, "psu", at).value_or(false);
   p.cost = parse_figure(detail::required_ref(j, "cost", at), at + ".cost");
+  p.sold_in = sold_in(j, p.gpus_per_host, at);
   return p;
 }
 

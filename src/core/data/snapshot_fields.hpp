@@ -108,7 +108,7 @@ void fields(A& a, T& c) {
 
 template <typename A, either<ShippedWeights> T>
 void fields(A& a, T& w) {
-  a(w.precision, w.weight_bits, w.source, w.as_of);
+  a(w.precision, w.weight_bits, w.experts_only, w.source, w.as_of);
 }
 
 template <typename A, either<ModelArch> T>
@@ -127,7 +127,7 @@ void fields(A& a, T& m) {
 
 template <typename A, either<Platform> T>
 void fields(A& a, T& p) {
-  a(p.id, p.name, p.network, p.name_zh, p.match, p.gpus_per_host, p.psu, p.cost);
+  a(p.id, p.name, p.network, p.name_zh, p.match, p.gpus_per_host, p.psu, p.cost, p.sold_in);
 }
 
 template <typename A, either<Network> T>

@@ -18,8 +18,12 @@ std::string weights_text(const Setup& setup) {
     s += std::string(w.weights_as_shipped ? " (the publisher's format, models.json "
                                             "shipped_weights; --precision overrides it"
                                           : " (--weight-bits") +
-         ": linear matrices at " + num(w.linear_bits) +
-         " bits per weight, scales included; embeddings and LM head 16-bit)";
+         (w.bits_experts_only ? ": MoE experts at " + num(w.linear_bits) +
+                                    " bits per weight, scales included; attention, router, "
+                                    "embeddings and LM head 16-bit)"
+                              : ": linear matrices at " + num(w.linear_bits) +
+                                    " bits per weight, scales included; embeddings and LM "
+                                    "head 16-bit)");
   else if (w.weights_as_shipped)
     s += " (the publisher's format, models.json shipped_weights; --precision overrides it)";
   else if (w.mode == Mode::qlora || w.precision == Precision::int4)
@@ -33,8 +37,9 @@ std::string weights_text(const Setup& setup) {
            "input and weight are what backward keeps (pytorch/ao@36027d82 "
            "torchao/float8/float8_linear.py:45, 255-270)";
   if (setup.amp_fp32_params)
-    return s + ", AMP (torch autocast over the fp32 model: the fp32 parameters are the master "
-               "copy, no 16-bit working copy)";
+    return s +
+           ", AMP (torch autocast over the fp32 model: the fp32 parameters are the master "
+           "copy, no 16-bit working copy)";
   if (w.amp)
     return s + ", AMP (fp32 weights, 16-bit compute" +
            (w.mode == Mode::full || w.mode == Mode::freeze

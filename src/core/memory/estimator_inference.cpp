@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
-#include "gpusel/data/engines.hpp"
 #include "estimator_parts.hpp"
+#include "gpusel/data/engines.hpp"
 
 namespace gpusel::detail {
 
@@ -39,7 +39,7 @@ bool is_llama_cpp(const std::string& engine) {
 }
 
 PrefillChunk prefill_chunk(const Workload& w) {
-  const std::string e = inference_engine(w.engine, w.batch, w.shard == Shard::tp && w.gpus > 1);
+  const std::string e = engine_of(w, w.shard == Shard::tp && w.gpus > 1);
   if (e == "vllm") return {"vllm", data_constant("prefill_chunk_tokens_vllm")};
   if (is_llama_cpp(e)) return {"llama.cpp", data_constant("prefill_chunk_tokens_llama_cpp")};
   return {e, 0};

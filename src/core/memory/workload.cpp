@@ -239,7 +239,7 @@ void validate_context(const Workload& w) {
 // batched engine (vLLM) runs it. llama.cpp's other split is by rows (--split-mode row).
 void require_tensor_parallel_engine(const Workload& w) {
   if (is_training(w.mode) || w.shard != Shard::tp || w.gpus < 2) return;
-  const std::string engine = inference_engine(w.engine, w.batch, true);
+  const std::string engine = engine_of(w, true);
   if (!engine_splits_layers(engine)) return;
   throw usage_error("--shard tp: " + engine + " spreads a model over GPUs by layers (--shard none" +
                     (is_llama_cpp(engine) ? ", or each matrix by rows: --split-mode row)" : ")") +
@@ -295,8 +295,12 @@ Workload on_gpus(const Workload& given, int count) {
   }
   // Offloading on one GPU is DeepSpeed's ZeRO-Offload (optimizer: stage 2) or ZeRO-Infinity
   // (parameters: stage 3); on several, the framework's own sharding.
-  const Shard framework_shard =
-      w.framework.default_shard.value == "zero3" ? Shard::zero3 : Shard::fsdp;
+  // A data-parallel framework (Unsloth) offloads through DeepSpeed ZeRO-3, as its guide says.
+  const std::string& own = w.framework.default_shard.value;
+  const Shard framework_shard = own == "zero3"                               ? Shard::zero3
+                                : own == "ddp" && w.offload != Offload::none ? Shard::zero3
+                                : own == "ddp"                               ? Shard::ddp
+                                                                             : Shard::fsdp;
   if (count == 1) {
     if (w.shard_given) w.shard_set_aside = w.shard;  // tp: nothing to split on one card
     w.shard = Shard::none;
@@ -323,7 +327,16 @@ Workload on_gpus(const Workload& given, int count) {
 }
 
 bool engine_tensor_parallel(const Workload& w) {
-  return !is_training(w.mode) && !engine_splits_layers(inference_engine(w.engine, w.batch, false));
+  return !is_training(w.mode) && !engine_splits_layers(engine_of(w));
+}
+
+std::string engine_of(const Workload& w, bool tensor_parallel) {
+  // FP8 checkpoints: llama.cpp has no FP8 type (ggml-org/llama.cpp#14020 closed as stale; FP8
+  // PRs #10055 and #28485 open, CPU only); servers load them with vLLM, SGLang, TensorRT-LLM.
+  // llama.cpp's row split is llama.cpp's own layout.
+  const bool batched_default = w.engine.empty() && w.weight_format.empty() && !w.row_split &&
+                               (w.gpus > 1 || w.precision == Precision::fp8);
+  return inference_engine(w.engine, w.batch, tensor_parallel || batched_default);
 }
 
 void validate(const Workload& w) {

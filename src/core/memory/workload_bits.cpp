@@ -16,12 +16,14 @@ void set_weight_bits(Workload& w, double bits) {
     throw usage_error("--weight-bits must be between 1 and 8 bits per weight (got " +
                       detail::bits_label(bits) + ")");
   w.linear_bits = bits;
+  w.bits_experts_only = false;  // bits the user gives cover every linear matrix
 }
 
 void use_shipped_weights(Workload& w) {
   if (w.mode != Mode::inference || !w.model.shipped) return;
   set_precision(w, w.model.shipped->precision);
   if (w.model.shipped->weight_bits > 0) set_weight_bits(w, w.model.shipped->weight_bits);
+  w.bits_experts_only = w.linear_bits > 0 && w.model.shipped->experts_only && w.model.moe;
   w.weights_as_shipped = true;
 }
 
@@ -42,7 +44,12 @@ void set_lora_layers(Workload& w, int n) {
 }
 
 double linear_weight_bytes(const Workload& w, double precision_bytes) {
-  return w.linear_bits > 0 ? w.linear_bits / 8 : precision_bytes;
+  if (w.linear_bits <= 0) return precision_bytes;
+  if (!w.bits_experts_only) return w.linear_bits / 8;
+  // The mean over every linear matrix: the experts at the bits, the rest 16-bit.
+  const ArchParams a = arch_params(w.model);
+  if (!(a.linear > 0)) return w.linear_bits / 8;
+  return (a.experts * w.linear_bits / 8 + (a.linear - a.experts) * 2) / a.linear;
 }
 
 int lora_blocks(const Workload& w) {

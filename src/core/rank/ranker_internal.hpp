@@ -14,7 +14,7 @@ struct ConfigFacts {
   ConfigFacts() = default;
   ConfigFacts(const ConfigFacts&) = delete;
   ConfigFacts& operator=(const ConfigFacts&) = delete;
-  std::string mode, precision, optimizer, engine;
+  std::string mode, precision, optimizer, engine, board_sizes;
   FactTable table;
 };
 void card_facts(const Gpu& g, FactTable& out);  // the gpu.* facts but gpu.used_price

@@ -66,7 +66,7 @@ std::vector<FactInfo> make_vocabulary() {
       {"config.bound",
        T::text,
        "what sets the configuration's speed (the throughput model's verdict)",
-       {"compute", "memory-bandwidth", "host"}},
+       {"compute", "memory-bandwidth", "host", "communication"}},
       {"workload.timed",
        T::boolean,
        "the user gave an amount of work (--tokens), so speed has a deadline",
@@ -95,6 +95,15 @@ std::vector<FactInfo> make_vocabulary() {
       {"config.engine_runs",
        T::boolean,
        "that engine has a backend for the card's ecosystem (absent without --engine)",
+       {}},
+      {"config.whole_boards",
+       T::boolean,
+       "the count is whole boards of the platform (sold_in): a purchase of 2 of an 8-GPU "
+       "board is not; true when rented, with --cards-only or without such a platform",
+       {}},
+      {"config.board_sizes",
+       T::text,
+       "the GPU counts the platform's boards are sold in (\"4 or 8\"; absent without any)",
        {}},
   };
 }

@@ -166,6 +166,27 @@ void card_facts(const Gpu& g, FactTable& f) {
   f.number(F::gpu_interconnect_max_gpus, double(g.interconnect.max_gpus));
 }
 
+// Whether a purchase is whole boards of its platform (2 of an 8-GPU HGX board is not), and
+// the sizes its boards come in. A rental, or cards in a host the user owns, is any count.
+void board_facts(const Result& r, const RankRequest& req, ConfigFacts& out) {
+  FactTable& f = out.table;
+  const Platform* p = r.platform_quote.platform;
+  if (!p || p->sold_in.empty()) {
+    f.flag(FactId::config_whole_boards, true);
+    return;
+  }
+  std::string& sizes = out.board_sizes;
+  sizes.clear();
+  for (std::size_t i = 0; i < p->sold_in.size(); ++i)
+    sizes += (i == 0                       ? ""
+              : i + 1 == p->sold_in.size() ? " or "
+                                           : ", ") +
+             std::to_string(p->sold_in[i]);
+  f.text(FactId::config_board_sizes, sizes);
+  f.flag(FactId::config_whole_boards, r.config.rented || req.cards_only || !req.whole_boards ||
+                                          r.config.count % p->sold_in.front() == 0);
+}
+
 // Set in place by position: a map of string keys cost more than the rules that read it, for
 // every configuration ranked. Texts view the card, the platform data and `out`'s own strings.
 void facts_for(const Result& r, const Workload& w, const RankRequest& req, ConfigFacts& out) {
@@ -184,12 +205,17 @@ void facts_for(const Result& r, const Workload& w, const RankRequest& req, Confi
   f.text(F::config_platform, r.platform_quote.platform
                                  ? std::string_view(r.platform_quote.platform->id)
                                  : std::string_view("none"));
-  f.flag(F::config_platform_priced, r.platform_price > 0);
+  // A platform whose share is already in the card price (an NVL72 rack) is priced too.
+  const Platform* platform = r.platform_quote.platform;
+  f.flag(F::config_platform_priced,
+         r.platform_price > 0 ||
+             (platform && platform->cost.value == 0 && r.unit_price && !req.cards_only));
+  board_facts(r, req, out);
   if (!r.throughput.bound.empty()) f.text(F::config_bound, r.throughput.bound);
   workload_facts(w, req, r.hours, out);
   // The engine the user named, where it has no backend for the card (MLX on a GeForce).
   if (!is_training(w.mode) && !w.engine.empty()) {
-    out.engine = inference_engine(w.engine, w.batch, false);
+    out.engine = engine_of(w);
     f.text(F::workload_engine, out.engine);
     f.flag(F::config_engine_runs, engine_runs_on(out.engine, g.ecosystem));
   }

@@ -123,6 +123,7 @@ ServeOption evaluate_option(const Gpu& g, int count, std::optional<int> fixed_re
                                                !req.rank.workload.weight_format.empty());
   RankRequest rank = req.rank;
   rank.workload = served_by(req.rank.workload, o.engine);
+  rank.whole_boards = !req.target.rank_by_rent;  // ranked as rentals: any instance size
   o.eval = evaluate(make_config(g, count, rank.workload), rules, rates, rank);
   o.cards = count;
   if (!o.engine) {
@@ -141,6 +142,17 @@ ServeOption evaluate_option(const Gpu& g, int count, std::optional<int> fixed_re
   o.capacity = within_targets(o.replica, req.target.targets);
   if (!o.capacity) {
     o.why_not = floor_text(o.replica, req.target.targets);
+    return o;
+  }
+  // A replica that meets the targets only while less than one request is in flight holds no
+  // steady load: any queueing breaks them, and replicas of it multiply into fleets of
+  // thousands of cards for a few requests a second. It misses the targets.
+  if (o.capacity->users < 1) {
+    o.why_not = fmt::format(
+        "meets the targets only below one request in flight ({:.2g} users): misses them "
+        "under any load",
+        o.capacity->users);
+    o.capacity.reset();
     return o;
   }
   o.capacity_users = o.capacity->users;

@@ -46,8 +46,17 @@ void count(ServeCounts& c, Verdict v) {
   }
 }
 
-// Cheaper first; then fewer cards; then the lower TPOT.
+// Whether the option has a cost on the basis ranked by (rented, or bought).
+bool priced_on(const ServeOption& o, bool by_rent) {
+  return by_rent ? o.rented && o.rented->per_million > 0
+                 : o.bought.priced && o.bought.per_million > 0;
+}
+
+// Options priced on the asked basis first (under --rank-by rent a card nobody rents out
+// comes after every rented one: its bought cost is another basis); then cheaper; then fewer
+// cards; then the lower TPOT.
 bool better(const ServeOption& a, const ServeOption& b, bool by_rent) {
+  if (priced_on(a, by_rent) != priced_on(b, by_rent)) return priced_on(a, by_rent);
   const double ca = a.cost(by_rent), cb = b.cost(by_rent);
   if (ca != cb) return ca < cb;
   if (a.cards != b.cards) return a.cards < b.cards;

@@ -200,7 +200,11 @@ void estimate_training(const Workload& w, const Gpu& g, int count, bool linked, 
   t.train_tokens_per_s = count * t.scaling / per_token_s;
   t.tflops_used = p.linear;
   t.mfu = p.spec > 0 ? (f.linear + f.attention) / per_token_s / 1e12 / p.spec : 0;
-  if (t.bound != "host") t.bound = "compute";
+  // MFU counts the whole step, the waits on the network included (t.scaling is inside
+  // per-token time via train_tokens_per_s): recomputed on the tokens a card really trains.
+  t.mfu *= t.scaling;
+  // Collectives the step cannot hide that outlast its compute set the speed.
+  if (t.bound != "host") t.bound = exposed > step_s ? "communication" : "compute";
 }
 
 }  // namespace
@@ -208,7 +212,7 @@ void estimate_training(const Workload& w, const Gpu& g, int count, bool linked, 
 const Engine& engine_for(const Workload& w, const K& k) {
   // The default (llama.cpp at batch 1; vLLM batched or tensor parallel, which llama.cpp has
   // not) and aliases resolve as the memory stage resolves them (data/engines.hpp).
-  const std::string name = inference_engine(w.engine, w.batch, w.shard == Shard::tp && w.gpus > 1);
+  const std::string name = engine_of(w, w.shard == Shard::tp && w.gpus > 1);
   if (const auto it = k.engines.find(name); it != k.engines.end()) return it->second;
   std::string known;
   for (const auto& n : engine_names()) known += (known.empty() ? "" : "|") + n;

@@ -26,6 +26,10 @@ double weight_bytes(const Workload& w, const Shape& s, const K& k) {
   double bpv = bytes_per_value(w.precision);
   if (w.precision == Precision::int4) bpv = k.int4_bits_per_weight / 8;
   if (w.precision == Precision::int8) bpv = k.int8_bits_per_weight / 8;
+  if (w.bits_experts_only) {  // per token: the active experts at the bits, the rest 16-bit
+    const double experts = arch_params(w.model).experts_active;
+    return experts * w.linear_bits / 8 + (s.matmul - experts) * 2;
+  }
   bpv = linear_weight_bytes(w, bpv);  // --weight-bits: the bits the user gave, as memory
   return (s.matmul - s.head) * bpv + s.head * std::max(2.0, bpv);  // LM head stays 16-bit
 }
@@ -56,8 +60,14 @@ std::pair<double, double> routed_experts(const Workload& w, const Shape& s, cons
   if (!m.moe || m.moe->experts <= m.moe->active) return {0, 0};
   const ArchParams a = arch_params(m);
   const double routed = (a.total - a.active) / (m.moe->experts - m.moe->active) * m.moe->experts;
-  const double per_param = weight_bytes(w, s, k) / std::max(1.0, s.matmul);
+  const double per_param =
+      w.bits_experts_only ? w.linear_bits / 8 : weight_bytes(w, s, k) / std::max(1.0, s.matmul);
   return {routed * per_param, double(m.moe->active) / m.moe->experts};
+}
+
+// Layers that route tokens to experts (a MoE model's layers less its dense ones).
+int moe_layers(const ModelArch& m) {
+  return m.moe && m.moe->experts > m.moe->active ? m.layers - m.moe->dense_layers : 0;
 }
 
 // Attention FLOPs per token read the context each layer keeps: full layers all of it,
@@ -89,7 +99,7 @@ StepModel build_step(const Ctx& c, int tp, int stages, int row = 1) {
   std::tie(m.routed_bytes, m.route_fraction) = routed_experts(c.w, c.s, c.k);
   m.bandwidth = c.bw;
   m.kv_bytes_per_seq = kv_seq_bytes(c.w, c.k, tp);
-  m.fixed_s = c.s.layers * c.e.layer_overhead_s;
+  m.fixed_s = c.s.layers * c.e.layer_overhead_s + moe_layers(c.w.model) * c.e.moe_layer_overhead_s;
   m.host_floor_s = c.e.host_step_s + c.s.layers * c.e.host_layer_s;  // eager Python's issue rate
   // One token's all-reduces (attention out, MLP out) and hops carry hidden x 2 bytes.
   const double msg = c.s.hidden * 2;
@@ -198,10 +208,17 @@ void describe(const Ctx& c, int count, Throughput& t) {
       num(decode_context(w)) + " tokens (" + num(kv_step_bytes(w, c.k, c.tp) / 1e9) +
       " GB, by attention kind) per step + " + num(c.e.layer_overhead_s * 1e6) +
       " us per layer [engines." + c.e.name + ".layer_overhead_us]" +
+      (moe_layers(w.model) > 0 && c.e.moe_layer_overhead_s > 0
+           ? " + " + num(c.e.moe_layer_overhead_s * 1e6) + " us per MoE layer [engines." +
+                 c.e.name + ".moe_layer_overhead_us]"
+           : "") +
       (!w.weight_format.empty() ? ", GGUF " + w.weight_format + " at " + num(w.weight_bits) +
                                       " bits/weight [data/quantizations.json]"
        : w.linear_bits > 0
-           ? ", linear weights at " + num(w.linear_bits) + " bits/weight [--weight-bits]"
+           ? (w.bits_experts_only
+                  ? ", MoE experts at " + num(w.linear_bits) +
+                        " bits/weight, the rest 16-bit [shipped_weights]"
+                  : ", linear weights at " + num(w.linear_bits) + " bits/weight [--weight-bits]")
        : w.precision == Precision::int4
            ? ", int4 at " + num(c.k.int4_bits_per_weight) + " bits/weight [int4_bits_per_weight]"
            : ""));
@@ -228,6 +245,14 @@ void describe(const Ctx& c, int count, Throughput& t) {
     t.assumptions.push_back(std::to_string(count) + " replicas, each serving its own requests");
 }
 
+// What chose the default engine (memory stage's engine_of), for the assumptions.
+std::string default_engine_reason(const Workload& w) {
+  if (!w.weight_format.empty()) return "GGUF weights";
+  if (w.precision == Precision::fp8) return "FP8 weights";
+  if (w.gpus > 1) return std::to_string(w.gpus) + " GPUs";
+  return "batch " + std::to_string(w.batch) + " on one GPU";
+}
+
 // The context both estimates start from: engine, fabric, bandwidth, GEMM rates, layout.
 Ctx make_ctx(const Workload& w, const Gpu& g, int count, bool linked, const K& k, const Shape& s,
              Throughput& t, const NodeNetwork* nodes = nullptr) {
@@ -238,7 +263,7 @@ Ctx make_ctx(const Workload& w, const Gpu& g, int count, bool linked, const K& k
   t.engine = e.name;
   t.assumptions.push_back(
       "engine " + e.label +
-      (w.engine.empty() ? " (default at batch " + std::to_string(w.batch) + "; --engine to change)"
+      (w.engine.empty() ? " (default for " + default_engine_reason(w) + "; --engine to change)"
                         : "") +
       (v ? ": " + asked.label + " " + v->says + " on " + g.architecture + " [engines." +
                asked.name + "." + v->key + "]"

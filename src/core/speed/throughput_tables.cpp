@@ -201,6 +201,8 @@ Engine parse_engine(const std::string& name, const json& e, const std::string& a
   if (e.contains("prefill_dequantize"))
     read_dequant(sourced(e, "prefill_dequantize", at), at + ".prefill_dequantize", g);
   g.layer_overhead_s = number(e, "layer_overhead_us", at, 0, 1e4) * 1e-6;
+  if (e.contains("moe_layer_overhead_us"))
+    g.moe_layer_overhead_s = number(e, "moe_layer_overhead_us", at, 0, 1e4) * 1e-6;
   if (e.contains("host_step_us")) g.host_step_s = number(e, "host_step_us", at, 0, 1e6) * 1e-6;
   if (e.contains("host_layer_us")) g.host_layer_s = number(e, "host_layer_us", at, 0, 1e5) * 1e-6;
   g.prefill_efficiency = number(e, "prefill_efficiency", at, 0.01, 1);

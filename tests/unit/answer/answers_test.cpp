@@ -129,7 +129,12 @@ TEST_CASE("a given --shard is kept where it applies and refused where it cannot"
   inf.shard_given = true;
   CHECK_THROWS_AS(on_gpus(inf, 8), Error);
   inf.shard_given = false;
-  CHECK(on_gpus(inf, 4).shard == Shard::none);  // batch 1: llama.cpp, which splits layers
+  // Several GPUs run the batched engine (vLLM) tensor parallel, at batch 1 too; GGUF weights
+  // stay on llama.cpp, which splits layers.
+  CHECK(on_gpus(inf, 4).shard == Shard::tp);
+  Workload gguf = inf;
+  gguf.weight_format = "q4_k_m";
+  CHECK(on_gpus(gguf, 4).shard == Shard::none);
   inf.engine = "vllm";
   CHECK(on_gpus(inf, 8).shard == Shard::none);  // layer split when TP cannot divide the heads
   CHECK(on_gpus(inf, 4).shard == Shard::tp);

@@ -103,4 +103,23 @@ TEST_CASE("bad platform files are data errors naming the place") {
   doc = shipped_doc();
   doc["psu"]["steps"][0]["watts"] = -1;
   CHECK_THAT(error_of(doc), Catch::Contains("/psu/steps/0/watts"));
+  // Board sizes: within the host, each a multiple of the first.
+  for (const auto& sizes : {nlohmann::json::array({4, 6}), nlohmann::json::array({16})}) {
+    doc = shipped_doc();
+    for (auto& p : doc["platforms"])
+      if (p["id"] == "hgx-server") p["sold_in"]["value"] = sizes;
+    CHECK_THAT(error_of(doc), Catch::Contains("sold_in.value"));
+  }
+}
+
+TEST_CASE("modules are sold on boards: HGX H100 in 4 or 8, B200 and MI300X in 8, GB200 racks") {
+  auto sizes = [](const char* id) { return quote(id, 8).platform->sold_in; };
+  CHECK(sizes("h100-sxm") == std::vector<int>{4, 8});
+  CHECK(sizes("a100-80gb-sxm") == std::vector<int>{4, 8});
+  CHECK(sizes("b200") == std::vector<int>{8});
+  CHECK(sizes("mi300x") == std::vector<int>{8});
+  CHECK(sizes("gaudi-3") == std::vector<int>{8});
+  CHECK(quote("gb200", 72).platform->sold_in == std::vector<int>{36, 72});
+  // PCIe cards are sold one at a time.
+  CHECK(quote("rtx-4090", 1).platform->sold_in.empty());
 }

@@ -182,3 +182,15 @@ TEST_CASE("gradients count whole only where they outlive the step") {
   CHECK(estimate(accum).bytes_of("gradients") == Approx(6.74e9 * 2).epsilon(0.01));
   CHECK(estimate(accum).allocated_bytes() > hf.allocated_bytes());
 }
+
+TEST_CASE("Unsloth trains several GPUs data-parallel, offloading through ZeRO-3") {
+  // Its multi-GPU guide is DDP (a copy of the model per GPU): no FSDP sharding saves memory.
+  const Workload w = with(on(test_models::llama2_7b(), Mode::lora), "unsloth");
+  CHECK(on_gpus(w, 2).shard == Shard::ddp);
+  // No sharding: each GPU holds what one does, plus DDP's gradient buckets.
+  CHECK(estimate(on_gpus(w, 2)).need_bytes() >= estimate(on_gpus(w, 1)).need_bytes());
+  Workload off = w;
+  off.offload = Offload::optimizer;
+  CHECK(on_gpus(off, 2).shard == Shard::zero3);
+  CHECK(on_gpus(with(on(test_models::llama2_7b(), Mode::lora), "hf"), 2).shard == Shard::fsdp);
+}

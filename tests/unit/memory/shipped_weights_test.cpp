@@ -37,6 +37,48 @@ TEST_CASE("gpt-oss runs its MXFP4 experts as shipped: 4.25 bits, within one 80 G
   CHECK(estimate(bf16).need_bytes() > 2.5 * need);
 }
 
+TEST_CASE("gpt-oss's MXFP4 covers the experts only: attention, router and head stay bf16") {
+  Workload w = preset("gpt-oss-120b", Mode::inference);
+  use_shipped_weights(w);
+  CHECK(w.bits_experts_only);
+  const ArchParams a = arch_params(w.model);
+  REQUIRE(a.experts > 0.9 * a.linear);  // 128 experts x 36 layers dwarf the attention
+  CHECK(a.experts_active == Approx(a.experts * 4 / 128));
+  // The mean bytes per linear weight: experts at 4.25 bits, the rest at 2 bytes.
+  CHECK(linear_weight_bytes(w, 0.5) ==
+        Approx((a.experts * 4.25 / 8 + (a.linear - a.experts) * 2) / a.linear));
+  // Bits the user gives cover every linear matrix.
+  Workload mine = w;
+  set_weight_bits(mine, 4.25);
+  CHECK_FALSE(mine.bits_experts_only);
+  CHECK(estimate(mine).need_bytes() < estimate(w).need_bytes());
+}
+
+TEST_CASE("the default engine: llama.cpp for one card at batch 1, vLLM for FP8 and several") {
+  Workload w = preset("llama-3.1-8b", Mode::inference);
+  w.batch = 1, w.gpus = 1;
+  CHECK(engine_of(w) == "llama.cpp");
+  Workload fp8 = w;
+  fp8.precision = Precision::fp8;  // no GGUF type holds FP8
+  CHECK(engine_of(fp8) == "vllm");
+  Workload two = w;
+  two.gpus = 2;  // tensor parallel where llama.cpp would keep one card busy at a time
+  CHECK(engine_of(two) == "vllm");
+  CHECK(engine_tensor_parallel(two));
+  Workload gguf = two;
+  gguf.weight_format = "q4_k_m";
+  CHECK(engine_of(gguf) == "llama.cpp");
+  Workload rows = two;
+  rows.row_split = true;
+  CHECK(engine_of(rows) == "llama.cpp");
+  Workload named = fp8;
+  named.engine = "sglang";
+  CHECK(engine_of(named) == "sglang");
+  Workload batched = w;
+  batched.batch = 8;
+  CHECK(engine_of(batched) == "vllm");
+}
+
 TEST_CASE("DeepSeek-V3 ships FP8, and a training mode keeps the 16-bit default") {
   Workload w = preset("deepseek-v3", Mode::inference);
   use_shipped_weights(w);

@@ -61,8 +61,43 @@ TEST_CASE("a ranking with --max-gpus 64 offers clusters for a 70B full fine-tune
       CHECK(x.config.gpu->segment != "consumer");
       CHECK(x.tokens_per_s > 0);
     }
+    // Collectives the step cannot hide that outlast its compute set the speed; MFU counts
+    // the waits (scaling) in the time a card takes per token.
+    const Throughput& t = x.throughput;
+    CHECK((t.bound == "communication") == (t.scaling < 0.5));
+    CHECK(t.mfu > 0);
+    CHECK(t.mfu < 1);
   }
   CHECK(cluster);
+}
+
+TEST_CASE("modules are bought as whole boards; rentals and owned servers take any count") {
+  RankRequest req;
+  req.workload = bare_7b_lora();
+  const Gpu& b200 = require_gpu(catalog(), "b200");
+  const Gpu& h100 = require_gpu(catalog(), "h100-sxm");
+  auto excluded_by = [&](const Gpu& g, int count, bool rented, const RankRequest& q) {
+    Config c = make_config(g, count, q.workload);
+    c.rented = rented;
+    const Result r = evaluate(c, rules(), rates(), q);
+    return r.rules.excluded ? r.rules.exclude_rule : std::string();
+  };
+  CHECK(excluded_by(b200, 1, false, req) == "whole-boards-only");
+  CHECK(excluded_by(b200, 4, false, req) == "whole-boards-only");
+  CHECK(excluded_by(b200, 8, false, req).empty());
+  CHECK(excluded_by(b200, 16, false, req).empty());
+  CHECK(excluded_by(h100, 4, false, req).empty());  // HGX H100 4-GPU boards exist
+  CHECK(excluded_by(h100, 2, false, req) == "whole-boards-only");
+  CHECK(excluded_by(b200, 1, true, req).empty());  // a 1-GPU instance is rented as it is
+  RankRequest owned = req;
+  owned.cards_only = true;
+  CHECK(excluded_by(b200, 2, false, owned).empty());
+  // A ranking never offers a purchase that is part of a board.
+  req.max_gpus = 8;
+  for (const auto& x : rank(catalog(), rules(), rates(), req).results) {
+    const Platform* p = x.platform_quote.platform;
+    if (p && !p->sold_in.empty()) CHECK(x.config.count % p->sold_in.front() == 0);
+  }
 }
 
 TEST_CASE("a --shard the user fixed holds: none means layers split, no speed-up") {

@@ -96,16 +96,16 @@ TEST_CASE("configurations: training shards FSDP, inference as its engine splits,
   const Gpu dc = card("datacenter", "sxm", "nvlink", 8);
   for (const auto& c : configurations(dc, 8, training()))
     CHECK(c.shard == (c.count == 1 ? Shard::none : Shard::fsdp));
-  // Batch 1 runs llama.cpp, whose default multi-GPU layout is the layer split; vLLM (batched,
-  // or named) runs tensor parallel.
-  for (const auto& c : configurations(dc, 8, inference())) CHECK(c.shard == Shard::none);
+  // Several cards run the batched engine (vLLM) tensor parallel, at batch 1 too; llama.cpp
+  // (named, or for GGUF weights) splits layers.
   Workload batched = inference();
   batched.batch = 8;
-  for (Workload w : {batched, inference()}) {
-    if (w.batch == 1) w.engine = "vllm";
+  for (const Workload& w : {batched, inference()})
     for (const auto& c : configurations(dc, 8, w))
       CHECK(c.shard == (c.count == 1 ? Shard::none : Shard::tp));
-  }
+  Workload llama = inference();
+  llama.engine = "llama.cpp";
+  for (const auto& c : configurations(dc, 8, llama)) CHECK(c.shard == Shard::none);
   Workload q = training();
   q.mode = Mode::qlora;
   CHECK(make_config(dc, 4, q).shard == Shard::fsdp);

@@ -149,7 +149,7 @@ const std::vector<Case>& cases() {
        {{},
         {{"gpu.used_price", true}, {"config.rented", true}},
         {{"gpu.used_price", true}, {"gpu.segment", "datacenter"s}},
-        {{"gpu.used_price", true}, {"gpu.form_factor", "soc"s}},  // a used Mac: no VBIOS
+        {{"gpu.used_price", true}, {"gpu.form_factor", "soc"s}},    // a used Mac: no VBIOS
         {{"gpu.used_price", true}, {"gpu.launch_year", 2024.0}}}},  // after the mining era
       {"bnb-rocm-recent-backend",
        {amd({{"workload.needs_bitsandbytes", true}})},
@@ -235,11 +235,15 @@ const std::vector<Case>& cases() {
       {"engine-not-on-card",  // only where --engine named one that has no backend there
        {plus(kInference, {{"workload.engine", "mlx"s}, {"config.engine_runs", false}})},
        {kInference, plus(kInference, {{"workload.engine", "mlx"s}, {"config.engine_runs", true}})}},
-      {"rack-scale-only",  // a GB200 purchase below a rack; rentals and racks are fine
-       {{{"gpu.id", "gb200"s}}, {{"gpu.id", "gb200"s}, {"config.count", 8.0}}},
+      {"whole-boards-only",  // a purchase of part of a board or rack; rentals are any count
+       {{{"config.rented", false}, {"config.whole_boards", false}, {"config.board_sizes", "8"s}},
+        {{"config.rented", false},
+         {"config.whole_boards", false},
+         {"config.board_sizes", "4 or 8"s},
+         {"config.count", 2.0}}},
        {{},
-        {{"gpu.id", "gb200"s}, {"config.rented", true}},
-        {{"gpu.id", "gb200"s}, {"config.count", 72.0}}}},
+        {{"config.rented", true}, {"config.whole_boards", false}},
+        {{"config.rented", false}, {"config.whole_boards", true}}}},
       {"host-bound-decode",  // inference whose step the host sets, on any card
        {plus(kInference, {{"config.bound", "host"s}}),
         plus(kInference, {{"config.bound", "host"s}, {"gpu.vram_gb", 141.0}})},

@@ -277,10 +277,12 @@ TEST_CASE("FactId follows the vocabulary's order, and a table and a map say the 
       {FactId::workload_long_run, "workload.long_run"},
       {FactId::workload_batch, "workload.batch"},
       {FactId::workload_engine, "workload.engine"},
-      {FactId::config_engine_runs, "config.engine_runs"}};
+      {FactId::config_engine_runs, "config.engine_runs"},
+      {FactId::config_whole_boards, "config.whole_boards"},
+      {FactId::config_board_sizes, "config.board_sizes"}};
   for (const auto& [id, name] : some) CHECK(fact_vocabulary()[std::size_t(id)].name == name);
   REQUIRE(fact_vocabulary().size() == kFactCount);
-  CHECK(std::size_t(FactId::config_engine_runs) + 1 == kFactCount);
+  CHECK(std::size_t(FactId::config_board_sizes) + 1 == kFactCount);
   for (std::size_t i = 0; i < kFactCount; ++i) CHECK(fact_index(fact_vocabulary()[i]) == i);
 
   const FactTable t = to_table(kFacts);

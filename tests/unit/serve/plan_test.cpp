@@ -172,6 +172,42 @@ TEST_CASE("plan: a replica's per-card need is check's for the same flags and eng
   }
 }
 
+TEST_CASE("plan: a replica must hold one request in flight within the targets", "[serve]") {
+  // A 70B FP8 service with a TTFT target near the slower cards' unloaded floor: such a card
+  // meets it only while nearly idle, and its replicas would multiply into thousands of cards.
+  ServeRequest r = request("llama-3.1-70b", 5, Precision::fp8);
+  r.target.traffic = {{2000, 0}, {300, 0}};
+  r.rank.workload = served("llama-3.1-70b", r.target.traffic, Precision::fp8);
+  r.target.targets.ttft_s = 1.5, r.target.targets.tpot_s = 0.06;
+  const ServePlan p = plan_serving(ranker_fixtures::catalog(), &cloud(), ranker_fixtures::rules(),
+                                   ranker_fixtures::rates(), r);
+  REQUIRE_FALSE(p.options.empty());
+  for (const auto& o : p.options) {
+    CAPTURE(o.eval.config.gpu->id, o.eval.config.count);
+    REQUIRE(o.capacity);
+    CHECK(o.capacity->users >= 1);
+    CHECK(o.replicas <= 64);  // 5 req/s of 70B: a few nodes, never a fleet of thousands
+  }
+  bool floor = false;
+  for (const auto& o : p.too_slow)
+    floor = floor || o.why_not.find("one request in flight") != std::string::npos;
+  CHECK(floor);
+}
+
+TEST_CASE("plan: ranked by rent, configurations nobody rents out come after every rented one",
+          "[serve]") {
+  ServeRequest r = request("llama-3.1-70b", 5, Precision::fp8);
+  r.target.rank_by_rent = true;
+  const ServePlan p = plan_serving(ranker_fixtures::catalog(), &cloud(), ranker_fixtures::rules(),
+                                   ranker_fixtures::rates(), r);
+  bool unrented = false;
+  for (const auto& o : p.options) {
+    const bool rented = o.rented && o.rented->per_million > 0;
+    if (!rented) unrented = true;
+    if (unrented) CHECK_FALSE(rented);
+  }
+}
+
 TEST_CASE("plan: nothing meets a target below every card's latency floor", "[serve]") {
   ServeRequest r = request("llama-3.1-70b", 10, Precision::bf16);
   r.target.targets.tpot_s = 0.0005;  // below any card's weight read time

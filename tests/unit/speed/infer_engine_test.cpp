@@ -99,6 +99,29 @@ TEST_CASE("vLLM without CUDA graphs pays its eager launch cost on every layer") 
   CHECK(1 / b - 1 / a == Approx(32 * per_layer));
 }
 
+TEST_CASE("a MoE layer adds the engine's fixed cost per decode step; dense layers do not") {
+  const auto& k = default_throughput_constants();
+  const double moe = k.engines.at("vllm").moe_layer_overhead_s;
+  REQUIRE(moe == Approx(66e-6));  // tt-inference-server#340: Qwen3-30B-A3B against Qwen3-1.7B
+  const Gpu& h100 = card("h100-sxm");
+  auto per_token = [&](Workload w, double overhead_s) {
+    auto kk = k;
+    kk.engines.at("vllm").moe_layer_overhead_s = overhead_s;
+    return 1 / estimate_throughput(w, h100, 1, false, kk).decode_tokens_per_s;
+  };
+  Workload oss = batched("gpt-oss-120b", 1, "vllm");
+  oss.shard = Shard::none;
+  use_shipped_weights(oss);
+  CHECK(per_token(oss, moe) - per_token(oss, 0) == Approx(36 * moe));  // 36 MoE layers
+  const Workload dense = batched("llama-3.1-8b", 1, "vllm");
+  CHECK(per_token(dense, moe) == Approx(per_token(dense, 0)));
+  // gpt-oss streams its active experts at 4.25 bits and the rest (attention, router, LM head)
+  // at 16: bf16 is dearer, and the step stays far from 4.25 bits over everything.
+  Workload all_bits = oss;
+  set_weight_bits(all_bits, 4.25);
+  CHECK(per_token(oss, 0) > 1.2 * per_token(all_bits, 0));
+}
+
 // transformers generate(): eager PyTorch issued from Python each token; the host's time per
 // step and per layer (measured on an H200 host) is a floor the GPU cannot beat.
 TEST_CASE("transformers generate() decodes at its host's pace unless the GPU is slower") {
