@@ -325,29 +325,6 @@ void parse_cnn_model(ModelArch& m, const json& rec, const std::string& at) {
   m.cnn = parse_cnn(field<json>(rec, "cnn", at), at);
 }
 
-std::optional<ShippedWeights> parse_shipped(const json& rec, const std::string& at) {
-  const auto j = maybe<json>(rec, "shipped_weights", at);
-  if (!j || j->is_null()) return std::nullopt;
-  const std::string here = at + ".shipped_weights";
-  ShippedWeights w;
-  w.precision = field<std::string>(*j, "precision", here);
-  if (w.precision != "fp8" && w.precision != "int8" && w.precision != "int4")
-    throw data_error(here + ".precision: expected fp8, int8 or int4");
-  if (const auto bits = maybe<double>(*j, "weight_bits", here)) {
-    if (!(*bits >= 1 && *bits <= 8))
-      throw data_error(here + ".weight_bits must be between 1 and 8");
-    w.weight_bits = *bits;
-  }
-  if (const auto scope = maybe<std::string>(*j, "scope", here)) {
-    if (*scope != "linear" && *scope != "experts")
-      throw data_error(here + ".scope: expected linear or experts");
-    w.experts_only = *scope == "experts";
-  }
-  w.source = field<std::string>(*j, "source", here);
-  w.as_of = field<std::string>(*j, "as_of", here);
-  return w;
-}
-
 }  // namespace
 
 ModelArch detail::parse_model_record(const json& rec, const std::string& at) {
@@ -367,7 +344,7 @@ ModelArch detail::parse_model_record(const json& rec, const std::string& at) {
   else
     throw data_error(at + ": kind '" + m.kind +
                      "' is not one of: decoder, encoder, vision-encoder, cnn");
-  if (m.kind != "cnn") m.shipped = parse_shipped(rec, at);
+  if (m.kind != "cnn") m.shipped = detail::parse_shipped(rec, at);
   m.source = field<std::string>(rec, "source", at);
   m.as_of = field<std::string>(rec, "as_of", at);
   m.notes = maybe<std::string>(rec, "notes", at).value_or("");

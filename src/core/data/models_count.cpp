@@ -1,9 +1,10 @@
-// Whether a model record's published count agrees with its own shape (parse_model_record's
-// last check), apart from the reading of its fields.
+// A model record's last checks, apart from the reading of its fields: whether its published
+// count agrees with its own shape, and the weights its publisher ships (shipped_weights).
 #include <fmt/format.h>
 
 #include "gpusel/base/error.hpp"
 #include "gpusel/data/models.hpp"
+#include "json/json_fields.hpp"
 #include "records_internal.hpp"
 
 namespace gpusel {
@@ -20,6 +21,34 @@ void detail::check_count(const ModelArch& m, const std::string& at) {
                      fmt::format("{:.3g}", a.embedding + a.lm_head) + ")");
   if (m.active_params && !(*m.active_params > 0 && *m.active_params <= m.params))
     throw data_error(at + ": active_params must be positive and at most params");
+}
+
+std::optional<ShippedWeights> detail::parse_shipped(const nlohmann::json& rec,
+                                                    const std::string& at) {
+  const auto j = detail::present<nlohmann::json>(rec, "shipped_weights", at);
+  if (!j || j->is_null()) return std::nullopt;
+  const std::string here = at + ".shipped_weights";
+  auto text = [&](const char* key) {
+    if (auto v = detail::present<std::string>(*j, key, here)) return *v;
+    throw data_error(here + ": missing field '" + key + "'");
+  };
+  ShippedWeights w;
+  w.precision = text("precision");
+  if (w.precision != "fp8" && w.precision != "int8" && w.precision != "int4")
+    throw data_error(here + ".precision: expected fp8, int8 or int4");
+  if (const auto bits = detail::present<double>(*j, "weight_bits", here)) {
+    if (!(*bits >= 1 && *bits <= 8))
+      throw data_error(here + ".weight_bits must be between 1 and 8");
+    w.weight_bits = *bits;
+  }
+  if (const auto scope = detail::present<std::string>(*j, "scope", here)) {
+    if (*scope != "linear" && *scope != "experts")
+      throw data_error(here + ".scope: expected linear or experts");
+    w.experts_only = *scope == "experts";  // gpt-oss: MXFP4 experts, the rest bf16
+  }
+  w.source = text("source");
+  w.as_of = text("as_of");
+  return w;
 }
 
 }  // namespace gpusel

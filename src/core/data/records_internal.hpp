@@ -22,6 +22,8 @@ ModelArch parse_model_record(const nlohmann::json& rec, const std::string& at);
 // Error(data) at `at` when a transformer's params are below its own shape's embedding and LM
 // head, or its active count is not within (0, params].
 void check_count(const ModelArch& m, const std::string& at);
+// The record's shipped_weights (nullopt when absent or null); Error(data) on a bad field.
+std::optional<ShippedWeights> parse_shipped(const nlohmann::json& rec, const std::string& at);
 
 // A cloud document's "reviewed" and "defaults" (`overlay`: either may be absent).
 // A platforms document's "reviewed", "psu" and "networks"; then each platform, its network

@@ -121,31 +121,6 @@ TEST_CASE("commitments and monthly plans bill whole terms") {
   CHECK(billed_hours(RentKind::commit_3y, 1460, 6) == 3 * 8760);
 }
 
-TEST_CASE("a rental is like for like: the count in the fewest whole instances, then the price") {
-  Fixture f;
-  const double h = 100, m = 1;
-  // The 8-GPU node made dearer than eight 1-GPU instances: 8 bought GPUs in one machine are
-  // still compared with the node (one NVLink domain), not with eight machines on a network.
-  for (auto& o : f.cloud.offers)
-    if (o.id == "tc-a100-8x") o.on_demand_per_hour = 20.0;
-  auto eight =
-      cheapest_rental(f.cloud, "a100-80gb-sxm", 8, RentKind::on_demand, h, m, "USD", f.rates);
-  REQUIRE(eight);
-  CHECK(eight->offer->id == "tc-a100-8x");
-  CHECK(eight->instances == 1);
-  CHECK(eight->rate_per_hour == Approx(20.0));
-  // 16: two nodes, not sixteen single instances.
-  auto sixteen =
-      cheapest_rental(f.cloud, "a100-80gb-sxm", 16, RentKind::on_demand, h, m, "USD", f.rates);
-  CHECK(sixteen->offer->id == "tc-a100-8x");
-  CHECK(sixteen->instances == 2);
-  // 2 GPUs never rent a node of 8: the 1-GPU instances fill the count exactly.
-  auto two =
-      cheapest_rental(f.cloud, "a100-80gb-sxm", 2, RentKind::on_demand, h, m, "USD", f.rates);
-  CHECK(two->offer->id == "tc-a100-1x");
-  CHECK(two->instances == 2);
-}
-
 TEST_CASE("the cheapest rental counts instances and converts currencies") {
   const Fixture f;
   const double h = 100, m = 1;

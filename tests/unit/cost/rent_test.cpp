@@ -1,4 +1,5 @@
 #include "gpusel/cost/rent.hpp"
+#include "gpusel/cost/cost.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -312,4 +313,29 @@ TEST_CASE("work that fits one instance is evaluated as before: one machine, no n
   CHECK(r->instances == 1);
   CHECK_FALSE(r->eval.config.nodes);
   CHECK(r->eval.tokens_per_s == Approx(bought.tokens_per_s));
+}
+
+TEST_CASE("a rental is like for like: the count in the fewest whole instances, then the price") {
+  Fixture f;
+  const double h = 100, m = 1;
+  // The 8-GPU node made dearer than eight 1-GPU instances: 8 bought GPUs in one machine are
+  // still compared with the node (one NVLink domain), not with eight machines on a network.
+  for (auto& o : f.cloud.offers)
+    if (o.id == "tc-a100-8x") o.on_demand_per_hour = 20.0;
+  auto eight =
+      cheapest_rental(f.cloud, "a100-80gb-sxm", 8, RentKind::on_demand, h, m, "USD", f.rates);
+  REQUIRE(eight);
+  CHECK(eight->offer->id == "tc-a100-8x");
+  CHECK(eight->instances == 1);
+  CHECK(eight->rate_per_hour == Approx(20.0));
+  // 16: two nodes, not sixteen single instances.
+  auto sixteen =
+      cheapest_rental(f.cloud, "a100-80gb-sxm", 16, RentKind::on_demand, h, m, "USD", f.rates);
+  CHECK(sixteen->offer->id == "tc-a100-8x");
+  CHECK(sixteen->instances == 2);
+  // 2 GPUs never rent a node of 8: the 1-GPU instances fill the count exactly.
+  auto two =
+      cheapest_rental(f.cloud, "a100-80gb-sxm", 2, RentKind::on_demand, h, m, "USD", f.rates);
+  CHECK(two->offer->id == "tc-a100-1x");
+  CHECK(two->instances == 2);
 }
