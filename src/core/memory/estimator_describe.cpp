@@ -45,10 +45,15 @@ std::string weights_text(const Setup& setup) {
            (w.mode == Mode::full || w.mode == Mode::freeze
                 ? ", a 16-bit working copy and fp32 master weights)"
                 : ")");
+  // DeepSpeed ZeRO keeps an fp32 master partition and fp32 states whatever the model dtype
+  // (add_master): a "pure 16-bit" run is pure only outside it.
   if ((w.mode == Mode::full || w.mode == Mode::freeze) && w.precision != Precision::fp32)
-    s += ", pure " + to_string(w.precision) +
-         " training: gradients (and AdamW states) in that dtype, no fp32 master copy (--amp "
-         "for mixed precision)";
+    s += setup.zero() ? ", " + to_string(w.precision) +
+                            " model under DeepSpeed ZeRO: fp32 master weights and optimizer "
+                            "states, partitioned"
+                      : ", pure " + to_string(w.precision) +
+                            " training: gradients (and AdamW states) in that dtype, no fp32 "
+                            "master copy (--amp for mixed precision)";
   return s;
 }
 

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "gpusel/base/error.hpp"
+#include "gpusel/data/frameworks.hpp"
 #include "gpusel/data/platforms.hpp"
 #include "gpusel/data/quantization.hpp"
 #include "gpusel/i18n/i18n.hpp"
@@ -53,6 +54,13 @@ void training_candidates(const Workload& w, std::vector<Candidate>& out) {
          [](Workload& v) { v.mode = Mode::qlora, v.amp = false, v.precision = Precision::bf16; },
          "mode"});
   }
+  // torchtune's single-device full recipe steps the optimizer inside backward (no full set
+  // of gradients) and chunks its loss: 8B full fine-tuning on one 24 GB card.
+  if (w.mode == Mode::full && w.framework.id != "torchtune" && !w.model.cnn)
+    out.push_back(
+        {tr("--framework torchtune (its recipe's defaults)"),
+         [](Workload& v) { apply_framework(v, framework_profile("torchtune"), false, false); },
+         "framework"});
   if (w.offload == Offload::none)
     out.push_back(
         {"--offload optimizer", [](Workload& v) { v.offload = Offload::optimizer; }, "offload"});
@@ -103,6 +111,19 @@ std::optional<FitChange> evaluate_change(const Workload& w, const std::string& c
   }
   f.fits = f.estimate.fits_within(usable);
   return f;
+}
+
+// The parameters offloaded too (ZeRO-3 or FSDP with CPU offload: Answer.AI's FSDP + QLoRA
+// recipe for 70B on two 24 GB cards): the heaviest change, tried after the others together.
+std::optional<FitChange> offload_params(const Workload& w, double usable) {
+  if (!is_training(w.mode) || w.model.cnn || w.offload == Offload::params) return std::nullopt;
+  return evaluate_change(
+      w, "--offload params",
+      [](Workload& v) {
+        v.offload = Offload::params;
+        if (v.shard != Shard::fsdp) v.shard = Shard::zero3;
+      },
+      usable);
 }
 
 // `cands[picked...]` applied in order, labelled "a + b" (a later change of the same key wins).
@@ -207,13 +228,22 @@ std::vector<WorkloadChange> workload_changes(const Workload& w) {
 namespace gpusel::detail {
 
 std::vector<FitChange> remedies(const Workload& w, const Gpu& gpu, double usable) {
-  const std::vector<Candidate> singles = workload_changes(w);
+  // A change that saves nothing here (a chunked loss where the logits are small) is no
+  // advice, alone or in a combination.
+  const double base = estimate(w, EstimateDetail::numbers).need_bytes();
+  std::vector<Candidate> singles;
   std::vector<FitChange> out;
-  for (const auto& c : singles)
-    if (auto f = evaluate_change(w, c.change, c.edit, usable)) out.push_back(std::move(*f));
+  for (const auto& c : workload_changes(w))
+    if (auto f = evaluate_change(w, c.change, c.edit, usable);
+        f && f->estimate.need_bytes() < base * (1 - 1e-3)) {
+      singles.push_back(c);
+      out.push_back(std::move(*f));
+    }
   const bool one_fits = std::any_of(out.begin(), out.end(), [](const auto& f) { return f.fits; });
   if (!one_fits)
     if (auto f = combined(w, singles, usable)) out.push_back(std::move(*f));
+  if (auto f = offload_params(w, usable); f && f->estimate.need_bytes() < base * (1 - 1e-3))
+    out.push_back(std::move(*f));
   const auto shard = sharding_candidate(w, gpu, usable);
   if (shard) out.push_back(*shard);
   if (std::none_of(out.begin(), out.end(), [](const auto& f) { return f.fits; }))

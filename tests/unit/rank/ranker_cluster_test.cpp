@@ -71,7 +71,7 @@ TEST_CASE("a ranking with --max-gpus 64 offers clusters for a 70B full fine-tune
   CHECK(cluster);
 }
 
-TEST_CASE("modules are bought as whole boards; rentals and owned servers take any count") {
+TEST_CASE("modules are bought as whole boards, while rentals and owned servers take any count") {
   RankRequest req;
   req.workload = bare_7b_lora();
   const Gpu& b200 = require_gpu(catalog(), "b200");

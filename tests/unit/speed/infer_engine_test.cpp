@@ -99,7 +99,7 @@ TEST_CASE("vLLM without CUDA graphs pays its eager launch cost on every layer") 
   CHECK(1 / b - 1 / a == Approx(32 * per_layer));
 }
 
-TEST_CASE("a MoE layer adds the engine's fixed cost per decode step; dense layers do not") {
+TEST_CASE("a MoE layer adds the engine's fixed cost per decode step, dense layers do not") {
   const auto& k = default_throughput_constants();
   const double moe = k.engines.at("vllm").moe_layer_overhead_s;
   REQUIRE(moe == Approx(66e-6));  // tt-inference-server#340: Qwen3-30B-A3B against Qwen3-1.7B
@@ -134,8 +134,7 @@ TEST_CASE("transformers generate() decodes at its host's pace unless the GPU is 
   const double h200 = estimate_throughput(w, card("h200-sxm"), 1, false).decode_tokens_per_s;
   CHECK(1 / h200 == Approx(800e-6 + 32 * 631e-6));
   // The same floor on a 4090: both are host-bound, so the card does not matter.
-  CHECK(estimate_throughput(w, card("rtx-4090"), 1, false).decode_tokens_per_s ==
-        Approx(h200));
+  CHECK(estimate_throughput(w, card("rtx-4090"), 1, false).decode_tokens_per_s == Approx(h200));
   // A 70B model in bf16 over two A100s: the GPUs' own step is longer than the host's, and
   // the engine runs at its GPU figures (vLLM's eager ones).
   Workload big = batched("llama-3.1-70b", 1, "transformers");
