@@ -260,3 +260,26 @@ TEST_CASE("where neither a change nor more cards is enough, fit offers both toge
   CHECK(both->change.rfind("--precision int4 + --count 2 --shard none", 0) == 0);
   CHECK(r.changes.front().change == both->change);  // what fits comes first
 }
+
+TEST_CASE("fit advises torchtune for full fine-tuning and CPU offload of the parameters") {
+  // 8B full fine-tuning on a 24 GB card: torchtune's optimizer-in-backward recipe lowers
+  // the need; 70B QLoRA on two 24 GB cards: FSDP with the parameters on the CPU fits.
+  Workload full = on(test_models::llama31_8b(), Mode::full);
+  const FitResult r = fit(full, card(24), 1);
+  bool torchtune = false;
+  for (const auto& c : r.changes) {
+    CHECK(c.estimate.need_bytes() < r.requested.need_bytes());  // every change saves memory
+    torchtune = torchtune || c.change.rfind("--framework torchtune", 0) == 0;
+  }
+  CHECK(torchtune);
+  Workload q = on(test_models::llama2_7b(), Mode::qlora);
+  q.model.params = 70e9, q.model.layers = 80, q.model.hidden = 8192, q.model.heads = 64;
+  q.model.kv_heads = 8, q.model.intermediate = 28672;
+  const FitResult big = fit(q, card(24), 2);
+  const auto offload = std::find_if(big.changes.begin(), big.changes.end(), [](const FitChange& c) {
+    return c.change == "--offload params";
+  });
+  REQUIRE(offload != big.changes.end());
+  CHECK(offload->workload.offload == Offload::params);
+  CHECK(offload->estimate.need_bytes() < big.requested.need_bytes());
+}

@@ -178,6 +178,12 @@ const std::vector<Case>& cases() {
        {{{"workload.precision", "fp8"s}, {"gpu.fp8", false}}},
        {{{"workload.precision", "fp8"s}},
         plus(kInference, {{"workload.precision", "fp8"s}, {"gpu.fp8", false}})}},
+      {"llama-cpp-no-fp8",  // llama.cpp named with FP8 weights; its GGUF types are fine
+       {plus(kInference, {{"workload.engine", "llama.cpp"s}, {"workload.precision", "fp8"s}}),
+        plus(kInference, {{"workload.engine", "llama.cpp-sycl"s}, {"workload.precision", "fp8"s}})},
+       {plus(kInference, {{"workload.engine", "llama.cpp"s}, {"workload.precision", "int8"s}}),
+        plus(kInference, {{"workload.engine", "vllm"s}, {"workload.precision", "fp8"s}}),
+        plus(kInference, {{"workload.precision", "fp8"s}})}},
       {"tensorrt-llm-fp8-needs-fp8-cores",  // TensorRT-LLM named, FP8, a card without FP8 math
        {plus(kInference, {{"workload.engine", "tensorrt-llm"s},
                           {"workload.precision", "fp8"s},
