@@ -38,8 +38,8 @@ struct RankRequest {
   int max_gpus = 8;
   Reserve reserve;          // memory kept free on every card (fit.hpp)
   bool cards_only = false;  // the user owns the host: price the cards alone
-  // Purchases only as whole boards (rule whole-boards-only); serve --rank-by rent sets it
-  // false, judging each size as the rental it is ranked as.
+  // Purchases only as whole boards (rule whole-boards-only); serve sets it false: it packs
+  // its replicas into hosts itself.
   bool whole_boards = true;
   std::optional<double> tokens;  // work to do, for time to finish
   bool domestic = false;

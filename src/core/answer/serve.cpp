@@ -20,7 +20,7 @@ namespace {
 std::optional<ServeOption> best(const Sources& src, const ServeQuery& q) {
   if (q.gpu) {
     ServeOption o = serve_cards(*q.gpu, q.count, src.offers(), src.rules, src.rates, q.request);
-    if (o.meets) return o;
+    if (o.meets && !o.eval.rules.excluded) return o;
     return std::nullopt;
   }
   ServePlan p = plan_serving(src.catalog, src.offers(), src.rules, src.rates, q.request);

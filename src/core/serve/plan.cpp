@@ -123,7 +123,9 @@ ServeOption evaluate_option(const Gpu& g, int count, std::optional<int> fixed_re
                                                !req.rank.workload.weight_format.empty());
   RankRequest rank = req.rank;
   rank.workload = served_by(req.rank.workload, o.engine);
-  rank.whole_boards = !req.target.rank_by_rent;  // ranked as rentals: any instance size
+  // A replica is a share of the cards bought: buy() packs the replicas into hosts (whole
+  // boards for modules), so the board rule judges the fleet there, not each replica here.
+  rank.whole_boards = false;
   o.eval = evaluate(make_config(g, count, rank.workload), rules, rates, rank);
   o.cards = count;
   if (!o.engine) {
