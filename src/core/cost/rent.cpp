@@ -189,9 +189,12 @@ RentalRanking rank_rentals(const Catalog& catalog, const Cloud& cloud, const Rul
     const auto* chosen = fits(one->second) ? one : nullptr;
     int instances = 1;
     // Too small as one instance: as many instances as the job needs, up to --max-gpus,
-    // joined by the provider's network (as a cluster of bought nodes is by its own).
+    // joined by the provider's network (as a cluster of bought nodes is by its own): where
+    // it is GPUDirect RDMA (EFA, InfiniBand) or one NVLink domain, never marketplace boxes
+    // over TCP (a model split across them waits on the network every layer).
     const InstanceNetwork net = instance_network(o, cloud.defaults);
-    for (int n = 2; !chosen && !one->second.rules.excluded &&
+    const bool clusters = net.rdma || net.nvlink_domain > o.gpus_per_instance;
+    for (int n = 2; clusters && !chosen && !one->second.rules.excluded &&
                     n * o.gpus_per_instance <= std::max(req.max_gpus, o.gpus_per_instance);
          n *= 2) {
       const auto* more =
@@ -289,6 +292,15 @@ std::vector<std::string> rental_option_notes(const std::vector<RentalOption>& sh
   auto notes = rental_notes(quotes, cloud, today);
   notes.push_back(extras_note(rr.storage_gb, rr.egress_gb, storage_price, egress_price, currency,
                               cloud.origin));
+  // A 1-year commitment at discount d costs less than on-demand once the hours used pass
+  // (1 - d) of the year: a window that long is a commitment's, not on-demand's or spot's.
+  const double d = cloud.defaults.commit_1y_discount.value;
+  if (rr.hours && d > 0 && d < 1 && *rr.hours >= (1 - d) * 12 * kHoursPerMonth)
+    notes.push_back(fmt::format(
+        "{:.0f} h is {:.0f} % of a year: a 1-year commitment (about {:.0f} % below on-demand, "
+        "{}) costs less than on-demand, and spot capacity is reclaimed: gpusel cost compares "
+        "them",
+        *rr.hours, *rr.hours / (12 * kHoursPerMonth) * 100, d * 100, cloud.origin));
   return notes;
 }
 

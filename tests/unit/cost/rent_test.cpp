@@ -192,7 +192,16 @@ TEST_CASE("a job too large for one instance rents as many as it needs, within --
   f.req.workload = test_models::on(big, Mode::full);
   const RentalRanking within_8 = rank_rentals(f.catalog, f.cloud, f.rules, f.rates, f.req, {});
   for (const auto& o : within_8.options) CHECK(o.instances * o.offer->gpus_per_instance <= 8);
+  // Instances join for a job only over GPUDirect RDMA (or one NVLink domain): over TCP
+  // (the fixture's assumed default) nothing combines.
   f.req.max_gpus = 64;
+  const RentalRanking tcp = rank_rentals(f.catalog, f.cloud, f.rules, f.rates, f.req, {});
+  CHECK(tcp.fitting == within_8.fitting);
+  for (auto& o : f.cloud.offers) {
+    InstanceNetwork efa;
+    efa.gbps = 3200, efa.rdma = true, efa.published = true, efa.source = "test";
+    o.network = efa;
+  }
   const RentalRanking r = rank_rentals(f.catalog, f.cloud, f.rules, f.rates, f.req, {});
   CHECK(r.fitting > within_8.fitting);
   CHECK(r.too_small < within_8.too_small);
@@ -338,4 +347,22 @@ TEST_CASE("a rental is like for like: the count in the fewest whole instances, t
       cheapest_rental(f.cloud, "a100-80gb-sxm", 2, RentKind::on_demand, h, m, "USD", f.rates);
   CHECK(two->offer->id == "tc-a100-1x");
   CHECK(two->instances == 2);
+}
+
+TEST_CASE("a rental window near a year of use notes that a commitment costs less") {
+  const Fixture f;
+  const double d = f.cloud.defaults.commit_1y_discount.value;
+  REQUIRE(d > 0);
+  auto noted = [&](double hours) {
+    RentalRequest rr;
+    rr.hours = hours;
+    for (const auto& n : rental_option_notes({}, f.cloud, rr, 0, 0, "USD", ""))
+      if (n.find("1-year commitment") != std::string::npos) return true;
+    return false;
+  };
+  // A commitment at discount d beats on-demand past (1 - d) of the year's hours.
+  CHECK(noted(8760));
+  CHECK(noted((1 - d) * 8760 + 1));
+  CHECK_FALSE(noted((1 - d) * 8760 - 1));
+  CHECK_FALSE(noted(100));
 }
