@@ -236,6 +236,31 @@ Table compare_rent_table(const Session& s, const RecommendAnswer& answer) {
   return t;
 }
 
+namespace {
+
+// CSV: each result's row carries its rental beside it (the table's second block), as JSON
+// does under compare_rent.
+void add_compare_rent_csv(Output& o) {
+  nlohmann::json rows = o.json["results"];
+  const nlohmann::json& rent = o.json["compare_rent"];
+  for (std::size_t i = 0; i < rows.size() && i < rent.size(); ++i)
+    rows[i]["compare_rent"] = rent[i];
+  std::vector<CsvColumn> columns = result_csv_columns();
+  for (const CsvColumn& c : std::vector<CsvColumn>{
+           {"rent_offer", "/compare_rent/rent/offer"},
+           {"rent_instances", "/compare_rent/rent/instances"},
+           {"rent_tokens_per_s", "/compare_rent/rent/configuration/throughput/tokens_per_s"},
+           {"rent_hours", "/compare_rent/rent/hours"},
+           {"rent_on_demand_per_hour", "/compare_rent/rent/on_demand_per_hour"},
+           {"rent_on_demand_cost", "/compare_rent/rent/on_demand_cost"},
+           {"rent_spot_cost", "/compare_rent/rent/spot_cost"},
+           {"rent_hours_to_purchase", "/compare_rent/rent_hours_to_purchase"}})
+    columns.push_back(c);
+  o.csv = json_rows(rows, columns);
+}
+
+}  // namespace
+
 void add_compare_rent(Output& o, const Session& s, const RecommendAnswer& answer) {
   const auto& cur = s.request.price.currency;
   o.json["compare_rent"] = nlohmann::json::array();
@@ -257,6 +282,7 @@ void add_compare_rent(Output& o, const Session& s, const RecommendAnswer& answer
              "\n" + render_table(compare_rent_table(s, answer));
   o.after += bullets(answer.compare_rent_notes);
   o.json["compare_rent_notes"] = answer.compare_rent_notes;
+  add_compare_rent_csv(o);
 }
 
 }  // namespace gpusel::cli
