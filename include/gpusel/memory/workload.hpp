@@ -195,6 +195,9 @@ bool engine_tensor_parallel(const Workload& w);
 // llama.cpp.
 // `tensor_parallel`: the configuration is tensor parallel already.
 std::string engine_of(const Workload& w, bool tensor_parallel = false);
+// What engine_of's default follows, for the assumptions: "GGUF weights", "FP8 weights",
+// "8 GPUs", "batch 1 on one GPU".
+std::string default_engine_reason(const Workload& w);
 
 // Tokens one sample puts through the model: a ViT's patches + class token at --image-size
 // (kind "vision-encoder"), otherwise the sequence length.

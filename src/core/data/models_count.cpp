@@ -28,12 +28,8 @@ std::optional<ShippedWeights> detail::parse_shipped(const nlohmann::json& rec,
   const auto j = detail::present<nlohmann::json>(rec, "shipped_weights", at);
   if (!j || j->is_null()) return std::nullopt;
   const std::string here = at + ".shipped_weights";
-  auto text = [&](const char* key) {
-    if (auto v = detail::present<std::string>(*j, key, here)) return *v;
-    throw data_error(here + ": missing field '" + key + "'");
-  };
   ShippedWeights w;
-  w.precision = text("precision");
+  w.precision = detail::required<std::string>(*j, "precision", here);
   if (w.precision != "fp8" && w.precision != "int8" && w.precision != "int4")
     throw data_error(here + ".precision: expected fp8, int8 or int4");
   if (const auto bits = detail::present<double>(*j, "weight_bits", here)) {
@@ -46,8 +42,8 @@ std::optional<ShippedWeights> detail::parse_shipped(const nlohmann::json& rec,
       throw data_error(here + ".scope: expected linear or experts");
     w.experts_only = *scope == "experts";  // gpt-oss: MXFP4 experts, the rest bf16
   }
-  w.source = text("source");
-  w.as_of = text("as_of");
+  w.source = detail::required<std::string>(*j, "source", here);
+  w.as_of = detail::required<std::string>(*j, "as_of", here);
   return w;
 }
 

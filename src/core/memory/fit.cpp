@@ -83,8 +83,9 @@ void add_cnn_batch(const Workload& w, FitResult& r) {
 }  // namespace
 
 namespace detail {
-std::vector<FitChange> remedies(const Workload& w, const Gpu& gpu, double usable);
-}
+// `need`: the workload's own need (fit's requested estimate), which a change must lower.
+std::vector<FitChange> remedies(const Workload& w, const Gpu& gpu, double usable, double need);
+}  // namespace detail
 
 FitResult fit(const Workload& given, const Gpu& gpu, int count, const Reserve& reserve) {
   if (count < 1) throw usage_error("--count must be at least 1");
@@ -119,7 +120,7 @@ FitResult fit(const Workload& given, const Gpu& gpu, int count, const Reserve& r
     });
   }
   if (!r.fits) {
-    r.changes = detail::remedies(w, gpu, r.usable_bytes);
+    r.changes = detail::remedies(w, gpu, r.usable_bytes, r.requested.need_bytes());
     add_shorter_sequence(w, r);
     add_cnn_batch(w, r);
   }

@@ -227,10 +227,9 @@ std::vector<WorkloadChange> workload_changes(const Workload& w) {
 
 namespace gpusel::detail {
 
-std::vector<FitChange> remedies(const Workload& w, const Gpu& gpu, double usable) {
+std::vector<FitChange> remedies(const Workload& w, const Gpu& gpu, double usable, double base) {
   // A change that saves nothing here (a chunked loss where the logits are small) is no
   // advice, alone or in a combination.
-  const double base = estimate(w, EstimateDetail::numbers).need_bytes();
   std::vector<Candidate> singles;
   std::vector<FitChange> out;
   for (const auto& c : workload_changes(w))

@@ -339,6 +339,13 @@ std::string engine_of(const Workload& w, bool tensor_parallel) {
   return inference_engine(w.engine, w.batch, tensor_parallel || batched_default);
 }
 
+std::string default_engine_reason(const Workload& w) {
+  if (!w.weight_format.empty()) return "GGUF weights";
+  if (w.precision == Precision::fp8) return "FP8 weights";
+  if (w.gpus > 1) return std::to_string(w.gpus) + " GPUs";
+  return "batch " + std::to_string(w.batch) + " on one GPU";
+}
+
 void validate(const Workload& w) {
   require_positive(w.batch, "--batch");
   require_positive(w.grad_accum, "--grad-accum");

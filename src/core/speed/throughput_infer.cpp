@@ -245,14 +245,6 @@ void describe(const Ctx& c, int count, Throughput& t) {
     t.assumptions.push_back(std::to_string(count) + " replicas, each serving its own requests");
 }
 
-// What chose the default engine (memory stage's engine_of), for the assumptions.
-std::string default_engine_reason(const Workload& w) {
-  if (!w.weight_format.empty()) return "GGUF weights";
-  if (w.precision == Precision::fp8) return "FP8 weights";
-  if (w.gpus > 1) return std::to_string(w.gpus) + " GPUs";
-  return "batch " + std::to_string(w.batch) + " on one GPU";
-}
-
 // The context both estimates start from: engine, fabric, bandwidth, GEMM rates, layout.
 Ctx make_ctx(const Workload& w, const Gpu& g, int count, bool linked, const K& k, const Shape& s,
              Throughput& t, const NodeNetwork* nodes = nullptr) {

@@ -331,20 +331,21 @@ TEST_CASE("a rental is like for like: the count in the fewest whole instances, t
   // still compared with the node (one NVLink domain), not with eight machines on a network.
   for (auto& o : f.cloud.offers)
     if (o.id == "tc-a100-8x") o.on_demand_per_hour = 20.0;
-  auto eight =
-      cheapest_rental(f.cloud, "a100-80gb-sxm", 8, RentKind::on_demand, h, m, "USD", f.rates);
+  auto a100s = [&](int gpus) {
+    return cheapest_rental(f.cloud, "a100-80gb-sxm", gpus, RentKind::on_demand, h, m, "USD",
+                           f.rates);
+  };
+  auto eight = a100s(8);
   REQUIRE(eight);
   CHECK(eight->offer->id == "tc-a100-8x");
   CHECK(eight->instances == 1);
   CHECK(eight->rate_per_hour == Approx(20.0));
   // 16: two nodes, not sixteen single instances.
-  auto sixteen =
-      cheapest_rental(f.cloud, "a100-80gb-sxm", 16, RentKind::on_demand, h, m, "USD", f.rates);
+  auto sixteen = a100s(16);
   CHECK(sixteen->offer->id == "tc-a100-8x");
   CHECK(sixteen->instances == 2);
   // 2 GPUs never rent a node of 8: the 1-GPU instances fill the count exactly.
-  auto two =
-      cheapest_rental(f.cloud, "a100-80gb-sxm", 2, RentKind::on_demand, h, m, "USD", f.rates);
+  auto two = a100s(2);
   CHECK(two->offer->id == "tc-a100-1x");
   CHECK(two->instances == 2);
 }
