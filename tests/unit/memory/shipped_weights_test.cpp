@@ -103,4 +103,14 @@ TEST_CASE("shipped_weights is checked at load: a precision outside fp8/int8/int4
     "source": "https://example.org", "as_of": "2026-12-04"}]})");
   CHECK_THROWS_WITH(parse_models(doc, "t.json"),
                     Catch::Contains("shipped_weights.precision: expected fp8, int8 or int4"));
+  auto scoped = doc;
+  auto& shipped = scoped["models"][0]["shipped_weights"];
+  shipped["precision"] = "int4";
+  shipped["scope"] = "attention";
+  CHECK_THROWS_WITH(parse_models(scoped, "t.json"),
+                    Catch::Contains("shipped_weights.scope: expected linear or experts"));
+  shipped["scope"] = "experts";
+  CHECK(parse_models(scoped, "t.json").at(0).shipped->experts_only);
+  shipped.erase("source");
+  CHECK_THROWS_WITH(parse_models(scoped, "t.json"), Catch::Contains("missing field 'source'"));
 }
