@@ -6,7 +6,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 tidy=$(command -v clang-tidy || command -v clang-tidy-14)
 cmake -S . -B build-tidy -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_DISABLE_PRECOMPILE_HEADERS=ON \
-  -DGPUSEL_BUILD_TESTS=OFF >/dev/null || exit 1
+  -DGPUSEL_UNITY=OFF -DGPUSEL_BUILD_TESTS=OFF >/dev/null || exit 1
 log=$(mktemp)
 find "${@:-src}" -name '*.cpp' | sort | xargs -P 2 -n 4 "$tidy" -p build-tidy --quiet >"$log" 2>&1
 rc=$?

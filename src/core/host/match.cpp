@@ -137,12 +137,12 @@ std::string gib_text(double bytes) {
   return std::to_string(static_cast<long>(std::lround(bytes / (1024.0 * kMiB)))) + " GiB";
 }
 
-struct Verdict {
+struct HostVerdict {
   int penalty = -1;    // -1: the name does not match
   std::string reason;  // when the name matches but memory or cores do not
 };
 
-Verdict judge(const Device& d, const std::vector<Key>& reported, const Gpu& g) {
+HostVerdict judge(const Device& d, const std::vector<Key>& reported, const Gpu& g) {
   int best = -1;
   std::optional<int> card_cores;
   for (const auto& c : catalog_keys(g)) {
@@ -201,7 +201,7 @@ void match_device(Device& d, const Catalog& catalog, const std::vector<DeviceAli
   std::vector<std::string> reasons;
   for (const auto& g : catalog.gpus) {
     if (!d.vendor.empty() && g.vendor != d.vendor) continue;
-    const Verdict v = judge(d, reported, g);
+    const HostVerdict v = judge(d, reported, g);
     if (!v.reason.empty()) reasons.push_back(v.reason);
     if (v.penalty < 0 || (best >= 0 && v.penalty > best)) continue;
     if (v.penalty < best || best < 0) d.candidates.clear();

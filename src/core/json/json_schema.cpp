@@ -17,9 +17,7 @@ using schema_detail::KeywordIndex;
 using schema_detail::Keywords;
 using schema_detail::schema_error;
 
-// Matching is linear, but a pattern guards ids, codes and dates: a longer string is reported
-// rather than matched.
-constexpr std::size_t kMaxPatternInput = 1000;
+using schema_detail::kMaxPatternInput;
 // Bounds check() recursion: a recursive $ref descending a pathologically deep document.
 constexpr int kMaxDepth = 1000;
 

@@ -20,8 +20,8 @@ using json_detail::FlatValue;
 using schema_detail::KeywordIndex;
 using schema_detail::Keywords;
 
-constexpr std::size_t kMaxPatternInput = 1000;  // as json_schema.cpp
-constexpr int kMaxFlatDepth = 200;              // deeper (a $ref loop): left to the full check
+using schema_detail::kMaxPatternInput;
+constexpr int kMaxFlatDepth = 200;  // deeper (a $ref loop): left to the full check
 
 unsigned types_of(const FlatValue& v) {
   using namespace schema_detail;

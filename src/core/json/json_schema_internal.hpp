@@ -18,6 +18,10 @@ namespace gpusel::schema_detail {
 
 using json = nlohmann::json;
 
+// Matching is linear, but a pattern guards ids, codes and dates: a longer string is reported
+// rather than matched (by the full check and the flat one alike).
+constexpr std::size_t kMaxPatternInput = 1000;
+
 // The keywords of one schema object, found once when the schema is read so that checking a
 // value costs one hash lookup instead of a map search per keyword. Null: keyword absent.
 struct Keywords {

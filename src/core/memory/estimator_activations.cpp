@@ -10,18 +10,6 @@
 namespace gpusel::detail {
 namespace {
 
-struct Widths {
-  double h, q, kv, i;
-};
-
-Widths widths(const ModelArch& m) {
-  const double hd = m.head_dim;
-  if (m.mla)  // training materialises full K and V per head from the latent
-    return {double(m.hidden), m.heads * (hd + m.mla->qk_rope_head_dim),
-            m.heads * (hd + m.mla->qk_rope_head_dim), mlp_width(m)};
-  return {double(m.hidden), m.heads * hd, m.kv_heads * hd, mlp_width(m)};
-}
-
 // A group of linear modules reading the same input: q/k/v, o, gate/up, down.
 struct Group {
   double width;     // elements per token of the input
@@ -175,6 +163,14 @@ void add_activations(const Setup& s, std::vector<Component>& out) {
 }
 
 }  // namespace
+
+Widths widths(const ModelArch& m) {
+  const double hd = m.head_dim;
+  if (m.mla)
+    return {double(m.hidden), m.heads * (hd + m.mla->qk_rope_head_dim),
+            m.heads * (hd + m.mla->qk_rope_head_dim), mlp_width(m)};
+  return {double(m.hidden), m.heads * hd, m.kv_heads * hd, mlp_width(m)};
+}
 
 void add_activation_components(const Setup& s, std::vector<Component>& out) {
   add_activations(s, out);

@@ -6,25 +6,6 @@
 #include "estimator_parts.hpp"
 #include "gpusel/data/engines.hpp"
 
-namespace gpusel::detail {
-
-namespace {
-
-struct Widths {
-  double h, q, kv, i;
-};
-
-Widths widths(const ModelArch& m) {
-  const double hd = m.head_dim;
-  if (m.mla)
-    return {double(m.hidden), m.heads * (hd + m.mla->qk_rope_head_dim),
-            m.heads * (hd + m.mla->qk_rope_head_dim), mlp_width(m)};
-  return {double(m.hidden), m.heads * hd, m.kv_heads * hd, mlp_width(m)};
-}
-
-}  // namespace
-}  // namespace gpusel::detail
-
 namespace gpusel {
 
 // The engine's prompt budget per step: the speed stage's engine choice (throughput.json

@@ -26,10 +26,10 @@ struct Setup {
   bool autocast = false;      // 16-bit compute over values of another dtype (copies per module)
   bool quantized = false;     // the base is stored in int4/int8 (bnb, GPTQ)
   bool four_bit = false, eight_bit = false;
-  bool adapters = false;      // lora/qlora
-  bool trains_base = false;   // full/freeze
-  bool ckpt = false;          // checkpointing, asked or forced by the framework
-  bool opt_in_bwd = false;    // optimizer step inside backward
+  bool adapters = false;     // lora/qlora
+  bool trains_base = false;  // full/freeze
+  bool ckpt = false;         // checkpointing, asked or forced by the framework
+  bool opt_in_bwd = false;   // optimizer step inside backward
   // torch AMP over the fp32 model itself (one GPU or DDP): no 16-bit working copy; autocast
   // caches 16-bit casts of the trained weights for the length of the forward.
   bool amp_fp32_params = false;
@@ -115,5 +115,12 @@ int tokens_of(const Workload& w);
 double mlp_width(const ModelArch& m);
 // Experts a token passes through (1 for dense MLPs).
 double active_mlps(const ModelArch& m);
+
+// Elements per token of a block's hidden state, queries, keys/values (MLA: the full per-head
+// K and V training materialises from the latent) and MLP input.
+struct Widths {
+  double h, q, kv, i;
+};
+Widths widths(const ModelArch& m);
 
 }  // namespace gpusel::detail

@@ -26,23 +26,23 @@ bool listed(const std::vector<std::string>& list, const std::string& v) {
   return std::any_of(list.begin(), list.end(), [&](const auto& x) { return to_lower(x) == v; });
 }
 
-enum class Verdict { fits, too_small, excluded, no_price, over_budget };
+enum class FitVerdict { fits, too_small, excluded, no_price, over_budget };
 
-void count_rejection(Rejections& rej, Verdict v, const Result& r) {
+void count_rejection(Rejections& rej, FitVerdict v, const Result& r) {
   switch (v) {
-    case Verdict::too_small:
+    case FitVerdict::too_small:
       ++rej.too_small;
       break;
-    case Verdict::excluded:
+    case FitVerdict::excluded:
       ++rej.excluded_by_rule, ++rej.by_rule[r.rules.exclude_rule];
       break;
-    case Verdict::no_price:
+    case FitVerdict::no_price:
       ++rej.no_price;
       break;
-    case Verdict::over_budget:
+    case FitVerdict::over_budget:
       ++rej.over_budget;
       break;
-    case Verdict::fits:
+    case FitVerdict::fits:
       break;
   }
 }
@@ -123,12 +123,12 @@ namespace {
 
 using detail::Candidate;
 
-Verdict judge(const Result& r, double need, const RankRequest& req) {
-  if (need > r.usable_bytes) return Verdict::too_small;
-  if (r.rules.excluded) return Verdict::excluded;
-  if (req.budget && !r.unit_price) return Verdict::no_price;
-  if (req.budget && r.price > *req.budget) return Verdict::over_budget;
-  return Verdict::fits;
+FitVerdict judge(const Result& r, double need, const RankRequest& req) {
+  if (need > r.usable_bytes) return FitVerdict::too_small;
+  if (r.rules.excluded) return FitVerdict::excluded;
+  if (req.budget && !r.unit_price) return FitVerdict::no_price;
+  if (req.budget && r.price > *req.budget) return FitVerdict::over_budget;
+  return FitVerdict::fits;
 }
 
 void add_counts(Ranking& to, const Ranking& from) {
@@ -177,10 +177,10 @@ void rank_card(const Gpu& gpu, Evaluator& ev, Pass& pass) {
     if (plan.shared_facts && !by_card) by_card = ev.card_rules(gpu);
     detail::evaluate_numbers(r, plan.w, ev.rules(), ev.rates(), req, &by_count,
                              plan.shared_facts ? &*by_card : nullptr);
-    const Verdict v = judge(r, need, req);
+    const FitVerdict v = judge(r, need, req);
     count_rejection(rej, v, r);
-    if (v != Verdict::fits && v != Verdict::over_budget) return;
-    auto& list = v == Verdict::fits ? pass.fits : pass.over;
+    if (v != FitVerdict::fits && v != FitVerdict::over_budget) return;
+    auto& list = v == FitVerdict::fits ? pass.fits : pass.over;
     list.push_back({&gpu, count, r.tokens_per_s, r.price, r.headroom, r.rules.delta, {}});
   });
 }

@@ -13,12 +13,6 @@ namespace {
 
 using Truth = std::optional<bool>;
 
-FactType type_of(const FactValue& v) {
-  if (std::holds_alternative<double>(v)) return FactType::number;
-  if (std::holds_alternative<bool>(v)) return FactType::boolean;
-  return FactType::text;
-}
-
 bool same(const FactTable::Slot& s, const FactValue& x) {
   switch (s.type) {
     case FactType::number:
@@ -57,7 +51,7 @@ Truth compare(const Condition& c, const FactTable& facts) {
   const FactTable::Slot* s = slot_of(c, facts);
   if (!s || !s->known) return std::nullopt;  // unknown, not false: see rules.hpp
   // Values were typed from the vocabulary at load time, so a mismatch is a bad fact table.
-  if (s->type != type_of(c.values.front()))
+  if (s->type != rules_detail::type_of(c.values.front()))
     throw std::invalid_argument("rules: fact '" + c.fact + "' has the wrong type");
   const auto in_list = [&] {
     return std::any_of(c.values.begin(), c.values.end(),
@@ -205,6 +199,12 @@ RuleOutcome apply_rules(const RuleSet& rules, const FactTable& facts, bool rende
 }  // namespace gpusel
 
 namespace gpusel::rules_detail {
+
+FactType type_of(const FactValue& v) {
+  if (std::holds_alternative<double>(v)) return FactType::number;
+  if (std::holds_alternative<bool>(v)) return FactType::boolean;
+  return FactType::text;
+}
 
 Judgement judge_rules(const RuleSet& rules, const FactTable& facts, const Decisions* decided) {
   Judgement out;

@@ -108,12 +108,6 @@ std::vector<FactInfo> make_vocabulary() {
   };
 }
 
-FactType type_of(const FactValue& v) {
-  if (std::holds_alternative<double>(v)) return T::number;
-  if (std::holds_alternative<bool>(v)) return T::boolean;
-  return T::text;
-}
-
 std::string format_number(double x) {
   char buf[64];
   if (!std::isfinite(x)) return "?";
@@ -214,9 +208,9 @@ void check_facts(const Facts& facts) {
   for (const auto& [name, value] : facts) {
     const FactInfo* info = find_fact(name);
     if (!info) throw std::invalid_argument("rules: fact '" + name + "' is not in the vocabulary");
-    if (info->type != type_of(value))
+    if (info->type != rules_detail::type_of(value))
       throw std::invalid_argument("rules: fact '" + name + "' must be a " + to_string(info->type) +
-                                  ", got a " + to_string(type_of(value)));
+                                  ", got a " + to_string(rules_detail::type_of(value)));
   }
 }
 

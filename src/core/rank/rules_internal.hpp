@@ -11,6 +11,9 @@
 
 namespace gpusel::rules_detail {
 
+// The type of a fact's value (number, boolean or text).
+FactType type_of(const FactValue& v);
+
 // Calls `value(name, pct)` for each {name} / {name:pct} of `text` and splices in what it
 // returns; "{{" and "}}" become single braces. Throws std::invalid_argument describing a
 // malformed placeholder (unclosed, empty, unknown format suffix, stray '}').

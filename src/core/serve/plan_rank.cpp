@@ -9,39 +9,39 @@
 namespace gpusel {
 namespace {
 
-enum class Verdict { meets, no_engine, too_small, too_slow, excluded, no_price, over_budget };
+enum class ServeVerdict { meets, no_engine, too_small, too_slow, excluded, no_price, over_budget };
 
-Verdict judge(const ServeOption& o, const ServeRequest& req) {
-  if (!o.engine) return Verdict::no_engine;
-  if (!o.replica.fits()) return Verdict::too_small;
-  if (!o.capacity) return Verdict::too_slow;
-  if (o.eval.rules.excluded) return Verdict::excluded;
-  if (req.rank.budget && !o.bought.priced) return Verdict::no_price;
-  if (req.rank.budget && o.bought.price > *req.rank.budget) return Verdict::over_budget;
-  return Verdict::meets;
+ServeVerdict judge(const ServeOption& o, const ServeRequest& req) {
+  if (!o.engine) return ServeVerdict::no_engine;
+  if (!o.replica.fits()) return ServeVerdict::too_small;
+  if (!o.capacity) return ServeVerdict::too_slow;
+  if (o.eval.rules.excluded) return ServeVerdict::excluded;
+  if (req.rank.budget && !o.bought.priced) return ServeVerdict::no_price;
+  if (req.rank.budget && o.bought.price > *req.rank.budget) return ServeVerdict::over_budget;
+  return ServeVerdict::meets;
 }
 
-void count(ServeCounts& c, Verdict v) {
+void count(ServeCounts& c, ServeVerdict v) {
   switch (v) {
-    case Verdict::no_engine:
+    case ServeVerdict::no_engine:
       ++c.no_engine;
       break;
-    case Verdict::too_small:
+    case ServeVerdict::too_small:
       ++c.too_small;
       break;
-    case Verdict::too_slow:
+    case ServeVerdict::too_slow:
       ++c.too_slow;
       break;
-    case Verdict::excluded:
+    case ServeVerdict::excluded:
       ++c.excluded_by_rule;
       break;
-    case Verdict::no_price:
+    case ServeVerdict::no_price:
       ++c.no_price;
       break;
-    case Verdict::over_budget:
+    case ServeVerdict::over_budget:
       ++c.over_budget;
       break;
-    case Verdict::meets:
+    case ServeVerdict::meets:
       break;
   }
 }
@@ -109,11 +109,11 @@ ServePlan plan_serving(const Catalog& catalog, const Cloud* cloud, const RuleSet
       }
       ServeOption o =
           serve_detail::evaluate_option(gpu, c.count, std::nullopt, cloud, rules, rates, req, env);
-      const Verdict v = judge(o, req);
+      const ServeVerdict v = judge(o, req);
       count(plan.counts, v);
-      if (v == Verdict::meets) plan.options.push_back(std::move(o));
-      if (v == Verdict::over_budget) plan.over_budget.push_back(std::move(o));
-      if (v == Verdict::too_slow) plan.too_slow.push_back(std::move(o));
+      if (v == ServeVerdict::meets) plan.options.push_back(std::move(o));
+      if (v == ServeVerdict::over_budget) plan.over_budget.push_back(std::move(o));
+      if (v == ServeVerdict::too_slow) plan.too_slow.push_back(std::move(o));
     }
   }
   const bool by_rent = req.target.rank_by_rent;

@@ -55,16 +55,16 @@ double gathered_param_bytes(const Workload& w, const Shape& s) {
   return s.total * (w.precision == Precision::fp32 && !w.amp ? 4 : 2);
 }
 
-struct Parts {
+struct CommTime {
   double overlapped_fwd = 0, overlapped_bwd = 0, exposed = 0;
 };
 
 // Megatron tensor parallelism: 2 all-reduces of the layer's activations per layer forward,
 // 2 backward, 2 more under recompute; on the critical path unless the stack overlaps them
 // with the GEMMs (--comm-overlap). Beyond a node the tp groups' replicas all-reduce gradients.
-Parts tp_traffic(const Workload& w, const Shape& s, const Fabric& f, double grads, const K& k,
-                 std::string& what) {
-  Parts p;
+CommTime tp_traffic(const Workload& w, const Shape& s, const Fabric& f, double grads, const K& k,
+                    std::string& what) {
+  CommTime p;
   const int tp = std::min(f.count, f.per_node);
   Fabric group = f;
   group.count = tp, group.nodes = 1;
@@ -99,9 +99,9 @@ double ddp_last_bucket(const Workload& w, const Shape& s, const K& k) {
   return std::min(grads, std::max(k.ddp_bucket_bytes, emb));
 }
 
-Parts strategy_traffic(const Workload& w, const Shape& s, const Fabric& f, double fwd, double bwd,
-                       const K& k, std::string& what) {
-  Parts p;
+CommTime strategy_traffic(const Workload& w, const Shape& s, const Fabric& f, double fwd,
+                          double bwd, const K& k, std::string& what) {
+  CommTime p;
   const int n = f.count;
   const double grads = grad_bytes(w, s), last_bucket = std::min(1.0, k.ddp_bucket_bytes / grads);
   switch (w.shard) {
@@ -154,9 +154,9 @@ Parts strategy_traffic(const Workload& w, const Shape& s, const Fabric& f, doubl
 }
 
 // ZeRO-Offload / FSDP CPU offload: what crosses PCIe to the host per step.
-Parts offload_traffic(const Workload& w, const Shape& s, const Gpu& g, const Fabric& f, const K& k,
-                      std::string& what) {
-  Parts p;
+CommTime offload_traffic(const Workload& w, const Shape& s, const Gpu& g, const Fabric& f,
+                         const K& k, std::string& what) {
+  CommTime p;
   if (w.offload == Offload::none) return p;
   const double host = host_bytes_per_s(g, k);
   const double share = shards_params(w.shard) || w.shard == Shard::zero1 || w.shard == Shard::zero2
@@ -317,8 +317,8 @@ bool once_per_step(const Workload& w, const Fabric& f) {
 double exposed_step_s(const Workload& w, const Shape& s, const Gpu& g, const Fabric& f, double fwd,
                       double bwd, const K& k, std::vector<std::string>& notes) {
   std::string what, off_what;
-  const Parts p = f.count > 1 ? strategy_traffic(w, s, f, fwd, bwd, k, what) : Parts{};
-  const Parts o = offload_traffic(w, s, g, f, k, off_what);
+  const CommTime p = f.count > 1 ? strategy_traffic(w, s, f, fwd, bwd, k, what) : CommTime{};
+  const CommTime o = offload_traffic(w, s, g, f, k, off_what);
   const double ov = k.comm_overlap_fraction;
   double exposed = p.exposed + o.exposed +
                    std::max(0.0, p.overlapped_fwd + o.overlapped_fwd - ov * fwd) +

@@ -11,10 +11,10 @@ using namespace gpusel;
 
 namespace {
 
-std::string fixture(const std::string& name) { return GPUSEL_FIXTURES "/" + name; }
+std::string cost_fixture(const std::string& name) { return GPUSEL_FIXTURES "/" + name; }
 
 nlohmann::json doc(const std::string& name) {
-  return parse_json_text(read_file(fixture(name)), name);
+  return parse_json_text(read_file(cost_fixture(name)), name);
 }
 
 // Fixture data: the small catalog, five offers, round-number resale (25 % left after a year),

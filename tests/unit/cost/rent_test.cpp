@@ -11,19 +11,19 @@ using namespace gpusel;
 
 namespace {
 
-nlohmann::json doc(const std::string& name) {
+nlohmann::json rent_doc(const std::string& name) {
   return parse_json_text(read_file(GPUSEL_FIXTURES "/" + name), name);
 }
 
-struct Fixture {
-  Catalog catalog = parse_catalog(doc("catalog/small.json"), "small.json");
-  Cloud cloud = parse_cloud(doc("cloud/small.json"), "cloud/small.json");
+struct RentFixture {
+  Catalog catalog = parse_catalog(rent_doc("catalog/small.json"), "small.json");
+  Cloud cloud = parse_cloud(rent_doc("cloud/small.json"), "cloud/small.json");
   RuleSet rules = load_rules();
   Rates rates = parse_rates(nlohmann::json::parse(R"({"base": "USD", "as_of": "2026-11-01",
       "source": "test", "rates": {"USD": 1, "CNY": 7.0}})"),
                             "test");
   RankRequest req;
-  Fixture() {
+  RentFixture() {
     req.workload = test_models::on(test_models::llama2_7b(), Mode::inference);
     req.price.currency = "USD";
     req.tokens = 1e9;
@@ -33,7 +33,7 @@ struct Fixture {
 }  // namespace
 
 TEST_CASE("rented instances are ranked by the job's cost, with its time from the throughput") {
-  const Fixture f;
+  const RentFixture f;
   const RentalRanking r = rank_rentals(f.catalog, f.cloud, f.rules, f.rates, f.req, {});
   CHECK(r.considered == 5);
   REQUIRE_FALSE(r.options.empty());
@@ -53,7 +53,7 @@ TEST_CASE("rented instances are ranked by the job's cost, with its time from the
 }
 
 TEST_CASE("a fixed rental length prices every offer for those hours, with storage and egress") {
-  const Fixture f;
+  const RentFixture f;
   RentalRequest rr;
   rr.hours = 100;
   rr.storage_gb = 730;  // 730 GB for 100 h = 100 GB-months
@@ -75,7 +75,7 @@ TEST_CASE("a fixed rental length prices every offer for those hours, with storag
 }
 
 TEST_CASE("tensor parallel inference uses the instance GPUs that divide the heads") {
-  Fixture f;
+  RentFixture f;
   ModelArch odd = test_models::llama2_7b();
   odd.heads = 28, odd.kv_heads = 4;  // Qwen2.5-7B's layout: 8 GPUs cannot split 28 heads
   f.req.workload = test_models::on(odd, Mode::inference);
@@ -99,7 +99,7 @@ TEST_CASE("tensor parallel inference uses the instance GPUs that divide the head
 }
 
 TEST_CASE("filters and memory decide which offers are considered") {
-  Fixture f;
+  RentFixture f;
   f.req.filters.exclude_ids = {"h100-sxm"};
   RentalRanking r = rank_rentals(f.catalog, f.cloud, f.rules, f.rates, f.req, {});
   CHECK(r.filtered == 1);
@@ -118,7 +118,7 @@ TEST_CASE("filters and memory decide which offers are considered") {
 TEST_CASE("offers of one card and instance size share one evaluation, the ranker's own") {
   // rank_rentals evaluates each (card, GPUs used) once for any number of offers: the shared
   // result must be what evaluating that offer's configuration on its own gives.
-  Fixture f;
+  RentFixture f;
   const std::size_t shipped = f.cloud.offers.size();
   for (std::size_t copy = 1; copy < 20; ++copy)
     for (std::size_t i = 0; i < shipped; ++i) {
@@ -144,7 +144,7 @@ TEST_CASE("offers of one card and instance size share one evaluation, the ranker
 }
 
 TEST_CASE("rank_rentals counts every fitting offer and builds only the options kept") {
-  Fixture f;
+  RentFixture f;
   const RentalRanking all = rank_rentals(f.catalog, f.cloud, f.rules, f.rates, f.req, {});
   REQUIRE(all.options.size() >= 3);
   CHECK(all.fitting == static_cast<int>(all.options.size()));
@@ -160,7 +160,7 @@ TEST_CASE("rank_rentals counts every fitting offer and builds only the options k
 }
 
 TEST_CASE("renting the same work as a bought configuration") {
-  Fixture f;
+  RentFixture f;
   const Gpu& h100 = *f.catalog.find("h100-sxm");
   const Result bought = evaluate(make_config(h100, 1, f.req.workload), f.rules, f.rates, f.req);
   auto r = rent_same_work(bought, f.cloud, f.rules, f.rates, f.req, {});
@@ -185,7 +185,7 @@ TEST_CASE("renting the same work as a bought configuration") {
 }
 
 TEST_CASE("a job too large for one instance rents as many as it needs, within --max-gpus") {
-  Fixture f;
+  RentFixture f;
   ModelArch big = test_models::llama2_7b();
   big.params = 70e9, big.layers = 80, big.hidden = 8192, big.heads = 64, big.kv_heads = 8;
   big.intermediate = 28672;
@@ -226,7 +226,7 @@ TEST_CASE("a job too large for one instance rents as many as it needs, within --
 }
 
 TEST_CASE("more GPUs than one instance has: separate instances, linked by the network") {
-  Fixture f;
+  RentFixture f;
   std::erase_if(f.cloud.offers, [](const Offer& o) { return o.id == "tc-a100-8x"; });
   const Gpu& a100 = *f.catalog.find("a100-80gb-sxm");
   const Result bought = evaluate(make_config(a100, 2, f.req.workload), f.rules, f.rates, f.req);
@@ -244,9 +244,9 @@ TEST_CASE("more GPUs than one instance has: separate instances, linked by the ne
 }
 
 TEST_CASE("spot-only offers are never ranked for a job nor rent its work") {
-  Fixture f;
+  RentFixture f;
   const RentalRanking before = rank_rentals(f.catalog, f.cloud, f.rules, f.rates, f.req, {});
-  merge_cloud(f.cloud, parse_cloud(doc("cloud/spot_only.json"), "spot_only.json", true));
+  merge_cloud(f.cloud, parse_cloud(rent_doc("cloud/spot_only.json"), "spot_only.json", true));
   // The H100 spot-only instance (1.20/h) would undercut every on-demand price.
   const RentalRanking r = rank_rentals(f.catalog, f.cloud, f.rules, f.rates, f.req, {});
   CHECK(r.spot_only == 2);
@@ -264,7 +264,7 @@ TEST_CASE("spot-only offers are never ranked for a job nor rent its work") {
 namespace {
 
 // The fixture's H100 rented as 1-GPU instances over a network of `gbps` (TCP).
-RentalOption eight_instances(Fixture& f, const Result& bought, std::optional<double> gbps) {
+RentalOption eight_instances(RentFixture& f, const Result& bought, std::optional<double> gbps) {
   for (Offer& o : f.cloud.offers)
     if (o.id == "tc-h100-1x")
       o.network = gbps ? std::optional<InstanceNetwork>(
@@ -278,7 +278,7 @@ RentalOption eight_instances(Fixture& f, const Result& bought, std::optional<dou
 }  // namespace
 
 TEST_CASE("8 one-GPU instances train over their network, not as one 8-GPU machine") {
-  Fixture f;
+  RentFixture f;
   f.req.workload = test_models::on(test_models::llama2_7b(), Mode::lora);
   const Gpu& h100 = *f.catalog.find("h100-sxm");
   const Result nvlink = evaluate(make_config(h100, 8, f.req.workload), f.rules, f.rates, f.req);
@@ -312,7 +312,7 @@ TEST_CASE("8 one-GPU instances train over their network, not as one 8-GPU machin
 }
 
 TEST_CASE("work that fits one instance is evaluated as before: one machine, no network") {
-  Fixture f;
+  RentFixture f;
   f.req.workload = test_models::on(test_models::llama2_7b(), Mode::lora);
   const Gpu& a100 = *f.catalog.find("a100-80gb-sxm");
   const Result bought = evaluate(make_config(a100, 8, f.req.workload), f.rules, f.rates, f.req);
@@ -325,7 +325,7 @@ TEST_CASE("work that fits one instance is evaluated as before: one machine, no n
 }
 
 TEST_CASE("a rental is like for like: the count in the fewest whole instances, then the price") {
-  Fixture f;
+  RentFixture f;
   const double h = 100, m = 1;
   // The 8-GPU node made dearer than eight 1-GPU instances: 8 bought GPUs in one machine are
   // still compared with the node (one NVLink domain), not with eight machines on a network.
@@ -351,7 +351,7 @@ TEST_CASE("a rental is like for like: the count in the fewest whole instances, t
 }
 
 TEST_CASE("a rental window near a year of use notes that a commitment costs less") {
-  const Fixture f;
+  const RentFixture f;
   const double d = f.cloud.defaults.commit_1y_discount.value;
   REQUIRE(d > 0);
   auto noted = [&](double hours) {

@@ -12,7 +12,7 @@ namespace {
 
 const std::string kFixtures = GPUSEL_FIXTURES "/catalog/";
 
-Catalog fixture(const std::string& name) { return load_catalog({kFixtures + name, {}}); }
+Catalog catalog_fixture(const std::string& name) { return load_catalog({kFixtures + name, {}}); }
 
 ExitCode code_of(const std::function<void()>& f) {
   try {
@@ -26,7 +26,7 @@ ExitCode code_of(const std::function<void()>& f) {
 }  // namespace
 
 TEST_CASE("the loader reads typed records with their conventions") {
-  const Catalog c = fixture("small.json");
+  const Catalog c = catalog_fixture("small.json");
   REQUIRE(c.gpus.size() == 7);
   const Gpu& g = require_gpu(c, "rtx-4090");
   CHECK(g.vendor == "nvidia");
@@ -100,7 +100,7 @@ TEST_CASE("an overlay replaces records by id and keeps the rest") {
 }
 
 TEST_CASE("unknown ids get the nearest ids as suggestions") {
-  const Catalog c = fixture("small.json");
+  const Catalog c = catalog_fixture("small.json");
   try {
     require_gpu(c, "rtx-4009");
     FAIL("accepted an unknown id");
@@ -114,11 +114,11 @@ TEST_CASE("bad catalog files are data errors (exit 3) that name the file") {
   for (const char* bad : {"empty.json", "truncated.json", "wrong_types.json", "deep.json",
                           "not_a_catalog.json", "nope.json"}) {
     INFO(bad);
-    CHECK(code_of([&] { fixture(bad); }) == ExitCode::data);
+    CHECK(code_of([&] { catalog_fixture(bad); }) == ExitCode::data);
   }
   CHECK(code_of([] { load_catalog({GPUSEL_FIXTURES, {}}); }) == ExitCode::data);
   try {
-    fixture("truncated.json");
+    catalog_fixture("truncated.json");
   } catch (const Error& e) {
     CHECK(std::string(e.what()).rfind(kFixtures + "truncated.json:", 0) == 0);
   }

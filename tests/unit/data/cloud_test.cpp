@@ -11,22 +11,22 @@ using namespace gpusel;
 
 namespace {
 
-std::string fixture(const std::string& name) { return GPUSEL_FIXTURES "/" + name; }
+std::string fixture_path(const std::string& name) { return GPUSEL_FIXTURES "/" + name; }
 
 Cloud cloud_fixture(const std::string& name, bool overlay = false) {
-  const std::string path = fixture("cloud/" + name);
+  const std::string path = fixture_path("cloud/" + name);
   return parse_cloud(parse_json_text(read_file(path), path), path, overlay);
 }
 
-Catalog small_catalog() {
-  const std::string path = fixture("catalog/small.json");
+Catalog cloud_small_catalog() {
+  const std::string path = fixture_path("catalog/small.json");
   return parse_catalog(parse_json_text(read_file(path), path), path);
 }
 
 // The message of the Error(data) that loading `name` throws ("" if none).
 std::string load_error(const std::string& name) {
   try {
-    check_offer_gpus(cloud_fixture(name), small_catalog());
+    check_offer_gpus(cloud_fixture(name), cloud_small_catalog());
   } catch (const Error& e) {
     CHECK(e.code() == ExitCode::data);
     return e.what();
@@ -36,10 +36,10 @@ std::string load_error(const std::string& name) {
 
 // `catalog validate` on small.json with the offers of the overlay `name` appended.
 ValidationReport with_offers_of(const std::string& name) {
-  auto doc = parse_json_text(read_file(fixture("cloud/small.json")), "small.json");
-  const auto extra = parse_json_text(read_file(fixture("cloud/" + name)), name);
+  auto doc = parse_json_text(read_file(fixture_path("cloud/small.json")), "small.json");
+  const auto extra = parse_json_text(read_file(fixture_path("cloud/" + name)), name);
   for (const auto& o : extra["offers"]) doc["offers"].push_back(o);
-  const Catalog cat = small_catalog();
+  const Catalog cat = cloud_small_catalog();
   return validate_document(doc.dump(2), name, {"2026-12-02", &cat});
 }
 
@@ -120,7 +120,7 @@ TEST_CASE("bad cloud data is a data error naming the file and the offer") {
 }
 
 TEST_CASE("a malformed date or a zero on-demand price is refused too") {
-  auto doc = parse_json_text(read_file(fixture("cloud/small.json")), "x");
+  auto doc = parse_json_text(read_file(fixture_path("cloud/small.json")), "x");
   auto bad_date = doc;
   bad_date["offers"][0]["as_of"] = "2026-13-45";
   CHECK_THROWS_WITH(parse_cloud(bad_date, "x"), Catch::Contains("not a date"));
@@ -134,7 +134,7 @@ TEST_CASE("a malformed date or a zero on-demand price is refused too") {
 }
 
 TEST_CASE("validate reports the same bad cloud data with its check names") {
-  const Catalog cat = small_catalog();
+  const Catalog cat = cloud_small_catalog();
   struct Case {
     const char* file;
     const char* check;
@@ -144,16 +144,16 @@ TEST_CASE("validate reports the same bad cloud data with its check names") {
                         {"missing_date.json", "schema"},
                         {"default_out_of_range.json", "default-range"}}) {
     INFO(c.file);
-    const auto r = validate_document(read_file(fixture(std::string("cloud/") + c.file)), c.file,
-                                     {"2026-12-02", &cat});
+    const auto r = validate_document(read_file(fixture_path(std::string("cloud/") + c.file)),
+                                     c.file, {"2026-12-02", &cat});
     CHECK_FALSE(r.passed(false));
     bool found = false;
     for (const auto& d : r.diagnostics)
       found |= d.check == c.check && d.severity == Severity::error;
     CHECK(found);
   }
-  const auto good =
-      validate_document(read_file(fixture("cloud/small.json")), "small.json", {"2026-12-02", &cat});
+  const auto good = validate_document(read_file(fixture_path("cloud/small.json")), "small.json",
+                                      {"2026-12-02", &cat});
   CHECK(good.passed(false));
 }
 
@@ -170,7 +170,7 @@ TEST_CASE("an overlay replaces offers by id, appends new ones and keeps the defa
 }
 
 TEST_CASE("a file given with --cloud must carry defaults, an overlay need not") {
-  const std::string path = fixture("cloud/overlay.json");
+  const std::string path = fixture_path("cloud/overlay.json");
   // Refused at its first error (schema_version); validate lists the missing defaults too.
   CHECK_THROWS_AS(load_cloud({path, {}}), Error);
   const auto r = validate_document(read_file(path), "overlay.json", {"2026-12-02", nullptr});
@@ -178,7 +178,7 @@ TEST_CASE("a file given with --cloud must carry defaults, an overlay need not") 
   for (const auto& d : r.diagnostics)
     defaults |= d.severity == Severity::error && d.message.find("'defaults'") != std::string::npos;
   CHECK(defaults);
-  const Cloud c = load_cloud({fixture("cloud/small.json"), {path}});
+  const Cloud c = load_cloud({fixture_path("cloud/small.json"), {path}});
   CHECK(c.offers.size() == 6);
 }
 
@@ -195,7 +195,7 @@ TEST_CASE("the embedded offers load and each names a catalog GPU") {
 
 TEST_CASE("the embedded offers are trimmed to a user's smaller catalog") {
   Cloud c = load_cloud({});
-  const Catalog small = small_catalog();
+  const Catalog small = cloud_small_catalog();
   CHECK_THROWS_AS(check_offer_gpus(c, small), Error);
   const std::size_t before = c.offers.size();
   const std::size_t dropped = drop_offers_without_gpu(c, small);

@@ -2,8 +2,8 @@
 // catalog, and copies of it that each break exactly one rule.
 #include <catch2/catch.hpp>
 
-#include "gpusel/json/json_schema.hpp"
 #include "gpusel/base/text.hpp"
+#include "gpusel/json/json_schema.hpp"
 
 using nlohmann::json;
 
@@ -16,7 +16,7 @@ const json& gpus_schema() {
   return schema;
 }
 
-json fixture(const std::string& name) { return load(GPUSEL_FIXTURES "/schema/" + name); }
+json gpus_fixture(const std::string& name) { return load(GPUSEL_FIXTURES "/schema/" + name); }
 
 std::vector<gpusel::SchemaIssue> issues_of(const json& doc) {
   return gpusel::check_schema(gpus_schema(), doc);
@@ -33,7 +33,7 @@ gpusel::SchemaIssue only_issue(const json& doc) {
 }  // namespace
 
 TEST_CASE("the GPU schema accepts the valid sample catalog") {
-  auto issues = issues_of(fixture("valid_catalog.json"));
+  auto issues = issues_of(gpus_fixture("valid_catalog.json"));
   for (const auto& i : issues) FAIL_CHECK(i.pointer << ": " << i.message);
   CHECK(issues.empty());
 }
@@ -62,7 +62,7 @@ TEST_CASE("the GPU schema rejects each broken fixture with the rule it breaks") 
   };
   for (const auto& c : cases) {
     INFO(c.file);
-    auto issue = only_issue(fixture(c.file));
+    auto issue = only_issue(gpus_fixture(c.file));
     CHECK(issue.pointer == c.pointer);
     CHECK(issue.message == c.message);
     CHECK(issue.unknown_field == c.unknown_field);
@@ -70,7 +70,7 @@ TEST_CASE("the GPU schema rejects each broken fixture with the rule it breaks") 
 }
 
 TEST_CASE("GPU schema rules beyond the fixtures") {
-  const json valid = fixture("valid_catalog.json");
+  const json valid = gpus_fixture("valid_catalog.json");
   auto with = [&valid](const std::string& pointer, const json& value) {
     json doc = valid;
     doc[json::json_pointer(pointer)] = value;
@@ -98,7 +98,7 @@ TEST_CASE("GPU schema rules beyond the fixtures") {
 }
 
 TEST_CASE("GPU schema: nullable fields take null, required ones do not") {
-  json doc = fixture("valid_catalog.json");
+  json doc = gpus_fixture("valid_catalog.json");
   for (const char* field :
        {"launch_year", "fp32_tflops", "bf16_tflops_dense", "fp16_tflops_dense", "int8_tops_dense",
         "fp8_tflops_dense", "fp4_tflops_dense", "tdp_w", "pcie"})

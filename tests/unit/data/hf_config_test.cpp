@@ -22,7 +22,7 @@ const std::vector<ModelArch>& presets() {
   return models;
 }
 
-std::string fixture(const std::string& name) {
+std::string hf_fixture(const std::string& name) {
   return std::string(GPUSEL_FIXTURES) + "/hf_configs/" + name + ".json";
 }
 
@@ -79,7 +79,7 @@ Workload on(const ModelArch& m, Mode mode) {
 TEST_CASE("option --model-config reads each fixture into its preset's shape and estimate") {
   for (const auto& [file, id] : test_hf::kFixturePresets) {
     INFO(file);
-    ModelArch c = read_hf_config(fixture(file));
+    ModelArch c = read_hf_config(hf_fixture(file));
     const ModelArch& p = require_model(presets(), id);
     check_same_shape(c, p);
     // The shape's own count is close to the published one (gpt-oss: attention sinks and
@@ -160,7 +160,7 @@ TEST_CASE("option --model-config errors name the file and the field, or list wha
       Catch::Contains("l.json: missing field 'num_hidden_layers' (model_type llama)"));
   CHECK_THROWS_WITH(model_from_hf_config(nlohmann::json::parse(R"({"hidden_size": 64})"), "x.json"),
                     Catch::Contains("x.json: missing field 'model_type'"));
-  CHECK_THROWS_AS(read_hf_config(fixture("does-not-exist")), Error);
+  CHECK_THROWS_AS(read_hf_config(hf_fixture("does-not-exist")), Error);
   try {
     model_from_hf_config(nlohmann::json::parse(R"({"model_type": "qwen3_next"})"), "n.json");
   } catch (const Error& e) {

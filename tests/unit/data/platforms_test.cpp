@@ -15,7 +15,7 @@ const Catalog& shipped() {
   return c;
 }
 
-PlatformQuote quote(const std::string& id, int count, bool used = false) {
+PlatformQuote platforms_quote(const std::string& id, int count, bool used = false) {
   return quote_platform(default_platforms(), require_gpu(shipped(), id), count, used);
 }
 
@@ -37,20 +37,20 @@ TEST_CASE("every shipped card has a platform for one card, with a sourced price"
 TEST_CASE("a desktop's power supply is sized to its cards, in the data's steps") {
   // (TDP + 350 W) x 1.2, next step up: 450 W -> 960 -> 1000 W; 575 W -> 1110 -> 1200 W;
   // two 575 W cards -> 1800 -> 2000 W; a 170 W card -> 624 -> 850 W.
-  CHECK(quote("rtx-4090", 1).psu_watts == 1000);
-  CHECK(quote("rtx-5090", 1).psu_watts == 1200);
-  CHECK(quote("rtx-5090", 2).psu_watts == 2000);
-  CHECK(quote("rtx-3060-12gb", 1).psu_watts == 850);
-  CHECK(quote("rtx-5090", 2).platform->id == "desktop-2");
-  CHECK(quote("rtx-5090", 2).total_usd > quote("rtx-5090", 1).total_usd);
+  CHECK(platforms_quote("rtx-4090", 1).psu_watts == 1000);
+  CHECK(platforms_quote("rtx-5090", 1).psu_watts == 1200);
+  CHECK(platforms_quote("rtx-5090", 2).psu_watts == 2000);
+  CHECK(platforms_quote("rtx-3060-12gb", 1).psu_watts == 850);
+  CHECK(platforms_quote("rtx-5090", 2).platform->id == "desktop-2");
+  CHECK(platforms_quote("rtx-5090", 2).total_usd > platforms_quote("rtx-5090", 1).total_usd);
 }
 
 TEST_CASE("what can be built: two consumer cards, four workstation cards, eight per server") {
-  CHECK(quote("rtx-4090", 3).platform == nullptr);  // K18: a desktop board takes two
-  CHECK(quote("rtx-a6000", 4).platform->id == "workstation");
-  CHECK(quote("rtx-a6000", 8).platform->id == "pcie-server");
-  CHECK(quote("t4", 1).platform->id == "small-server");  // passive: server airflow
-  CHECK(quote("l40s", 8).platform->id == "pcie-server");
+  CHECK(platforms_quote("rtx-4090", 3).platform == nullptr);  // K18: a desktop board takes two
+  CHECK(platforms_quote("rtx-a6000", 4).platform->id == "workstation");
+  CHECK(platforms_quote("rtx-a6000", 8).platform->id == "pcie-server");
+  CHECK(platforms_quote("t4", 1).platform->id == "small-server");  // passive: server airflow
+  CHECK(platforms_quote("l40s", 8).platform->id == "pcie-server");
   const HostLimits consumer = host_limits(default_platforms(), require_gpu(shipped(), "rtx-4090"));
   CHECK(consumer.per_host == 2);
   CHECK_FALSE(consumer.networked);
@@ -60,18 +60,18 @@ TEST_CASE("what can be built: two consumer cards, four workstation cards, eight 
 }
 
 TEST_CASE("modules need their server, beyond one host a network per GPU") {
-  const PlatformQuote one = quote("h100-sxm", 1), eight = quote("h100-sxm", 8);
+  const PlatformQuote one = platforms_quote("h100-sxm", 1), eight = platforms_quote("h100-sxm", 8);
   CHECK(one.platform->id == "hgx-server");
   CHECK(one.total_usd == eight.total_usd);  // one module still needs the whole board
-  const PlatformQuote sixteen = quote("h100-sxm", 16);
+  const PlatformQuote sixteen = platforms_quote("h100-sxm", 16);
   CHECK(sixteen.hosts == 2);
   REQUIRE(sixteen.network);
   CHECK(sixteen.network->id == "infiniband-ndr");
   CHECK(sixteen.network_usd == Approx(16 * sixteen.network->cost_per_gpu.value));
   CHECK(sixteen.total_usd == Approx(2 * eight.total_usd + sixteen.network_usd));
   // Used SXM2 modules go in a used server; new ones in a new HGX-class host.
-  CHECK(quote("v100-sxm2-32gb", 8, true).platform->id == "used-sxm2-server");
-  CHECK(quote("v100-sxm2-32gb", 8, false).platform->id == "hgx-server");
+  CHECK(platforms_quote("v100-sxm2-32gb", 8, true).platform->id == "used-sxm2-server");
+  CHECK(platforms_quote("v100-sxm2-32gb", 8, false).platform->id == "hgx-server");
 }
 
 TEST_CASE("a unified-memory machine is its own platform, at no extra cost") {
@@ -113,13 +113,13 @@ TEST_CASE("bad platform files are data errors naming the place") {
 }
 
 TEST_CASE("modules are sold on boards: HGX H100 in 4 or 8, B200 and MI300X in 8, GB200 racks") {
-  auto sizes = [](const char* id) { return quote(id, 8).platform->sold_in; };
+  auto sizes = [](const char* id) { return platforms_quote(id, 8).platform->sold_in; };
   CHECK(sizes("h100-sxm") == std::vector<int>{4, 8});
   CHECK(sizes("a100-80gb-sxm") == std::vector<int>{4, 8});
   CHECK(sizes("b200") == std::vector<int>{8});
   CHECK(sizes("mi300x") == std::vector<int>{8});
   CHECK(sizes("gaudi-3") == std::vector<int>{8});
-  CHECK(quote("gb200", 72).platform->sold_in == std::vector<int>{36, 72});
+  CHECK(platforms_quote("gb200", 72).platform->sold_in == std::vector<int>{36, 72});
   // PCIe cards are sold one at a time.
-  CHECK(quote("rtx-4090", 1).platform->sold_in.empty());
+  CHECK(platforms_quote("rtx-4090", 1).platform->sold_in.empty());
 }

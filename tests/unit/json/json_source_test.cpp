@@ -11,7 +11,7 @@ using gpusel::SourcePos;
 namespace {
 
 // The error message parse_located throws for `text`, or "" when it parses.
-std::string error_of(std::string_view text) {
+std::string json_error_of(std::string_view text) {
   try {
     parse_located(text, "f.json");
   } catch (const gpusel::Error& e) {
@@ -69,7 +69,7 @@ TEST_CASE("columns count characters, not bytes, and a byte order mark is skipped
   auto located = parse_located("\xEF\xBB\xBF[\"\xC3\xA9\xE2\x82\xAC\", 2]", "u.json");
   CHECK(same(located.at("/1"), {1, 8}));
   CHECK(located.doc[0] == "\xC3\xA9\xE2\x82\xAC");
-  CHECK(error_of("\xEF\xBB\xBF[1 2]") ==
+  CHECK(json_error_of("\xEF\xBB\xBF[1 2]") ==
         "f.json:1:4: expected ',' or ']' after array element, "
         "got '2'");
 }
@@ -83,66 +83,66 @@ TEST_CASE("escapes decode to the key used in the pointer") {
 }
 
 TEST_CASE("syntax errors name the place and the problem") {
-  CHECK(error_of("") == "f.json:1:1: unexpected end of file (the document is empty)");
-  CHECK(error_of("\n  ") == "f.json:2:3: unexpected end of file (the document is empty)");
-  CHECK(error_of(R"({"a": 1)") ==
+  CHECK(json_error_of("") == "f.json:1:1: unexpected end of file (the document is empty)");
+  CHECK(json_error_of("\n  ") == "f.json:2:3: unexpected end of file (the document is empty)");
+  CHECK(json_error_of(R"({"a": 1)") ==
         "f.json:1:8: unexpected end of file (expected ',' or '}' after object member)");
-  CHECK(error_of("{\n  \"a\": 1\n  \"b\": 2\n}") ==
+  CHECK(json_error_of("{\n  \"a\": 1\n  \"b\": 2\n}") ==
         "f.json:3:3: expected ',' or '}' after object member, got '\"'");
-  CHECK(error_of("{} x") == "f.json:1:4: unexpected 'x' after the end of the document");
-  CHECK(error_of("[1, 2,\n]") == "f.json:1:6: trailing comma before ']'");
-  CHECK(error_of(R"({"a": 1,})") == "f.json:1:8: trailing comma before '}'");
-  CHECK(error_of(R"({"a" 1})") == "f.json:1:6: expected ':' after object key, got '1'");
-  CHECK(error_of("{a: 1}") == "f.json:1:2: expected a string key or '}', got 'a'");
-  CHECK(error_of("['a']") ==
+  CHECK(json_error_of("{} x") == "f.json:1:4: unexpected 'x' after the end of the document");
+  CHECK(json_error_of("[1, 2,\n]") == "f.json:1:6: trailing comma before ']'");
+  CHECK(json_error_of(R"({"a": 1,})") == "f.json:1:8: trailing comma before '}'");
+  CHECK(json_error_of(R"({"a" 1})") == "f.json:1:6: expected ':' after object key, got '1'");
+  CHECK(json_error_of("{a: 1}") == "f.json:1:2: expected a string key or '}', got 'a'");
+  CHECK(json_error_of("['a']") ==
         "f.json:1:2: expected a value, got a single quote (JSON strings "
         "use double quotes)");
-  CHECK(error_of("[1, // two\n2]") ==
+  CHECK(json_error_of("[1, // two\n2]") ==
         "f.json:1:5: expected a value, got '/' (JSON has no comments)");
-  CHECK(error_of("[ture]") == "f.json:1:2: expected a value, got 'ture'");
-  CHECK(error_of("[nullx]") == "f.json:1:2: expected a value, got 'nullx'");
+  CHECK(json_error_of("[ture]") == "f.json:1:2: expected a value, got 'ture'");
+  CHECK(json_error_of("[nullx]") == "f.json:1:2: expected a value, got 'nullx'");
 }
 
 TEST_CASE("number syntax follows RFC 8259") {
-  CHECK(error_of("[007]") == "f.json:1:2: leading zeros are not allowed in numbers");
-  CHECK(error_of("[-Infinity]") == "f.json:1:3: expected a digit after '-', got 'Infinity'");
-  CHECK(error_of("[1.]") == "f.json:1:4: expected a digit after '.', got ']'");
-  CHECK(error_of("[1e+]") == "f.json:1:5: expected a digit in the exponent, got ']'");
-  CHECK(error_of("[.5]") == "f.json:1:2: expected a value, got '.'");
-  CHECK(error_of("[1e400]") == "f.json:1:2: number too large: 1e400");
-  CHECK(error_of("[-0, 0.5e-3, 1E+2, 1e-400]").empty());
+  CHECK(json_error_of("[007]") == "f.json:1:2: leading zeros are not allowed in numbers");
+  CHECK(json_error_of("[-Infinity]") == "f.json:1:3: expected a digit after '-', got 'Infinity'");
+  CHECK(json_error_of("[1.]") == "f.json:1:4: expected a digit after '.', got ']'");
+  CHECK(json_error_of("[1e+]") == "f.json:1:5: expected a digit in the exponent, got ']'");
+  CHECK(json_error_of("[.5]") == "f.json:1:2: expected a value, got '.'");
+  CHECK(json_error_of("[1e400]") == "f.json:1:2: number too large: 1e400");
+  CHECK(json_error_of("[-0, 0.5e-3, 1E+2, 1e-400]").empty());
 }
 
 TEST_CASE("string errors") {
-  CHECK(error_of("[\"abc") == "f.json:1:2: unterminated string");
-  CHECK(error_of("[\"abc\n\"]") ==
+  CHECK(json_error_of("[\"abc") == "f.json:1:2: unterminated string");
+  CHECK(json_error_of("[\"abc\n\"]") ==
         "f.json:1:6: line break inside a string (missing closing '\"'?)");
-  CHECK(error_of("[\"a\tb\"]") == "f.json:1:4: control character inside a string (escape it)");
-  CHECK(error_of(R"(["a\qb"])") == "f.json:1:4: invalid escape '\\q' in string");
-  CHECK(error_of(R"(["\u12G4"])") == "f.json:1:3: expected 4 hex digits after \\u");
-  CHECK(error_of(R"(["\ud800"])") == "f.json:1:3: unpaired surrogate in \\u escape");
-  CHECK(error_of(R"(["\udc00\ud800"])") == "f.json:1:3: unpaired surrogate in \\u escape");
-  CHECK(error_of("[\"\xFF\"]") == "f.json:1:3: invalid UTF-8 in string");
-  CHECK(error_of("[\"\xC0\xAF\"]") == "f.json:1:3: invalid UTF-8 in string");      // overlong
-  CHECK(error_of("[\"\xED\xA0\x80\"]") == "f.json:1:3: invalid UTF-8 in string");  // surrogate
-  CHECK(error_of("[\"\xE2\x82\"]") == "f.json:1:3: invalid UTF-8 in string");      // truncated
-  CHECK(error_of("[\xFF]") == "f.json:1:2: expected a value, got byte 0xFF");
+  CHECK(json_error_of("[\"a\tb\"]") == "f.json:1:4: control character inside a string (escape it)");
+  CHECK(json_error_of(R"(["a\qb"])") == "f.json:1:4: invalid escape '\\q' in string");
+  CHECK(json_error_of(R"(["\u12G4"])") == "f.json:1:3: expected 4 hex digits after \\u");
+  CHECK(json_error_of(R"(["\ud800"])") == "f.json:1:3: unpaired surrogate in \\u escape");
+  CHECK(json_error_of(R"(["\udc00\ud800"])") == "f.json:1:3: unpaired surrogate in \\u escape");
+  CHECK(json_error_of("[\"\xFF\"]") == "f.json:1:3: invalid UTF-8 in string");
+  CHECK(json_error_of("[\"\xC0\xAF\"]") == "f.json:1:3: invalid UTF-8 in string");      // overlong
+  CHECK(json_error_of("[\"\xED\xA0\x80\"]") == "f.json:1:3: invalid UTF-8 in string");  // surrogate
+  CHECK(json_error_of("[\"\xE2\x82\"]") == "f.json:1:3: invalid UTF-8 in string");      // truncated
+  CHECK(json_error_of("[\xFF]") == "f.json:1:2: expected a value, got byte 0xFF");
 }
 
 TEST_CASE("a duplicate key is an error, not a silent overwrite") {
-  CHECK(error_of("{\"a\": 1,\n \"a\": 2}") == "f.json:2:2: duplicate key 'a'");
-  CHECK(error_of(R"({"a": 1, "\u0061": 2})") == "f.json:1:10: duplicate key 'a'");
-  CHECK(error_of(R"([{"a": 1}, {"a": 2}])").empty());
+  CHECK(json_error_of("{\"a\": 1,\n \"a\": 2}") == "f.json:2:2: duplicate key 'a'");
+  CHECK(json_error_of(R"({"a": 1, "\u0061": 2})") == "f.json:1:10: duplicate key 'a'");
+  CHECK(json_error_of(R"([{"a": 1}, {"a": 2}])").empty());
 }
 
 TEST_CASE("nesting is limited to 256 levels without exhausting the stack") {
   auto nested = [](std::size_t n) { return std::string(n, '[') + std::string(n, ']'); };
-  CHECK(error_of(nested(256)).empty());
-  CHECK(error_of(nested(257)) == "f.json:1:257: nesting deeper than 256 levels");
-  CHECK(error_of(std::string(1000000, '[')) == "f.json:1:257: nesting deeper than 256 levels");
+  CHECK(json_error_of(nested(256)).empty());
+  CHECK(json_error_of(nested(257)) == "f.json:1:257: nesting deeper than 256 levels");
+  CHECK(json_error_of(std::string(1000000, '[')) == "f.json:1:257: nesting deeper than 256 levels");
   std::string objects;
   for (int i = 0; i < 300; ++i) objects += "{\"k\":";
-  CHECK(error_of(objects) == "f.json:1:1281: nesting deeper than 256 levels");
+  CHECK(json_error_of(objects) == "f.json:1:1281: nesting deeper than 256 levels");
 }
 
 TEST_CASE("random corruption either parses like nlohmann or throws gpusel::Error") {
@@ -160,7 +160,7 @@ TEST_CASE("random corruption either parses like nlohmann or throws gpusel::Error
         text.erase(at, 1);
       }
     }
-    std::string error = error_of(text);
+    std::string error = json_error_of(text);
     if (error.find("duplicate key") != std::string::npos) continue;
     INFO(text << "\n" << error);
     REQUIRE(error.empty() == nlohmann::json::accept(text));

@@ -2,8 +2,8 @@
 // under --amp with no 16-bit working copy and no separate master), gradients and AdamW
 // states in the parameters' dtype; the fp8 casts live for one matmul.
 #include <algorithm>
-#include <utility>
 #include <catch2/catch.hpp>
+#include <utility>
 
 #include "estimator_fixtures.hpp"
 #include "gpusel/base/error.hpp"
@@ -27,7 +27,7 @@ Workload accumulating(Workload w) {
   return w;
 }
 
-double states(const Estimate& e) {
+double state_bytes(const Estimate& e) {
   return e.bytes_of("weights") + e.bytes_of("gradients") + e.bytes_of("optimizer_states") +
          e.bytes_of("master_weights");
 }
@@ -39,15 +39,15 @@ TEST_CASE("fp8 full training estimates, with bf16 or fp32 parameters") {
   const Estimate amp = estimate(accumulating(fp8_full(true)));
   const double params = 8.03e9;
   // bf16 weights, grads and AdamW's two states: 2 + 2 + 4 B per parameter.
-  CHECK(states(pure) / params == Approx(8).epsilon(0.01));
+  CHECK(state_bytes(pure) / params == Approx(8).epsilon(0.01));
   // fp32 parameters are the master copy: 4 + 4 + 8 B, no working copy, no master_weights.
-  CHECK(states(amp) / params == Approx(16).epsilon(0.01));
+  CHECK(state_bytes(amp) / params == Approx(16).epsilon(0.01));
   CHECK(amp.bytes_of("master_weights") == 0);
   // bf16 under torch autocast trains the same fp32 parameters (4 + 4 + 8 B) and adds the
   // forward's cache of their 16-bit casts; float8 casts per matmul and caches none.
   Workload bf16 = accumulating(fp8_full(true));
   bf16.precision = Precision::bf16;
-  CHECK(states(estimate(bf16)) == Approx(states(amp)));
+  CHECK(state_bytes(estimate(bf16)) == Approx(state_bytes(amp)));
   CHECK(estimate(bf16).bytes_of("autocast_cache") > 0);
   CHECK(amp.bytes_of("autocast_cache") == 0);
   // Under ZeRO a 16-bit working copy sits beside the fp32 master partition: more per GPU
@@ -56,8 +56,9 @@ TEST_CASE("fp8 full training estimates, with bf16 or fp32 parameters") {
   CHECK(estimate(bf16).bytes_of("master_weights") > 0);
 }
 
-TEST_CASE("one micro-batch: the gradients of a full fine-tune are made as backward frees the "
-          "activations and the peak is the larger of the two") {
+TEST_CASE(
+    "one micro-batch: the gradients of a full fine-tune are made as backward frees the "
+    "activations and the peak is the larger of the two") {
   const Workload w = fp8_full(false);  // bf16 parameters, gradients and states
   const Estimate one = estimate(w), acc = estimate(accumulating(w));
   const double grads = acc.bytes_of("gradients");  // 8.03e9 x 2 B, whole

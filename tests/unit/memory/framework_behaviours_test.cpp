@@ -13,7 +13,7 @@ using test_models::on;
 
 namespace {
 
-Workload with(Workload w, const char* framework) {
+Workload framework_with(Workload w, const char* framework) {
   apply_framework(w, framework_profile(framework), false, true);
   return w;
 }
@@ -21,7 +21,7 @@ Workload with(Workload w, const char* framework) {
 }  // namespace
 
 TEST_CASE("bitsandbytes dequantizes the largest 4-bit weight to one 16-bit copy (hf)") {
-  Workload w = with(on(test_models::llama2_7b(), Mode::qlora), "hf");
+  Workload w = framework_with(on(test_models::llama2_7b(), Mode::qlora), "hf");
   // Llama-2-7B's widest linear is an MLP matrix, 4096 x 11008; the LM head stays 16-bit.
   CHECK(estimate(w).bytes_of("dequant_buffer") == 1 * 4096.0 * 11008 * 2);
   w.mode = Mode::lora;  // a 16-bit base dequantizes nothing
@@ -29,7 +29,7 @@ TEST_CASE("bitsandbytes dequantizes the largest 4-bit weight to one 16-bit copy 
 }
 
 TEST_CASE("litgpt quantizes its LM head and holds two 16-bit copies while dequantizing") {
-  const Workload w = with(on(test_models::llama2_7b(), Mode::qlora), "litgpt");
+  const Workload w = framework_with(on(test_models::llama2_7b(), Mode::qlora), "litgpt");
   const Estimate e = estimate(w);
   // Lightning quantizes from fp16 and computes in bf16: the fp16 dequantized head and its
   // bf16 conversion, 2 x 32000 x 4096 x 2 B.
@@ -45,12 +45,13 @@ TEST_CASE("litgpt quantizes its LM head and holds two 16-bit copies while dequan
 TEST_CASE("litgpt keeps a tied checkpoint's LM head as a matrix of its own") {
   Workload w = on(test_models::llama2_7b(), Mode::inference);
   w.model.tied_embeddings = true;
-  const double hf = estimate(with(w, "hf")).bytes_of("weights");
-  CHECK(estimate(with(w, "litgpt")).bytes_of("weights") - hf == Approx(32000.0 * 4096 * 2));
+  const double hf = estimate(framework_with(w, "hf")).bytes_of("weights");
+  CHECK(estimate(framework_with(w, "litgpt")).bytes_of("weights") - hf ==
+        Approx(32000.0 * 4096 * 2));
 }
 
 TEST_CASE("a one-token prompt takes bitsandbytes' gemv path: no dequantized copy") {
-  Workload w = with(on(test_models::llama2_7b(), Mode::inference), "hf");
+  Workload w = framework_with(on(test_models::llama2_7b(), Mode::inference), "hf");
   w.precision = Precision::int4;
   w.seq_len = 64, w.prompt_len = 20;
   CHECK(estimate(w).bytes_of("dequant_buffer") == 4096.0 * 11008 * 2);
@@ -63,18 +64,18 @@ TEST_CASE("a foreach AdamW step allocates one state-sized temporary (litgpt), fu
   w.seq_len = 16;  // short: the activations freed before the step are smaller than it
   // One micro-batch: the gradients made in backward are all there at the step, beyond the
   // few activations, so the whole temporary adds (bf16-true: 6.74e9 trainable x 2 B).
-  CHECK(estimate(with(w, "litgpt")).bytes_of("optimizer_step") == Approx(6.74e9 * 2));
+  CHECK(estimate(framework_with(w, "litgpt")).bytes_of("optimizer_step") == Approx(6.74e9 * 2));
   // Accumulating: the gradients were counted whole beside the activations, which the step
   // no longer holds: only the temporary's part beyond them adds.
   w.grad_accum = 2;
-  const Estimate e = estimate(with(w, "litgpt"));
+  const Estimate e = estimate(framework_with(w, "litgpt"));
   const double freed = e.bytes_of("activations") + e.bytes_of("logits");
   CHECK(e.bytes_of("optimizer_step") == Approx(6.74e9 * 2 - freed));
-  CHECK(estimate(with(w, "hf")).bytes_of("optimizer_step") == 0);
+  CHECK(estimate(framework_with(w, "hf")).bytes_of("optimizer_step") == 0);
 }
 
 TEST_CASE("LLM.int8 training makes one 16-bit copy of the int8 weight in backward only") {
-  Workload w = with(on(test_models::llama2_7b(), Mode::qlora), "hf");
+  Workload w = framework_with(on(test_models::llama2_7b(), Mode::qlora), "hf");
   w.precision = Precision::int8;
   CHECK(estimate(w).bytes_of("dequant_buffer") == 4096.0 * 11008 * 2);
   w.mode = Mode::inference;  // int8 forward: no full-size copy
@@ -82,7 +83,7 @@ TEST_CASE("LLM.int8 training makes one 16-bit copy of the int8 weight in backwar
 }
 
 TEST_CASE("DeepSpeed overlap_comm doubles the reduce bucket of ZeRO-1/2, not of ZeRO-3") {
-  Workload w = with(on(test_models::llama2_7b(), Mode::lora), "hf");
+  Workload w = framework_with(on(test_models::llama2_7b(), Mode::lora), "hf");
   w.gpus = 2, w.shard = Shard::zero2;
   w.framework.zero.value.reduce_bucket_size = 2e8;
   // DeepSpeed's default (auto): overlap_comm off below stage 3, one bucket of 2e8 x 2 B.
@@ -136,7 +137,7 @@ TEST_CASE("AutoGPTQ's torch path saves each block's dequantized weights (dequant
 }
 
 TEST_CASE("litgpt's loss sees fp32 logits: Fabric converts the model's outputs to fp32") {
-  Workload w = with(on(test_models::llama2_7b(), Mode::lora), "litgpt");
+  Workload w = framework_with(on(test_models::llama2_7b(), Mode::lora), "litgpt");
   w.batch = 1, w.seq_len = 1024;
   // fp32 logits and fp32 log-softmax kept (8 B), the fp32 gradients of one 128-token chunk
   // of eight (8 B / 8).
@@ -147,7 +148,7 @@ TEST_CASE("litgpt's loss sees fp32 logits: Fabric converts the model's outputs t
 // working copy; the forward caches a 16-bit cast of each trained matmul weight: the linear
 // layers and the LM head, and a tied embedding with it (the head multiplies by it).
 TEST_CASE("torch AMP: fp32 parameters, no master copy, a forward-long cast of the matmul weights") {
-  Workload w = with(on(test_models::llama31_8b(), Mode::full), "hf");
+  Workload w = framework_with(on(test_models::llama31_8b(), Mode::full), "hf");
   w.amp = true;
   const ArchParams p = arch_params(w.model);
   const Estimate e = estimate(w);
@@ -169,7 +170,7 @@ TEST_CASE("torch AMP: fp32 parameters, no master copy, a forward-long cast of th
 // zero_grad(set_to_none=True) frees the gradients after each step; DeepSpeed's engine keeps
 // its buffers (frameworks.json grads_freed_each_step), and so does gradient accumulation.
 TEST_CASE("gradients count whole only where they outlive the step") {
-  Workload w = with(on(test_models::llama2_7b(), Mode::full), "hf");
+  Workload w = framework_with(on(test_models::llama2_7b(), Mode::full), "hf");
   w.batch = 8, w.grad_ckpt = false;  // activations beyond the gradients: the forward peaks
   const Estimate hf = estimate(w);
   CHECK(hf.bytes_of("gradients") == 0);
@@ -185,12 +186,13 @@ TEST_CASE("gradients count whole only where they outlive the step") {
 
 TEST_CASE("Unsloth trains several GPUs data-parallel, offloading through ZeRO-3") {
   // Its multi-GPU guide is DDP (a copy of the model per GPU): no FSDP sharding saves memory.
-  const Workload w = with(on(test_models::llama2_7b(), Mode::lora), "unsloth");
+  const Workload w = framework_with(on(test_models::llama2_7b(), Mode::lora), "unsloth");
   CHECK(on_gpus(w, 2).shard == Shard::ddp);
   // No sharding: each GPU holds what one does, plus DDP's gradient buckets.
   CHECK(estimate(on_gpus(w, 2)).need_bytes() >= estimate(on_gpus(w, 1)).need_bytes());
   Workload off = w;
   off.offload = Offload::optimizer;
   CHECK(on_gpus(off, 2).shard == Shard::zero3);
-  CHECK(on_gpus(with(on(test_models::llama2_7b(), Mode::lora), "hf"), 2).shard == Shard::fsdp);
+  CHECK(on_gpus(framework_with(on(test_models::llama2_7b(), Mode::lora), "hf"), 2).shard ==
+        Shard::fsdp);
 }

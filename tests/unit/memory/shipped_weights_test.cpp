@@ -12,7 +12,7 @@ using namespace gpusel;
 
 namespace {
 
-Workload preset(const std::string& id, Mode mode) {
+Workload shipped_preset(const std::string& id, Mode mode) {
   static const std::vector<ModelArch> models = load_models({});
   Workload w;
   w.model = require_model(models, id);
@@ -24,7 +24,7 @@ Workload preset(const std::string& id, Mode mode) {
 }  // namespace
 
 TEST_CASE("gpt-oss runs its MXFP4 experts as shipped: 4.25 bits, within one 80 GB card") {
-  Workload w = preset("gpt-oss-120b", Mode::inference);
+  Workload w = shipped_preset("gpt-oss-120b", Mode::inference);
   use_shipped_weights(w);
   CHECK(w.precision == Precision::int4);
   CHECK(w.linear_bits == 4.25);
@@ -33,12 +33,12 @@ TEST_CASE("gpt-oss runs its MXFP4 experts as shipped: 4.25 bits, within one 80 G
   // The model card: 'fit into a single 80GB GPU'; the bf16 weights alone are 234 GB.
   const double need = estimate(w).need_bytes();
   CHECK(need < 80e9 * 0.9);
-  Workload bf16 = preset("gpt-oss-120b", Mode::inference);
+  Workload bf16 = shipped_preset("gpt-oss-120b", Mode::inference);
   CHECK(estimate(bf16).need_bytes() > 2.5 * need);
 }
 
 TEST_CASE("gpt-oss's MXFP4 covers the experts only: attention, router and head stay bf16") {
-  Workload w = preset("gpt-oss-120b", Mode::inference);
+  Workload w = shipped_preset("gpt-oss-120b", Mode::inference);
   use_shipped_weights(w);
   CHECK(w.bits_experts_only);
   const ArchParams a = arch_params(w.model);
@@ -55,7 +55,7 @@ TEST_CASE("gpt-oss's MXFP4 covers the experts only: attention, router and head s
 }
 
 TEST_CASE("the default engine: llama.cpp for one card at batch 1, vLLM for FP8 and several") {
-  Workload w = preset("llama-3.1-8b", Mode::inference);
+  Workload w = shipped_preset("llama-3.1-8b", Mode::inference);
   w.batch = 1, w.gpus = 1;
   CHECK(engine_of(w) == "llama.cpp");
   Workload fp8 = w;
@@ -80,15 +80,15 @@ TEST_CASE("the default engine: llama.cpp for one card at batch 1, vLLM for FP8 a
 }
 
 TEST_CASE("DeepSeek-V3 ships FP8, and a training mode keeps the 16-bit default") {
-  Workload w = preset("deepseek-v3", Mode::inference);
+  Workload w = shipped_preset("deepseek-v3", Mode::inference);
   use_shipped_weights(w);
   CHECK(w.precision == Precision::fp8);
   CHECK(w.linear_bits == 0);
-  Workload lora = preset("deepseek-v3", Mode::lora);
+  Workload lora = shipped_preset("deepseek-v3", Mode::lora);
   use_shipped_weights(lora);
   CHECK(lora.precision == Precision::bf16);
   CHECK_FALSE(lora.weights_as_shipped);
-  Workload plain = preset("llama-3.1-8b", Mode::inference);  // ships bf16: nothing changes
+  Workload plain = shipped_preset("llama-3.1-8b", Mode::inference);  // ships bf16: nothing changes
   use_shipped_weights(plain);
   CHECK(plain.precision == Precision::bf16);
   CHECK_FALSE(plain.weights_as_shipped);

@@ -14,10 +14,10 @@ using namespace gpusel;
 
 namespace {
 
-const ModelArch& preset(const char* id) { return ranker_fixtures::model(id); }
+const ModelArch& vision_preset(const char* id) { return ranker_fixtures::model(id); }
 
 double total(const char* id, Mode m, int image, int batch) {
-  Workload w = test_models::on(preset(id), m);
+  Workload w = test_models::on(vision_preset(id), m);
   w.image_size = image;
   w.batch = batch;
   // The CLI's default for a preset: its own context (a ViT's patches at its default size).
@@ -58,7 +58,7 @@ TEST_CASE("vision memory grows with image size and batch, training and inference
 // scores grow with seq^2, so A(2s) - 2 A(s) = 2 layers heads probs s^2 at batch 1.
 TEST_CASE("an encoder's attention dropout keeps its mask, autocast's copy replaces its output") {
   const auto second_difference = [](bool amp) {
-    Workload w = test_models::on(preset("bert-large-uncased"), Mode::full);
+    Workload w = test_models::on(vision_preset("bert-large-uncased"), Mode::full);
     w.precision = amp ? Precision::fp16 : Precision::fp32;
     w.amp = amp;
     w.grad_ckpt = false;
@@ -81,17 +81,17 @@ TEST_CASE("a CNN trains with its reference recipe's optimizer unless one is give
                                      {"resnet-101", Optimizer::sgd},
                                      {"yolov8m", Optimizer::adamw},
                                      {"vit-b-16", Optimizer::adamw}}) {
-    Workload w = test_models::on(preset(id), Mode::full);
+    Workload w = test_models::on(vision_preset(id), Mode::full);
     apply_framework(w, framework_profile("hf"), false, false);
     INFO(id);
     CHECK(w.optimizer == expected);
   }
-  Workload given = test_models::on(preset("resnet-50"), Mode::full);
+  Workload given = test_models::on(vision_preset("resnet-50"), Mode::full);
   given.optimizer = Optimizer::adamw;
   apply_framework(given, framework_profile("hf"), false, true);
   CHECK(given.optimizer == Optimizer::adamw);
   // SGD with momentum keeps one state per parameter where AdamW keeps two.
-  Workload sgd = test_models::on(preset("resnet-50"), Mode::full);
+  Workload sgd = test_models::on(vision_preset("resnet-50"), Mode::full);
   apply_framework(sgd, framework_profile("hf"), false, false);
   const double states_sgd = estimate(sgd).bytes_of("optimizer_states");
   CHECK(states_sgd > 0);

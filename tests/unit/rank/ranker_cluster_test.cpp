@@ -9,8 +9,8 @@ using namespace ranker_fixtures;
 
 namespace {
 
-Gpu card(const std::string& segment, const std::string& form, const std::string& link_kind,
-         int link_max) {
+Gpu ranker_card(const std::string& segment, const std::string& form, const std::string& link_kind,
+                int link_max) {
   Gpu g;
   g.id = "test-card", g.vendor = "nvidia", g.architecture = "Test";
   g.segment = segment, g.form_factor = form, g.memory_type = "HBM3";
@@ -28,7 +28,7 @@ std::vector<int> counts(const std::vector<Config>& cs) {
 }  // namespace
 
 TEST_CASE("configurations beyond 8: nodes of 8 joined by the card's cluster network") {
-  const Gpu hgx = card("datacenter", "sxm", "nvlink", 8);
+  const Gpu hgx = ranker_card("datacenter", "sxm", "nvlink", 8);
   const auto cs = configurations(hgx, 64, bare_7b_lora());
   CHECK(counts(cs) == std::vector<int>{1, 2, 4, 8, 16, 32, 64});
   for (const auto& c : cs) {
@@ -38,11 +38,11 @@ TEST_CASE("configurations beyond 8: nodes of 8 joined by the card's cluster netw
   }
   CHECK(cs[4].interconnect == "nvlink 600 GB/s, 2 nodes over InfiniBand NDR 400 Gb/s per GPU");
   // PCIe servers cluster over Ethernet; consumer boards and Macs never do.
-  const Gpu ws = card("workstation", "pcie", "none", 1);
+  const Gpu ws = ranker_card("workstation", "pcie", "none", 1);
   CHECK(counts(configurations(ws, 32, bare_7b_lora())).back() == 32);
   CHECK(configurations(ws, 32, bare_7b_lora()).back().interconnect.find("RoCE") !=
         std::string::npos);
-  CHECK(counts(configurations(card("consumer", "pcie", "none", 1), 4096, bare_7b_lora())) ==
+  CHECK(counts(configurations(ranker_card("consumer", "pcie", "none", 1), 4096, bare_7b_lora())) ==
         std::vector<int>{1, 2});
 }
 

@@ -14,7 +14,7 @@ using namespace ranker_fixtures;
 
 namespace {
 
-void same_messages(const std::vector<Message>& got, const std::vector<Message>& want) {
+void ranker_same_messages(const std::vector<Message>& got, const std::vector<Message>& want) {
   REQUIRE(got.size() == want.size());
   for (std::size_t i = 0; i < got.size(); ++i) {
     CHECK(got[i].rule_id == want[i].rule_id);
@@ -34,8 +34,8 @@ void same_as_plain(const Result& got, const RankRequest& req) {
   CHECK(got.rules.fired == want.rules.fired);
   CHECK(got.rules.excluded == want.rules.excluded);
   CHECK(got.rules.exclude_reason == want.rules.exclude_reason);
-  same_messages(got.rules.warnings, want.rules.warnings);
-  same_messages(got.rules.notes, want.rules.notes);
+  ranker_same_messages(got.rules.warnings, want.rules.warnings);
+  ranker_same_messages(got.rules.notes, want.rules.notes);
 }
 
 }  // namespace

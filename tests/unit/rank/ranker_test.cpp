@@ -14,8 +14,8 @@ using namespace ranker_fixtures;
 
 namespace {
 
-Gpu card(const std::string& segment, const std::string& form, const std::string& link_kind,
-         int link_max) {
+Gpu make_card(const std::string& segment, const std::string& form, const std::string& link_kind,
+              int link_max) {
   Gpu g;
   g.id = "test-card";
   g.segment = segment;
@@ -26,7 +26,7 @@ Gpu card(const std::string& segment, const std::string& form, const std::string&
   return g;
 }
 
-std::vector<int> counts(const std::vector<Config>& cs) {
+std::vector<int> gpu_counts(const std::vector<Config>& cs) {
   std::vector<int> out;
   for (const auto& c : cs) out.push_back(c.count);
   return out;
@@ -42,15 +42,15 @@ Workload inference() {
 }  // namespace
 
 TEST_CASE("configurations: consumer boards take two cards at most (K18)") {
-  const Gpu bridged = card("consumer", "pcie", "nvlink-bridge", 2);
-  CHECK(counts(configurations(bridged, 8, training())) == std::vector<int>{1, 2});
-  const Gpu plain = card("consumer", "pcie", "none", 1);
-  CHECK(counts(configurations(plain, 8, training())) == std::vector<int>{1, 2});
-  CHECK(counts(configurations(plain, 1, training())) == std::vector<int>{1});
+  const Gpu bridged = make_card("consumer", "pcie", "nvlink-bridge", 2);
+  CHECK(gpu_counts(configurations(bridged, 8, training())) == std::vector<int>{1, 2});
+  const Gpu plain = make_card("consumer", "pcie", "none", 1);
+  CHECK(gpu_counts(configurations(plain, 8, training())) == std::vector<int>{1, 2});
+  CHECK(gpu_counts(configurations(plain, 1, training())) == std::vector<int>{1});
 }
 
 TEST_CASE("configurations: an Apple SoC is one GPU, whatever max_gpus") {
-  Gpu mac = card("workstation", "soc", "none", 1);
+  Gpu mac = make_card("workstation", "soc", "none", 1);
   mac.unified_memory = true;
   const auto cs = configurations(mac, 8, inference());
   REQUIRE(cs.size() == 1);
@@ -60,20 +60,20 @@ TEST_CASE("configurations: an Apple SoC is one GPU, whatever max_gpus") {
 }
 
 TEST_CASE("configurations: counts 1, 2, 4, 8 up to max_gpus") {
-  const Gpu dc = card("datacenter", "sxm", "nvlink", 8);
-  CHECK(counts(configurations(dc, 8, training())) == std::vector<int>{1, 2, 4, 8});
-  CHECK(counts(configurations(dc, 7, training())) == std::vector<int>{1, 2, 4});
-  CHECK(counts(configurations(dc, 4, training())) == std::vector<int>{1, 2, 4});
-  CHECK(counts(configurations(dc, 3, training())) == std::vector<int>{1, 2});
-  CHECK(counts(configurations(dc, 1, training())) == std::vector<int>{1});
-  const Gpu ws = card("workstation", "pcie", "none", 1);
-  CHECK(counts(configurations(ws, 8, training())) == std::vector<int>{1, 2, 4, 8});
+  const Gpu dc = make_card("datacenter", "sxm", "nvlink", 8);
+  CHECK(gpu_counts(configurations(dc, 8, training())) == std::vector<int>{1, 2, 4, 8});
+  CHECK(gpu_counts(configurations(dc, 7, training())) == std::vector<int>{1, 2, 4});
+  CHECK(gpu_counts(configurations(dc, 4, training())) == std::vector<int>{1, 2, 4});
+  CHECK(gpu_counts(configurations(dc, 3, training())) == std::vector<int>{1, 2});
+  CHECK(gpu_counts(configurations(dc, 1, training())) == std::vector<int>{1});
+  const Gpu ws = make_card("workstation", "pcie", "none", 1);
+  CHECK(gpu_counts(configurations(ws, 8, training())) == std::vector<int>{1, 2, 4, 8});
 }
 
 TEST_CASE("configurations: linked only within the interconnect's group") {
-  const Gpu pair = card("datacenter", "pcie", "nvlink-bridge", 2);
+  const Gpu pair = make_card("datacenter", "pcie", "nvlink-bridge", 2);
   const auto cs = configurations(pair, 8, training());
-  REQUIRE(counts(cs) == std::vector<int>{1, 2, 4, 8});
+  REQUIRE(gpu_counts(cs) == std::vector<int>{1, 2, 4, 8});
   CHECK_FALSE(cs[0].linked);
   CHECK(cs[0].interconnect == "-");
   CHECK(cs[1].linked);
@@ -82,18 +82,18 @@ TEST_CASE("configurations: linked only within the interconnect's group") {
   CHECK(cs[2].interconnect == "PCIe 4.0 x16");
   CHECK_FALSE(cs[3].linked);
 
-  const Gpu quad = card("datacenter", "oam", "infinity-fabric", 4);
+  const Gpu quad = make_card("datacenter", "oam", "infinity-fabric", 4);
   const auto qs = configurations(quad, 8, training());
   CHECK(qs[1].linked);
   CHECK(qs[2].linked);
   CHECK_FALSE(qs[3].linked);
 
-  const Gpu none = card("workstation", "pcie", "none", 1);
+  const Gpu none = make_card("workstation", "pcie", "none", 1);
   for (const auto& c : configurations(none, 8, training())) CHECK_FALSE(c.linked);
 }
 
 TEST_CASE("configurations: training shards FSDP, inference as its engine splits, one card none") {
-  const Gpu dc = card("datacenter", "sxm", "nvlink", 8);
+  const Gpu dc = make_card("datacenter", "sxm", "nvlink", 8);
   for (const auto& c : configurations(dc, 8, training()))
     CHECK(c.shard == (c.count == 1 ? Shard::none : Shard::fsdp));
   // Several cards run the batched engine (vLLM) tensor parallel, at batch 1 too; llama.cpp

@@ -29,7 +29,7 @@ Ranking ranked(const Catalog& c, const RankRequest& req, const char* threads) {
   return r;
 }
 
-void same(const Ranking& a, const Ranking& b) {
+void ranker_same(const Ranking& a, const Ranking& b) {
   CHECK(a.candidates == b.candidates);
   CHECK(a.fitting == b.fitting);
   CHECK(a.ranked == b.ranked);
@@ -67,6 +67,6 @@ TEST_CASE("a long catalog ranks the same on one thread and on several") {
   }
   const Ranking one = ranked(c, req, "1");
   REQUIRE(one.candidates > 3000);
-  same(ranked(c, req, "2"), one);
-  same(ranked(c, req, "3"), one);
+  ranker_same(ranked(c, req, "2"), one);
+  ranker_same(ranked(c, req, "3"), one);
 }

@@ -15,7 +15,7 @@ namespace {
 
 const std::string kRulesPath = GPUSEL_SOURCE_DIR "/data/rules.json";
 
-const RuleSet& shipped() {
+const RuleSet& rules_shipped() {
   static const RuleSet set = load_rules(kRulesPath);
   return set;
 }
@@ -68,7 +68,7 @@ Facts base() {
 
 using Changes = std::vector<std::pair<std::string, FactValue>>;
 
-Facts with(const Changes& changes) {
+Facts rules_with(const Changes& changes) {
   Facts f = base();
   for (const auto& [name, value] : changes) f[name] = value;
   return f;
@@ -279,16 +279,16 @@ const std::vector<Case>& cases() {
 }
 
 bool fires(const std::string& id, const Facts& facts) {
-  const auto fired = apply_rules(shipped(), facts).fired;
+  const auto fired = apply_rules(rules_shipped(), facts).fired;
   return std::find(fired.begin(), fired.end(), id) != fired.end();
 }
 
 }  // namespace
 
 TEST_CASE("every shipped rule cites a readable source and its KNOWLEDGE id", "[rules]") {
-  REQUIRE(shipped().rules.size() >= 25);
+  REQUIRE(rules_shipped().rules.size() >= 25);
   const std::regex url("https://[^ ]+"), kid("K[0-9]+");
-  for (const Rule& r : shipped().rules) {
+  for (const Rule& r : rules_shipped().rules) {
     INFO(r.id);
     CHECK(std::regex_match(r.source, url));
     CHECK(r.fact.size() > 20);
@@ -296,7 +296,7 @@ TEST_CASE("every shipped rule cites a readable source and its KNOWLEDGE id", "[r
     if (!r.knowledge.empty()) CHECK(std::regex_match(r.knowledge, kid));
   }
   for (const char* k : {"K5", "K17", "K18", "K21", "K22", "K23", "K27", "K30", "K31", "K34"}) {
-    const auto& rules = shipped().rules;
+    const auto& rules = rules_shipped().rules;
     CHECK(std::any_of(rules.begin(), rules.end(), [&](const Rule& r) { return r.knowledge == k; }));
   }
 }
@@ -304,7 +304,7 @@ TEST_CASE("every shipped rule cites a readable source and its KNOWLEDGE id", "[r
 TEST_CASE("the embedded rules are the shipped file", "[rules]") {
   std::vector<std::string> embedded, file;
   for (const Rule& r : load_rules().rules) embedded.push_back(r.id);
-  for (const Rule& r : shipped().rules) file.push_back(r.id);
+  for (const Rule& r : rules_shipped().rules) file.push_back(r.id);
   CHECK(embedded == file);
 }
 
@@ -322,18 +322,18 @@ TEST_CASE("each shipped rule fires where it should and only there", "[rules]") {
   std::set<std::string> covered;
   for (const Case& c : cases()) {
     INFO("rule " << c.rule);
-    REQUIRE(shipped().find(c.rule) != nullptr);
+    REQUIRE(rules_shipped().find(c.rule) != nullptr);
     covered.insert(c.rule);
     for (std::size_t i = 0; i < c.fires.size(); ++i) {
       INFO("fires case " << i);
-      CHECK(fires(c.rule, with(c.fires[i])));
+      CHECK(fires(c.rule, rules_with(c.fires[i])));
     }
     for (std::size_t i = 0; i < c.quiet.size(); ++i) {
       INFO("quiet case " << i);
-      CHECK_FALSE(fires(c.rule, with(c.quiet[i])));
+      CHECK_FALSE(fires(c.rule, rules_with(c.quiet[i])));
     }
   }
-  for (const Rule& r : shipped().rules) {
+  for (const Rule& r : rules_shipped().rules) {
     INFO("rule without a test case: " << r.id);
     CHECK(covered.count(r.id) == 1);
   }
@@ -348,7 +348,7 @@ TEST_CASE("a rule about an unknown fact stays quiet", "[rules]") {
 TEST_CASE("fired texts render every placeholder", "[rules]") {
   for (const Case& c : cases())
     for (const Changes& ch : c.fires) {
-      const RuleOutcome out = apply_rules(shipped(), with(ch));
+      const RuleOutcome out = apply_rules(rules_shipped(), rules_with(ch));
       std::vector<std::string> texts{out.exclude_reason};
       for (const auto& m : out.warnings) texts.push_back(m.text);
       for (const auto& m : out.notes) texts.push_back(m.text);
@@ -363,35 +363,38 @@ TEST_CASE("fired texts render every placeholder", "[rules]") {
 TEST_CASE("no shipped rule moves the compute score: it is measured speed", "[rules]") {
   for (const Case& c : cases())
     for (const Changes& ch : c.fires) {
-      const RuleOutcome out = apply_rules(shipped(), with(ch));
+      const RuleOutcome out = apply_rules(rules_shipped(), rules_with(ch));
       CHECK(out.delta.budget <= 0);  // rules only take away, and never compute (no such field)
     }
 }
 
 TEST_CASE("shipped rules say concrete things about concrete configurations", "[rules]") {
-  const RuleOutcome small = apply_rules(shipped(), with({{"gpu.vram_gb", 16.0}}));
+  const RuleOutcome small = apply_rules(rules_shipped(), rules_with({{"gpu.vram_gb", 16.0}}));
   REQUIRE_FALSE(small.warnings.empty());
   CHECK_THAT(small.warnings.front().text, Catch::StartsWith("16 GB per card is under the 24 GB"));
   CHECK(small.delta.ecosystem == -5);
 
-  const RuleOutcome tight = apply_rules(shipped(), with({{"config.headroom", 0.075}}));
+  const RuleOutcome tight = apply_rules(rules_shipped(), rules_with({{"config.headroom", 0.075}}));
   CHECK_THAT(tight.warnings.front().text, Catch::StartsWith("Only 7.5% of usable memory"));
 
-  const RuleOutcome domestic = apply_rules(shipped(), with({{"workload.domestic", true}}));
+  const RuleOutcome domestic =
+      apply_rules(rules_shipped(), rules_with({{"workload.domestic", true}}));
   CHECK(domestic.excluded);
   CHECK(domestic.exclude_rule == "k34-domestic-not-huawei");
   CHECK_THAT(domestic.exclude_reason, Catch::Contains("NVIDIA GeForce RTX 4090 (nvidia)"));
 
   const RuleOutcome pcie = apply_rules(
-      shipped(), with(plus(kTrain2, {{"config.linked", false}, {"config.one_card_fits", false}})));
+      rules_shipped(),
+      rules_with(plus(kTrain2, {{"config.linked", false}, {"config.one_card_fits", false}})));
   CHECK(pcie.delta.ecosystem == -5);  // the PCIe slowdown itself is in the tokens/s
-  const RuleOutcome spare = apply_rules(shipped(), with(plus(kTrain2, {{"config.linked", false}})));
+  const RuleOutcome spare =
+      apply_rules(rules_shipped(), rules_with(plus(kTrain2, {{"config.linked", false}})));
   CHECK(spare.delta.ecosystem == -5 - 10);  // and one card would have held it
   CHECK_FALSE(pcie.excluded);
 
-  const RuleOutcome qlora_mac = apply_rules(
-      shipped(),
-      with(eco("metal", {{"workload.needs_bitsandbytes", true}, {"workload.mode", "qlora"s}})));
+  const RuleOutcome qlora_mac =
+      apply_rules(rules_shipped(), rules_with(eco("metal", {{"workload.needs_bitsandbytes", true},
+                                                            {"workload.mode", "qlora"s}})));
   CHECK_FALSE(qlora_mac.excluded);  // mlx-lm is the way there, so penalise, don't exclude
   CHECK(qlora_mac.delta.ecosystem <= -30);
 }

@@ -20,7 +20,7 @@ json doc_with(const json& when, const json& effects = {{"note", "n"}}) {
 }
 
 // The message of the Error(data) that loading `doc` must throw.
-std::string load_error(const json& doc) {
+std::string rules_load_error(const json& doc) {
   try {
     parse_rules(doc, "rules.json");
   } catch (const Error& e) {
@@ -85,48 +85,53 @@ TEST_CASE("a rule fires only when its condition is known true", "[rules]") {
 }
 
 TEST_CASE("an unknown fact is a load error with its path and a suggestion", "[rules]") {
-  CHECK(load_error(doc_with({"gpu.vrm_gb", ">", 1})) ==
+  CHECK(rules_load_error(doc_with({"gpu.vrm_gb", ">", 1})) ==
         "rules.json: rules[0].when[0]: unknown fact 'gpu.vrm_gb' (did you mean gpu.vram_gb?)");
   const json nested{{"all", {{"gpu.ecc", "==", true}, {{"not", {"config.cuont", "<", 2}}}}}};
-  CHECK(load_error(doc_with(nested)) ==
+  CHECK(rules_load_error(doc_with(nested)) ==
         "rules.json: rules[0].when.all[1].not[0]: unknown fact 'config.cuont' "
         "(did you mean config.count?)");
-  CHECK(load_error(doc_with({"nothing.like.it", "==", 1})).find("did you mean") ==
+  CHECK(rules_load_error(doc_with({"nothing.like.it", "==", 1})).find("did you mean") ==
         std::string::npos);
 }
 
 TEST_CASE("type mismatches are load errors, not silently false", "[rules]") {
-  CHECK(load_error(doc_with({"gpu.vram_gb", "==", "24"})) ==
+  CHECK(rules_load_error(doc_with({"gpu.vram_gb", "==", "24"})) ==
         "rules.json: rules[0].when[2]: gpu.vram_gb is a number, got a string \"24\"");
-  CHECK_THAT(load_error(doc_with({"gpu.segment", "<", "x"})),
+  CHECK_THAT(rules_load_error(doc_with({"gpu.segment", "<", "x"})),
              Catch::Contains("when[1]: operator '<' needs a number, but gpu.segment is a string"));
-  CHECK_THAT(load_error(doc_with({"gpu.ecc", ">=", true})), Catch::Contains("needs a number"));
-  CHECK_THAT(load_error(doc_with({"gpu.ecc", "in", {true}})), Catch::Contains("use == or !="));
-  CHECK_THAT(load_error(doc_with({"gpu.ecc", "==", 1})),
+  CHECK_THAT(rules_load_error(doc_with({"gpu.ecc", ">=", true})),
+             Catch::Contains("needs a number"));
+  CHECK_THAT(rules_load_error(doc_with({"gpu.ecc", "in", {true}})),
+             Catch::Contains("use == or !="));
+  CHECK_THAT(rules_load_error(doc_with({"gpu.ecc", "==", 1})),
              Catch::Contains("gpu.ecc is a boolean, got a number"));
-  CHECK_THAT(load_error(doc_with({"config.count", "in", {1, "2"}})),
+  CHECK_THAT(rules_load_error(doc_with({"config.count", "in", {1, "2"}})),
              Catch::Contains("rules[0].when[2][1]: config.count is a number, got a string"));
-  CHECK_THAT(load_error(doc_with({"gpu.segment", "==", "datacentre"})),
+  CHECK_THAT(rules_load_error(doc_with({"gpu.segment", "==", "datacentre"})),
              Catch::Contains("unknown value 'datacentre' for gpu.segment (did you mean "
                              "datacenter?); expected one of: consumer workstation datacenter"));
 }
 
 TEST_CASE("malformed shapes name the JSON path", "[rules]") {
-  CHECK_THAT(load_error({{"rule", json::array()}}), Catch::Contains("expected an object with a"));
+  CHECK_THAT(rules_load_error({{"rule", json::array()}}),
+             Catch::Contains("expected an object with a"));
   CHECK_THAT(
-      load_error(doc_with(json::array({"gpu.ecc", "=="}))),
+      rules_load_error(doc_with(json::array({"gpu.ecc", "=="}))),
       Catch::Contains("rules[0].when: a comparison is [fact, op, value]: 3 elements, got 2"));
-  CHECK_THAT(load_error(doc_with({"gpu.ecc", "=", true})),
+  CHECK_THAT(rules_load_error(doc_with({"gpu.ecc", "=", true})),
              Catch::Contains("rules[0].when[1]: unknown operator '='"));
-  CHECK_THAT(load_error(doc_with({"config.count", "in", 2})),
+  CHECK_THAT(rules_load_error(doc_with({"config.count", "in", 2})),
              Catch::Contains("when[2]: 'in' takes a non-empty array"));
-  CHECK_THAT(load_error(doc_with({{"all", json::array()}})),
+  CHECK_THAT(rules_load_error(doc_with({{"all", json::array()}})),
              Catch::Contains("when.all: 'all' takes a non-empty array"));
-  CHECK_THAT(load_error(doc_with({{"alll", {{"gpu.ecc", "==", true}}}})),
+  CHECK_THAT(rules_load_error(doc_with({{"alll", {{"gpu.ecc", "==", true}}}})),
              Catch::Contains("when: unknown key 'alll' (did you mean all?)"));
-  CHECK_THAT(load_error(doc_with({{"all", {}}, {"any", {}}})), Catch::Contains("exactly one key"));
-  CHECK_THAT(load_error(doc_with("gpu.ecc")), Catch::Contains("got a string"));
-  CHECK_THAT(load_error({{"rules", {42}}}), Catch::Contains("rules[0]: a rule must be an object"));
+  CHECK_THAT(rules_load_error(doc_with({{"all", {}}, {"any", {}}})),
+             Catch::Contains("exactly one key"));
+  CHECK_THAT(rules_load_error(doc_with("gpu.ecc")), Catch::Contains("got a string"));
+  CHECK_THAT(rules_load_error({{"rules", {42}}}),
+             Catch::Contains("rules[0]: a rule must be an object"));
 }
 
 TEST_CASE("rule fields and effects are checked", "[rules]") {
@@ -134,7 +139,7 @@ TEST_CASE("rule fields and effects are checked", "[rules]") {
   auto edited = [&](auto&& change) {
     json d = ok;
     change(d["rules"][0]);
-    return load_error(d);
+    return rules_load_error(d);
   };
   CHECK_THAT(edited([](json& r) { r.erase("id"); }), Catch::Contains("rules[0]: missing 'id'"));
   CHECK_THAT(edited([](json& r) { r["id"] = "Bad_Id"; }), Catch::Contains("not kebab-case"));
@@ -161,11 +166,11 @@ TEST_CASE("rule fields and effects are checked", "[rules]") {
              Catch::Contains("unknown key 'speed'"));
   json twice = ok;
   twice["rules"].push_back(ok["rules"][0]);
-  CHECK_THAT(load_error(twice),
+  CHECK_THAT(rules_load_error(twice),
              Catch::Contains("rules[1].id: duplicate id 'r' (first at rules[0])"));
   json future = ok;
   future["schema_version"] = 2;
-  CHECK_THAT(load_error(future), Catch::Contains("unsupported version 2"));
+  CHECK_THAT(rules_load_error(future), Catch::Contains("unsupported version 2"));
 }
 
 TEST_CASE("placeholders are filled with readable values", "[rules]") {
@@ -183,14 +188,14 @@ TEST_CASE("placeholders are filled with readable values", "[rules]") {
 }
 
 TEST_CASE("bad placeholders fail at load time", "[rules]") {
-  CHECK(load_error(doc_with({"gpu.ecc", "==", true}, {{"warning", "{gpu.vram} GB"}})) ==
+  CHECK(rules_load_error(doc_with({"gpu.ecc", "==", true}, {{"warning", "{gpu.vram} GB"}})) ==
         "rules.json: rules[0].effects.warning: unknown fact '{gpu.vram}' in the text "
         "(did you mean gpu.vram_gb?)");
-  CHECK_THAT(load_error(doc_with({"gpu.ecc", "==", true}, {{"note", "oops {gpu.ecc"}})),
+  CHECK_THAT(rules_load_error(doc_with({"gpu.ecc", "==", true}, {{"note", "oops {gpu.ecc"}})),
              Catch::Contains("effects.note: unclosed '{'"));
-  CHECK_THAT(load_error(doc_with({"gpu.ecc", "==", true}, {{"exclude", "{gpu.ecc:pc}"}})),
+  CHECK_THAT(rules_load_error(doc_with({"gpu.ecc", "==", true}, {{"exclude", "{gpu.ecc:pc}"}})),
              Catch::Contains("effects.exclude: unknown format ':pc'"));
-  CHECK_THAT(load_error(doc_with({"gpu.ecc", "==", true}, {{"note", "a } b"}})),
+  CHECK_THAT(rules_load_error(doc_with({"gpu.ecc", "==", true}, {{"note", "a } b"}})),
              Catch::Contains("stray '}'"));
 }
 

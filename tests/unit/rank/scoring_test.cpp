@@ -11,7 +11,7 @@ using namespace ranker_fixtures;
 
 namespace {
 
-ExitCode code_of(const std::string& text) {
+ExitCode scoring_code_of(const std::string& text) {
   try {
     parse_weights(text);
   } catch (const Error& e) {
@@ -52,7 +52,7 @@ TEST_CASE("parse_weights rejects bad input as a usage error") {
         "compute=1;budget=1", "speed=1", "Compute=1", "compute=1e2", "compute=abc",
         "compute=0,budget=0,ecosystem=0", "compute=0.4 budget=0.4"}) {
     CAPTURE(bad);
-    CHECK(code_of(bad) == ExitCode::usage);
+    CHECK(scoring_code_of(bad) == ExitCode::usage);
   }
   CHECK_THROWS_WITH(parse_weights("speed=1"), Catch::Contains("speed=1"));
   CHECK_THROWS_WITH(parse_weights("compute=0"), Catch::Contains("sum to zero"));

@@ -17,7 +17,7 @@ using namespace ranker_fixtures;
 
 namespace {
 
-Sources sources(const Catalog& cat = catalog()) { return {cat, {}, rules(), rates()}; }
+Sources plot_sources(const Catalog& cat = catalog()) { return {cat, {}, rules(), rates()}; }
 
 RankRequest lora_request(std::optional<double> budget) {
   RankRequest r;
@@ -68,7 +68,7 @@ TEST_CASE("axes: log scale when the values span 20x or more, 1-2-5 steps otherwi
 }
 
 TEST_CASE("price_plot: every fitting priced configuration, the frontier and the picks") {
-  const PricePlot p = price_plot(sources(), {lora_request(15000), 3});
+  const PricePlot p = price_plot(plot_sources(), {lora_request(15000), 3});
   REQUIRE(p.points.size() > 10);
   // Sorted by price; the frontier is increasing in both price and speed.
   for (std::size_t i = 1; i < p.points.size(); ++i)
@@ -82,7 +82,7 @@ TEST_CASE("price_plot: every fitting priced configuration, the frontier and the 
     for (const auto& x : p.points)
       CHECK_FALSE((x.price < p.points[f].price && x.tokens_per_s > p.points[f].tokens_per_s));
   // The picks are recommend's first three, within the budget.
-  const RecommendAnswer rec = recommend(sources(), {lora_request(15000), 3, false, {}});
+  const RecommendAnswer rec = recommend(plot_sources(), {lora_request(15000), 3, false, {}});
   int picks = 0;
   for (const auto& x : p.points)
     if (x.pick) {
@@ -105,7 +105,7 @@ TEST_CASE("clusters (--max-gpus 64) are plotted with their nodes, each label onc
   req.workload.model = model("llama-2-70b");
   req.workload.mode = Mode::full;
   req.max_gpus = 64;
-  const PricePlot p = price_plot(sources(), {req, 3});
+  const PricePlot p = price_plot(plot_sources(), {req, 3});
   std::set<std::string> labels;
   bool cluster = false;
   for (const auto& x : p.points) {
@@ -124,7 +124,7 @@ TEST_CASE("clusters (--max-gpus 64) are plotted with their nodes, each label onc
 TEST_CASE("a configuration filtered out is not plotted") {
   RankRequest r = lora_request(std::nullopt);
   r.filters.vendors = {"amd"};
-  const PricePlot p = price_plot(sources(), {r, 3});
+  const PricePlot p = price_plot(plot_sources(), {r, 3});
   for (const auto& x : p.points) CHECK(catalog().find(x.gpu)->vendor == "amd");
 }
 
@@ -154,7 +154,7 @@ TEST_CASE("escaping: markup, quotes and control characters from data cannot brea
 }
 
 TEST_CASE("the SVG is well-formed, standalone or inline, and carries no script") {
-  const PricePlot p = price_plot(sources(), {lora_request(15000), 3});
+  const PricePlot p = price_plot(plot_sources(), {lora_request(15000), 3});
   const std::string svg = render_svg(p);
   CHECK(xml_check::problem(svg) == "");
   CHECK(svg.rfind("<?xml", 0) == 0);

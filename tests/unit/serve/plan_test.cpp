@@ -13,7 +13,7 @@ using namespace serve_fixtures;
 
 namespace {
 
-const Cloud& cloud() {
+const Cloud& plan_cloud() {
   static const Cloud c = load_cloud({});
   return c;
 }
@@ -30,7 +30,7 @@ ServeRequest request(const std::string& model, std::optional<double> rps, Precis
 }
 
 ServeOption one(const std::string& gpu_id, int count, const ServeRequest& r) {
-  return serve_configuration(gpu(gpu_id), count, &cloud(), ranker_fixtures::rules(),
+  return serve_configuration(gpu(gpu_id), count, &plan_cloud(), ranker_fixtures::rules(),
                              ranker_fixtures::rates(), r);
 }
 
@@ -77,8 +77,8 @@ TEST_CASE("plan: bought cost = cards + platform amortised + power, rented covers
 
 TEST_CASE("plan: the ranking honours the budget and the filters", "[serve]") {
   ServeRequest r = request("llama-3.1-8b", 5, Precision::bf16, 60000);
-  const ServePlan p = plan_serving(ranker_fixtures::catalog(), &cloud(), ranker_fixtures::rules(),
-                                   ranker_fixtures::rates(), r);
+  const ServePlan p = plan_serving(ranker_fixtures::catalog(), &plan_cloud(),
+                                   ranker_fixtures::rules(), ranker_fixtures::rates(), r);
   REQUIRE_FALSE(p.options.empty());
   for (const auto& o : p.options) {
     CHECK(o.meets);
@@ -89,15 +89,15 @@ TEST_CASE("plan: the ranking honours the budget and the filters", "[serve]") {
     CHECK(p.options[i - 1].cost(false) <= p.options[i].cost(false));
   r.rank.budget.reset();
   r.rank.filters.vendors = {"amd"};
-  for (const auto& o : plan_serving(ranker_fixtures::catalog(), &cloud(), ranker_fixtures::rules(),
-                                    ranker_fixtures::rates(), r)
+  for (const auto& o : plan_serving(ranker_fixtures::catalog(), &plan_cloud(),
+                                    ranker_fixtures::rules(), ranker_fixtures::rates(), r)
                            .options)
     CHECK(o.eval.config.gpu->vendor == "amd");
 }
 
 TEST_CASE("plan: the user's cards are split into replicas that use them all", "[serve]") {
   const ServeRequest r = request("llama-3.1-8b", 50, Precision::bf16);
-  const ServeOption o = serve_cards(gpu("h100-sxm"), 4, &cloud(), ranker_fixtures::rules(),
+  const ServeOption o = serve_cards(gpu("h100-sxm"), 4, &plan_cloud(), ranker_fixtures::rules(),
                                     ranker_fixtures::rates(), r);
   CHECK(o.replicas * o.replica.count == 4);
   CHECK(o.cards == 4);
@@ -108,8 +108,8 @@ TEST_CASE("plan: replicas are laid out as the serving engine lays a model out", 
   // Qwen2.5 7B has 28 heads: vLLM's tensor parallelism splits them over 2 or 4 cards, not 8,
   // whatever engine a batch-1 check would default to (llama.cpp, by layers).
   const ServeRequest r = request("qwen2.5-7b", 5, Precision::bf16);
-  const ServePlan p = plan_serving(ranker_fixtures::catalog(), &cloud(), ranker_fixtures::rules(),
-                                   ranker_fixtures::rates(), r);
+  const ServePlan p = plan_serving(ranker_fixtures::catalog(), &plan_cloud(),
+                                   ranker_fixtures::rules(), ranker_fixtures::rates(), r);
   REQUIRE_FALSE(p.options.empty());
   int split = 0;
   for (const auto& o : p.options) {
@@ -121,7 +121,7 @@ TEST_CASE("plan: replicas are laid out as the serving engine lays a model out", 
     CHECK(o.eval.config.shard == Shard::tp);
   }
   CHECK(split > 0);  // multi-card vLLM replicas were ranked: the checks above ran
-  const ServeOption eight = serve_cards(gpu("h100-sxm"), 8, &cloud(), ranker_fixtures::rules(),
+  const ServeOption eight = serve_cards(gpu("h100-sxm"), 8, &plan_cloud(), ranker_fixtures::rules(),
                                         ranker_fixtures::rates(), r);
   CHECK(28 % eight.replica.count == 0);
   CHECK(eight.replicas * eight.replica.count == 8);
@@ -135,7 +135,7 @@ TEST_CASE("plan: more consumer cards than one machine holds serve as separate re
   const Gpu& g = gpu("rtx-3090");
   REQUIRE_FALSE(gangs(g, 16));
   const ServeOption o =
-      serve_cards(g, 16, &cloud(), ranker_fixtures::rules(), ranker_fixtures::rates(), r);
+      serve_cards(g, 16, &plan_cloud(), ranker_fixtures::rules(), ranker_fixtures::rates(), r);
   CHECK(o.replica.count <= 8);
   CHECK(o.replicas * o.replica.count == 16);
 }
@@ -159,8 +159,8 @@ TEST_CASE("plan: a replica's per-card need is check's for the same flags and eng
     // serve runs its serving engine (vLLM here): check with --engine vllm lays the model out
     // the same way (tensor parallel), where check's batch-1 default, llama.cpp, splits layers.
     r.rank.workload.engine = o.engine->name;
-    const Sources src{ranker_fixtures::catalog(), [] { return &cloud(); }, ranker_fixtures::rules(),
-                      ranker_fixtures::rates()};
+    const Sources src{ranker_fixtures::catalog(), [] { return &plan_cloud(); },
+                      ranker_fixtures::rules(), ranker_fixtures::rates()};
     const CheckAnswer c = check(src, r.rank, g, count);
     CAPTURE(model, count);
     CHECK(o.eval.need.total_bytes == Approx(c.result.need.total_bytes));
@@ -179,8 +179,8 @@ TEST_CASE("plan: a replica must hold one request in flight within the targets", 
   r.target.traffic = {{2000, 0}, {300, 0}};
   r.rank.workload = served("llama-3.1-70b", r.target.traffic, Precision::fp8);
   r.target.targets.ttft_s = 1.5, r.target.targets.tpot_s = 0.06;
-  const ServePlan p = plan_serving(ranker_fixtures::catalog(), &cloud(), ranker_fixtures::rules(),
-                                   ranker_fixtures::rates(), r);
+  const ServePlan p = plan_serving(ranker_fixtures::catalog(), &plan_cloud(),
+                                   ranker_fixtures::rules(), ranker_fixtures::rates(), r);
   REQUIRE_FALSE(p.options.empty());
   for (const auto& o : p.options) {
     CAPTURE(o.eval.config.gpu->id, o.eval.config.count);
@@ -198,8 +198,8 @@ TEST_CASE("plan: ranked by rent, configurations nobody rents out come after ever
           "[serve]") {
   ServeRequest r = request("llama-3.1-70b", 5, Precision::fp8);
   r.target.rank_by_rent = true;
-  const ServePlan p = plan_serving(ranker_fixtures::catalog(), &cloud(), ranker_fixtures::rules(),
-                                   ranker_fixtures::rates(), r);
+  const ServePlan p = plan_serving(ranker_fixtures::catalog(), &plan_cloud(),
+                                   ranker_fixtures::rules(), ranker_fixtures::rates(), r);
   bool unrented = false;
   for (const auto& o : p.options) {
     const bool rented = o.rented && o.rented->per_million > 0;
@@ -211,8 +211,8 @@ TEST_CASE("plan: ranked by rent, configurations nobody rents out come after ever
 TEST_CASE("plan: nothing meets a target below every card's latency floor", "[serve]") {
   ServeRequest r = request("llama-3.1-70b", 10, Precision::bf16);
   r.target.targets.tpot_s = 0.0005;  // below any card's weight read time
-  const ServePlan p = plan_serving(ranker_fixtures::catalog(), &cloud(), ranker_fixtures::rules(),
-                                   ranker_fixtures::rates(), r);
+  const ServePlan p = plan_serving(ranker_fixtures::catalog(), &plan_cloud(),
+                                   ranker_fixtures::rules(), ranker_fixtures::rates(), r);
   CHECK(p.options.empty());
   CHECK(p.counts.too_slow > 0);
   for (const auto& o : p.too_slow) CHECK_FALSE(o.capacity);

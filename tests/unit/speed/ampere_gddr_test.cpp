@@ -15,7 +15,7 @@ double decode(const Gpu& g, const ThroughputConstants& k) {
   return estimate_throughput(w, g, 1, false, k).decode_tokens_per_s;
 }
 
-Gpu with(const std::string& architecture, const std::string& memory) {
+Gpu ampere_with(const std::string& architecture, const std::string& memory) {
   Gpu g = tput_fixtures::card(1e5);  // compute never binds: decode is bytes / bandwidth
   g.architecture = architecture, g.memory_type = memory;
   return g;
@@ -27,14 +27,14 @@ TEST_CASE("Ampere GDDR cards decode at the engine's gddr_ampere figure") {
   auto k = tput_fixtures::plain();
   k.memory_types = {{"GDDR6X", 1.0}, {"HBM2e", 1.0}};
   k.engines.at("vllm").kernel_gddr_ampere = 0.6;  // kernel_gddr 0.9, kernel_hbm 0.9
-  const double ada = decode(with("Ada Lovelace (AD102)", "GDDR6X"), k);
-  const double ampere = decode(with("Ampere (GA102)", "GDDR6X"), k);
+  const double ada = decode(ampere_with("Ada Lovelace (AD102)", "GDDR6X"), k);
+  const double ampere = decode(ampere_with("Ampere (GA102)", "GDDR6X"), k);
   CHECK(ampere / ada == Approx(0.6 / 0.9));
   // HBM Ampere (GA100) keeps the hbm figure: the factor is the GDDR cards' alone.
-  CHECK(decode(with("Ampere (GA100)", "HBM2e"), k) == Approx(ada));
+  CHECK(decode(ampere_with("Ampere (GA100)", "HBM2e"), k) == Approx(ada));
   // Without the figure an Ampere GDDR card takes the engine's gddr figure.
   k.engines.at("vllm").kernel_gddr_ampere = 0;
-  CHECK(decode(with("Ampere (GA102)", "GDDR6X"), k) == Approx(ada));
+  CHECK(decode(ampere_with("Ampere (GA102)", "GDDR6X"), k) == Approx(ada));
 }
 
 TEST_CASE("the shipped data gives every CUDA engine an Ampere GDDR figure below its gddr one") {

@@ -41,7 +41,7 @@ const Gpu& gpu(const std::string& id) {
   return require_gpu(c, id);
 }
 
-Workload preset(const std::string& id, Mode mode, int batch) {
+Workload cnn_preset(const std::string& id, Mode mode, int batch) {
   static const std::vector<ModelArch> models = load_models({});
   Workload w;
   w.model = require_model(models, id);
@@ -125,7 +125,7 @@ TEST_CASE("fp32 convolutions run in TF32 from compute capability 8.0, as PyTorch
 TEST_CASE("shipped data: the measured H200 ResNet-50 rates within 10 %") {
   // tests/calibration/h200-2026-12-04/results-6.jsonl (rows H35-H37): the constants come from
   // the same run's kernel profile, so this pins the arithmetic, not a held-out check.
-  Workload w = preset("resnet-50", Mode::full, 256);
+  Workload w = cnn_preset("resnet-50", Mode::full, 256);
   w.optimizer = Optimizer::sgd;
   const Gpu& h200 = gpu("h200-sxm");
   w.amp = true;
@@ -157,7 +157,7 @@ TEST_CASE("several cards train a CNN data-parallel: near-linear on NVLink") {
 TEST_CASE("shipped CNN presets: images/s rank the cards by their compute and bandwidth") {
   // Batch 256 keeps every card's step above the host's floor (host_floor_test.cpp).
   for (const char* id : {"resnet-50", "yolov8m"}) {
-    const Workload w = preset(id, Mode::full, 256);
+    const Workload w = cnn_preset(id, Mode::full, 256);
     const double v100 = estimate_throughput(w, gpu("v100-sxm2-32gb"), 1, false).train_tokens_per_s;
     const double a100 = estimate_throughput(w, gpu("a100-80gb-sxm"), 1, false).train_tokens_per_s;
     const double h100 = estimate_throughput(w, gpu("h100-sxm"), 1, false).train_tokens_per_s;
@@ -169,13 +169,13 @@ TEST_CASE("shipped CNN presets: images/s rank the cards by their compute and ban
     CHECK(a100 > 100);
   }
   const Throughput t =
-      estimate_throughput(preset("resnet-50", Mode::inference, 64), gpu("t4"), 1, false);
+      estimate_throughput(cnn_preset("resnet-50", Mode::inference, 64), gpu("t4"), 1, false);
   CHECK(t.unit == "images");
   CHECK(t.decode_tokens_per_s > 0);
 }
 
 TEST_CASE("an encoder's inference rate is its encode (prompt) rate: it generates nothing") {
-  Workload w = preset("bert-base-uncased", Mode::inference, 32);
+  Workload w = cnn_preset("bert-base-uncased", Mode::inference, 32);
   w.seq_len = 128;
   const Throughput t = estimate_throughput(w, gpu("a100-80gb-sxm"), 1, false);
   CHECK(t.unit == "tokens");
@@ -184,7 +184,7 @@ TEST_CASE("an encoder's inference rate is its encode (prompt) rate: it generates
 }
 
 TEST_CASE("a ViT is rated in images/s, its sequence the patches of --image-size") {
-  Workload w = preset("vit-b-16", Mode::full, 64);
+  Workload w = cnn_preset("vit-b-16", Mode::full, 64);
   w.seq_len = 197;
   const Throughput small = estimate_throughput(w, gpu("a100-80gb-sxm"), 1, false);
   CHECK(small.unit == "images");
@@ -198,16 +198,16 @@ TEST_CASE("a ViT is rated in images/s, its sequence the patches of --image-size"
 }
 
 TEST_CASE("an image size starts at the smallest input a vision model takes") {
-  CHECK(min_image_side(preset("resnet-50", Mode::full, 1).model) == 32);
-  CHECK(min_image_side(preset("yolov8n", Mode::full, 1).model) == 32);
-  CHECK(min_image_side(preset("vit-b-16", Mode::full, 1).model) == 16);
-  CHECK(min_image_side(preset("bert-base-uncased", Mode::full, 1).model) == 0);
-  Workload w = preset("yolov8n", Mode::inference, 1);
+  CHECK(min_image_side(cnn_preset("resnet-50", Mode::full, 1).model) == 32);
+  CHECK(min_image_side(cnn_preset("yolov8n", Mode::full, 1).model) == 32);
+  CHECK(min_image_side(cnn_preset("vit-b-16", Mode::full, 1).model) == 16);
+  CHECK(min_image_side(cnn_preset("bert-base-uncased", Mode::full, 1).model) == 0);
+  Workload w = cnn_preset("yolov8n", Mode::inference, 1);
   w.image_size = 16;
   CHECK_THROWS_WITH(validate(w), Catch::Contains("below the 32 px"));
   w.image_size = 32;
   CHECK_NOTHROW(validate(w));
-  Workload v = preset("vit-b-16", Mode::inference, 1);
+  Workload v = cnn_preset("vit-b-16", Mode::inference, 1);
   v.seq_len = 197;
   v.image_size = 15;
   CHECK_THROWS_WITH(validate(v), Catch::Contains("takes as one patch"));

@@ -20,7 +20,7 @@ Workload batched_tp() {
   return w;
 }
 
-double decode(const Workload& w, int n, const ThroughputConstants& k) {
+double collective_decode(const Workload& w, int n, const ThroughputConstants& k) {
   return estimate_throughput(w, tput_fixtures::card(), n, false, k).decode_tokens_per_s;
 }
 
@@ -35,9 +35,9 @@ TEST_CASE("a PCIe ring beyond one CPU socket's GPUs runs at the host-memory rate
   host_only.links["pcie-p2p"] = 0.4;
   const Workload w = batched_tp();
   // Within a socket peer-to-peer as before; across, every byte at the host path's rate.
-  CHECK(decode(w, 4, split) == Approx(decode(w, 4, p2p_only)));
-  CHECK(decode(w, 8, split) == Approx(decode(w, 8, host_only)));
-  CHECK(decode(w, 8, split) < decode(w, 8, p2p_only));
+  CHECK(collective_decode(w, 4, split) == Approx(collective_decode(w, 4, p2p_only)));
+  CHECK(collective_decode(w, 8, split) == Approx(collective_decode(w, 8, host_only)));
+  CHECK(collective_decode(w, 8, split) < collective_decode(w, 8, p2p_only));
   const auto note = [&](int n) {
     return joined(estimate_throughput(w, tput_fixtures::card(), n, false, split));
   };
@@ -145,7 +145,7 @@ TEST_CASE("a PCIe ring across the sockets pays the cross-socket all-reduce time 
     Workload w = tput_fixtures::inference(7e9);
     w.model = tput_fixtures::decoder(7e9, 32, hidden);
     w.shard = Shard::tp, w.engine = "vllm";
-    return 1 / decode(w, n, k);
+    return 1 / collective_decode(w, n, k);
   };
   // Within a socket: the flat figure, table or not.
   CHECK(step_s(4096, 4, sized) == Approx(step_s(4096, 4, flat)));

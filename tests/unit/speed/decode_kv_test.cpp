@@ -12,7 +12,7 @@ using namespace gpusel;
 namespace {
 
 // Bandwidth-bound card and constants with the refinements off: decode time is bytes / bw.
-Gpu card() {
+Gpu decode_card() {
   Gpu g;
   g.id = "bw";
   g.bandwidth_gbs = 1000, g.fp32_tflops = 1e5;
@@ -22,7 +22,7 @@ Gpu card() {
 
 // Every factor 1: memory type unknown (1), engine kernels 1, no dequantization factor, no
 // per-layer overhead.
-ThroughputConstants plain() {
+ThroughputConstants kv_plain() {
   ThroughputConstants k = tput_fixtures::plain();
   k.int4_bits_per_weight = 4.5, k.int8_bits_per_weight = 8.5, k.kv_cache_bytes_per_value = 2;
   for (auto& [name, e] : k.engines) e.kernel_gddr = e.kernel_hbm = e.kernel_unified = 1;
@@ -46,7 +46,7 @@ Workload windowed(int seq_len) {
 }
 
 double step_s(const Workload& w) {
-  return w.batch / estimate_throughput(w, card(), 1, false, plain()).decode_tokens_per_s;
+  return w.batch / estimate_throughput(w, decode_card(), 1, false, kv_plain()).decode_tokens_per_s;
 }
 
 }  // namespace
@@ -78,7 +78,7 @@ TEST_CASE("a GGUF model's decode reads its bits per weight, the output included"
   const double bits = find_gguf("q4_k_m")->bits_per_weight;
   const double kv = 36 * 2.0 * 8 * 64 * 1 * 2;
   CHECK(step_s(w) == Approx((1e9 * bits / 8 + kv) / 1e12));
-  const Throughput t = estimate_throughput(w, card(), 1, false, plain());
+  const Throughput t = estimate_throughput(w, decode_card(), 1, false, kv_plain());
   bool named = false;
   for (const auto& a : t.assumptions) named = named || a.find("GGUF q4_k_m") != std::string::npos;
   CHECK(named);

@@ -11,7 +11,9 @@ using namespace gpusel;
 
 namespace {
 
-nlohmann::json shipped() { return nlohmann::json::parse(embedded_text("data/throughput.json")); }
+nlohmann::json engine_shipped() {
+  return nlohmann::json::parse(embedded_text("data/throughput.json"));
+}
 
 // Every figure the model reads of an engine.
 void same_figures(const Engine& a, const Engine& b) {
@@ -32,7 +34,7 @@ void same_figures(const Engine& a, const Engine& b) {
 }  // namespace
 
 TEST_CASE("vllm-0.5 is vllm but for its Hopper int4 GEMM, as if written out in full") {
-  auto doc = shipped();
+  auto doc = engine_shipped();
   REQUIRE(doc["engines"]["vllm-0.5"]["like"] == "vllm");
   const ThroughputConstants k = parse_throughput_constants(doc, "t");
   // Written out: vllm's entry with vllm-0.5's own fields over it.
@@ -52,7 +54,7 @@ TEST_CASE("vllm-0.5 is vllm but for its Hopper int4 GEMM, as if written out in f
 }
 
 TEST_CASE("a 'like' naming no engine, or one that is itself a 'like', is a data error") {
-  auto unknown = shipped(), chained = shipped(), unlabelled = shipped();
+  auto unknown = engine_shipped(), chained = engine_shipped(), unlabelled = engine_shipped();
   unknown["engines"]["vllm-0.5"]["like"] = "vllm-9";
   chained["engines"]["vllm-0.4"] = {{"like", "vllm-0.5"}, {"label", "vLLM 0.4"}};
   unlabelled["engines"]["vllm-0.5"].erase("label");
@@ -66,7 +68,7 @@ TEST_CASE("a 'like' naming no engine, or one that is itself a 'like', is a data 
 
 TEST_CASE("the schema takes a full engine entry or a 'like' with a label, and the loader agrees") {
   const auto schema = nlohmann::json::parse(embedded_text("data/schema/throughput.schema.json"));
-  auto like = shipped(), bare = shipped();
+  auto like = engine_shipped(), bare = engine_shipped();
   like["engines"]["vllm-0.4"] = {{"like", "vllm"}, {"label", "vLLM 0.4"}};
   bare["engines"]["vllm-0.4"] = {{"label", "vLLM 0.4"}};  // neither its figures nor a like
   CHECK(check_schema(schema, like).empty());

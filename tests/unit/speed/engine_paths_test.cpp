@@ -18,9 +18,11 @@ using namespace gpusel;
 
 namespace {
 
-nlohmann::json shipped() { return nlohmann::json::parse(embedded_text("data/throughput.json")); }
+nlohmann::json shipped_throughput() {
+  return nlohmann::json::parse(embedded_text("data/throughput.json"));
+}
 
-const Gpu& gpu(const std::string& id) {
+const Gpu& gpu_by_id(const std::string& id) {
   static const Catalog c = load_catalog({});
   return require_gpu(c, id);
 }
@@ -45,7 +47,7 @@ Workload q4_decode(const std::string& engine) {
 
 double prompt_of(const std::string& model, const std::string& precision, const std::string& engine,
                  const std::string& card) {
-  return estimate_throughput(llama(model, precision, engine, 513, 512), gpu(card), 1, false)
+  return estimate_throughput(llama(model, precision, engine, 513, 512), gpu_by_id(card), 1, false)
       .prefill_tokens_per_s;
 }
 
@@ -54,31 +56,32 @@ double prompt_of(const std::string& model, const std::string& precision, const s
 TEST_CASE("llama.cpp runs without its graphs on Pascal and Metal, with them on Volta and newer") {
   const ThroughputConstants& k = default_throughput_constants();
   const Engine& cpp = k.engines.at("llama.cpp");
-  CHECK(engine_on(cpp, gpu("tesla-p40"), k).name == "llama.cpp-nograph");
+  CHECK(engine_on(cpp, gpu_by_id("tesla-p40"), k).name == "llama.cpp-nograph");
   // Metal has no CUDA graphs; the unified-memory kernel figure was read with that overhead out.
-  CHECK(engine_on(cpp, gpu("apple-m2-ultra"), k).name == "llama.cpp-nograph");
+  CHECK(engine_on(cpp, gpu_by_id("apple-m2-ultra"), k).name == "llama.cpp-nograph");
   for (const char* id : {"v100-sxm2-32gb", "rtx-2080-ti", "rtx-3090", "rtx-4090", "h100-sxm"})
-    CHECK(engine_on(cpp, gpu(id), k).name == "llama.cpp");
+    CHECK(engine_on(cpp, gpu_by_id(id), k).name == "llama.cpp");
   // Engines without graphs named stay themselves everywhere.
-  CHECK(engine_on(k.engines.at("vllm"), gpu("tesla-p40"), k).name == "vllm");
+  CHECK(engine_on(k.engines.at("vllm"), gpu_by_id("tesla-p40"), k).name == "vllm");
 }
 
 TEST_CASE("on a Pascal card --engine llama.cpp costs the graphless per-layer overhead") {
   const ThroughputConstants& k = default_throughput_constants();
-  const Throughput now = estimate_throughput(q4_decode("llama.cpp"), gpu("tesla-p40"), 1, false);
+  const Throughput now =
+      estimate_throughput(q4_decode("llama.cpp"), gpu_by_id("tesla-p40"), 1, false);
   const Throughput old =
-      estimate_throughput(q4_decode("llama.cpp-nograph"), gpu("tesla-p40"), 1, false);
+      estimate_throughput(q4_decode("llama.cpp-nograph"), gpu_by_id("tesla-p40"), 1, false);
   CHECK(now.decode_tokens_per_s == old.decode_tokens_per_s);
   CHECK(now.engine == "llama.cpp-nograph");
   bool said = false;
   for (const auto& a : now.assumptions) said = said || a.find("runs without its graphs") != a.npos;
   CHECK(said);
   // Were the gate gone, the same card would pay 32 layers x (52 - 27) us less per token.
-  auto doc = shipped();
+  auto doc = shipped_throughput();
   doc["engines"]["llama.cpp"].erase("graphless_on");
   const ThroughputConstants ungated = parse_throughput_constants(doc, "t");
   const Throughput graphed =
-      estimate_throughput(q4_decode("llama.cpp"), gpu("tesla-p40"), 1, false, ungated);
+      estimate_throughput(q4_decode("llama.cpp"), gpu_by_id("tesla-p40"), 1, false, ungated);
   CHECK(graphed.engine == "llama.cpp");
   const double per_layer = k.engines.at("llama.cpp-nograph").layer_overhead_s -
                            k.engines.at("llama.cpp").layer_overhead_s;
@@ -88,7 +91,7 @@ TEST_CASE("on a Pascal card --engine llama.cpp costs the graphless per-layer ove
 }
 
 TEST_CASE("graphless_on naming no engine or no architecture is a data error") {
-  auto unknown = shipped(), empty = shipped();
+  auto unknown = shipped_throughput(), empty = shipped_throughput();
   unknown["engines"]["llama.cpp"]["graphless_on"]["value"]["engine"] = "llama.cpp-9";
   empty["engines"]["llama.cpp"]["graphless_on"]["value"]["architectures"] = "|";
   CHECK_THROWS_WITH(parse_throughput_constants(unknown, "t"),
@@ -96,7 +99,7 @@ TEST_CASE("graphless_on naming no engine or no architecture is a data error") {
   CHECK_THROWS_WITH(parse_throughput_constants(empty, "t"),
                     Catch::Contains("names no architecture"));
   const auto schema = nlohmann::json::parse(embedded_text("data/schema/throughput.schema.json"));
-  CHECK(check_schema(schema, shipped()).empty());
+  CHECK(check_schema(schema, shipped_throughput()).empty());
 }
 
 TEST_CASE("without int8 matrix units quantized prompts run on dp4a at 4x FP32: the P40's 912") {
@@ -107,12 +110,12 @@ TEST_CASE("without int8 matrix units quantized prompts run on dp4a at 4x FP32: t
   const double eff = default_throughput_constants().engines.at("llama.cpp").dp4a_efficiency;
   for (const char* card : {"mi50-32gb", "rx-6800-xt"}) {
     const Throughput t = estimate_throughput(llama("llama-2-7b", "q4_0", "llama.cpp", 513, 512),
-                                             gpu(card), 1, false);
+                                             gpu_by_id(card), 1, false);
     // 2 x the matmul weights (6.74B less the 32000 x 4096 embedding) + causal attention
     // over half of 512 tokens, 32 layers of 4096.
     const double flops = 2 * (6.74e9 - 32000 * 4096.0) + 4 * 32 * 4096 * 256.0;
     CHECK(t.prefill_tokens_per_s * flops / 1e12 ==
-          Approx(4 * gpu(card).fp32_tflops * eff).epsilon(0.02));
+          Approx(4 * gpu_by_id(card).fp32_tflops * eff).epsilon(0.02));
   }
   // Not GP100 (no dp4a), not 16-bit weights, not cards with int8 matrix units.
   const auto ratio = [](const char* card) {
@@ -124,11 +127,11 @@ TEST_CASE("without int8 matrix units quantized prompts run on dp4a at 4x FP32: t
 }
 
 TEST_CASE("a malformed prefill_dequantize or int4_gemm_also_on is a data error") {
-  auto vendor = shipped(), above = shipped(), list = shipped();
+  auto vendor = shipped_throughput(), above = shipped_throughput(), list = shipped_throughput();
   vendor["engines"]["llama.cpp-cublas"]["prefill_dequantize"]["value"]["vendor"] = "intel";
   above["engines"]["llama.cpp-hipblas"]["prefill_dequantize"]["value"].erase("above");
   list["engines"]["llama.cpp"]["int4_gemm_also_on"]["value"] = "||";
-  auto dp4a = shipped();
+  auto dp4a = shipped_throughput();
   dp4a["engines"]["llama.cpp"]["prefill_dp4a"]["value"]["efficiency"] = 1.5;
   CHECK_THROWS_WITH(parse_throughput_constants(dp4a, "t"),
                     Catch::Contains("prefill_dp4a.value.efficiency: value 1.5 outside"));
@@ -143,7 +146,7 @@ TEST_CASE("a malformed prefill_dequantize or int4_gemm_also_on is a data error")
 TEST_CASE("LPDDR parts outside Apple decode with the CUDA/HIP kernels' figure, not Metal's") {
   // The decode assumption names the kernel class: "... llama.cpp on gddr [engines...]".
   const auto on = [](const std::string& card, const std::string& cls) {
-    const Throughput t = estimate_throughput(q4_decode("llama.cpp"), gpu(card), 1, false);
+    const Throughput t = estimate_throughput(q4_decode("llama.cpp"), gpu_by_id(card), 1, false);
     for (const auto& a : t.assumptions)
       if (a.rfind("decode bandwidth", 0) == 0) return a.find(" on " + cls + " [") != a.npos;
     return false;
@@ -158,20 +161,20 @@ TEST_CASE("llama.cpp runs its SYCL back end on Intel GPUs, not Gaudi") {
   const ThroughputConstants& k = default_throughput_constants();
   const Engine& cpp = k.engines.at("llama.cpp");
   for (const char* id : {"arc-a770-16gb", "arc-b580", "max-1100"})
-    CHECK(engine_on(cpp, gpu(id), k).name == "llama.cpp-sycl");
-  CHECK(engine_on(cpp, gpu("gaudi-2"), k).name == "llama.cpp");
+    CHECK(engine_on(cpp, gpu_by_id(id), k).name == "llama.cpp-sycl");
+  CHECK(engine_on(cpp, gpu_by_id("gaudi-2"), k).name == "llama.cpp");
   // Today's SYCL build on an A770 (NeoZhangJianyu/ci_log b9226): tg128 58.96, pp512 933.41.
   const Throughput tg = estimate_throughput(llama("llama-2-7b", "q4_0", "llama.cpp", 129, 1),
-                                            gpu("arc-a770-16gb"), 1, false);
+                                            gpu_by_id("arc-a770-16gb"), 1, false);
   CHECK(tg.engine == "llama.cpp-sycl");
   CHECK(tg.decode_tokens_per_s == Approx(58.96).epsilon(0.02));
   const Throughput pp = estimate_throughput(llama("llama-2-7b", "q4_0", "llama.cpp", 513, 512),
-                                            gpu("arc-a770-16gb"), 1, false);
+                                            gpu_by_id("arc-a770-16gb"), 1, false);
   CHECK(pp.prefill_tokens_per_s == Approx(933.41).epsilon(0.02));
 }
 
 TEST_CASE("a backend_on naming no engine is a data error") {
-  auto doc = shipped();
+  auto doc = shipped_throughput();
   doc["engines"]["llama.cpp"]["backend_on"]["value"]["engine"] = "llama.cpp-oneapi";
   CHECK_THROWS_WITH(parse_throughput_constants(doc, "t"),
                     Catch::Contains("engines.llama.cpp.backend_on: no engine 'llama.cpp-oneapi'"));
@@ -194,7 +197,7 @@ TEST_CASE("through cuBLAS a 4-bit prompt first writes an FP16 copy: PR #4766's R
                                                              {"a100-80gb-sxm", e.kernel_hbm},
                                                              {"h100-pcie", e.kernel_hbm}};
   for (const auto& [card, kernel] : cards) {
-    const Gpu& g = gpu(card);
+    const Gpu& g = gpu_by_id(card);
     const double copy_bw = g.bandwidth_gbs * 1e9 * k.memory_types.at(g.memory_type) * kernel;
     const double per_pass = (1 / prompt_of("llama-2-7b", "q4_0", "llama.cpp-cublas", card) -
                              1 / prompt_of("llama-2-7b", "fp16", "llama.cpp-cublas", card)) *
@@ -221,7 +224,7 @@ TEST_CASE("today's MMQ runs 4-bit prompts at 0.94 of F16 on NVIDIA Ampere+ and A
 TEST_CASE("ipex-llm decodes Llama 2 7B sym_int4 on an Arc A770 at its measured 16.9 ms") {
   // intel/ipex-llm PR #10629: ~1k-token prompt; the model's context at its midpoint.
   const Throughput t = estimate_throughput(llama("llama-2-7b", "int4", "ipex-llm", 1354, 1024),
-                                           gpu("arc-a770-16gb"), 1, false);
+                                           gpu_by_id("arc-a770-16gb"), 1, false);
   CHECK(t.engine == "ipex-llm");
   CHECK(1e3 / t.decode_tokens_per_s == Approx(16.9).epsilon(0.02));
 }

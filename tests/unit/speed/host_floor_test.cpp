@@ -31,7 +31,7 @@ Workload small(int batch, int seq) {
   return w;
 }
 
-double step_s(const Workload& w, const Throughput& t) {
+double host_step_s(const Workload& w, const Throughput& t) {
   return w.batch * w.seq_len / t.train_tokens_per_s;
 }
 
@@ -42,12 +42,13 @@ TEST_CASE("a training step takes at least its kernels x the host's cost each") {
   k.host_kernel_s = 1e-3;  // 320 ms a step for 32 layers x 10 kernels
   const Workload w = small(1, 16);
   const Throughput t = estimate_throughput(w, card(100), 1, false, k);
-  CHECK(step_s(w, t) == Approx(0.320));
+  CHECK(host_step_s(w, t) == Approx(0.320));
   CHECK(t.bound == "host");
   // Checkpointing replays the forward: a third more kernels.
   Workload ckpt = w;
   ckpt.grad_ckpt = true;
-  CHECK(step_s(ckpt, estimate_throughput(ckpt, card(100), 1, false, k)) == Approx(0.320 * 4 / 3));
+  CHECK(host_step_s(ckpt, estimate_throughput(ckpt, card(100), 1, false, k)) ==
+        Approx(0.320 * 4 / 3));
   // A faster card changes nothing while the host is the slower.
   CHECK(estimate_throughput(w, card(400), 1, false, k).train_tokens_per_s ==
         Approx(t.train_tokens_per_s));

@@ -28,7 +28,7 @@ Workload batched(const std::string& model, int batch, const std::string& engine 
   return w;
 }
 
-const Gpu& card(const std::string& id) { return require_gpu(ranker_fixtures::catalog(), id); }
+const Gpu& infer_card(const std::string& id) { return require_gpu(ranker_fixtures::catalog(), id); }
 
 }  // namespace
 
@@ -58,12 +58,12 @@ TEST_CASE("the shipped llama.cpp and MLX figures reach more of Apple's rate than
     CHECK(e.metal_prefill_quantized_factor > k.prefill_quantized_factor);
   }
   const Throughput m2 = estimate_throughput(batched("llama-3.1-8b", 1, "llama.cpp"),
-                                            card("apple-m2-ultra"), 1, false);
+                                            infer_card("apple-m2-ultra"), 1, false);
   CHECK(m2.prefill_tokens_per_s > 0);
 }
 
 TEST_CASE("tensor-parallel all-reduces add to the step instead of hiding under it") {
-  StepModel m = step_model(batched("llama-3.1-70b", 1), card("h100-sxm"), 4, true);
+  StepModel m = step_model(batched("llama-3.1-70b", 1), infer_card("h100-sxm"), 4, true);
   REQUIRE(m.comm_s_per_token > 0);
   for (double b : {1.0, 64.0, 512.0}) {
     StepModel more = m;
@@ -77,13 +77,15 @@ TEST_CASE("tensor parallel over PCIe is slower than over NVLink at every batch")
   double last_pcie = 0;
   for (int b : {1, 16, 128, 512}) {
     const Workload w = batched("llama-3.1-70b", b);
-    const double nvlink = estimate_throughput(w, card("h100-sxm"), 4, true).decode_tokens_per_s;
-    const double pcie = estimate_throughput(w, card("h100-sxm"), 4, false).decode_tokens_per_s;
+    const double nvlink =
+        estimate_throughput(w, infer_card("h100-sxm"), 4, true).decode_tokens_per_s;
+    const double pcie =
+        estimate_throughput(w, infer_card("h100-sxm"), 4, false).decode_tokens_per_s;
     CAPTURE(b);
     CHECK(pcie < nvlink);
     CHECK(pcie >= last_pcie);  // a larger batch never lowers tokens/s
     last_pcie = pcie;
-    const StepModel m = step_model(w, card("h100-sxm"), 4, false);
+    const StepModel m = step_model(w, infer_card("h100-sxm"), 4, false);
     CHECK(step_seconds(m, b + 1, 0) >= step_seconds(m, b, 0));  // nor shortens a step
   }
 }
@@ -94,8 +96,10 @@ TEST_CASE("vLLM without CUDA graphs pays its eager launch cost on every layer") 
   REQUIRE(per_layer == Approx(47e-6));  // vLLM PR #1440: 1.2 s vs 1.05 s for 100 tokens
   const Workload graphs = batched("llama-3.1-8b", 1, "vllm");
   const Workload eager = batched("llama-3.1-8b", 1, "vllm-eager");
-  const double a = estimate_throughput(graphs, card("a100-80gb-sxm"), 1, false).decode_tokens_per_s;
-  const double b = estimate_throughput(eager, card("a100-80gb-sxm"), 1, false).decode_tokens_per_s;
+  const double a =
+      estimate_throughput(graphs, infer_card("a100-80gb-sxm"), 1, false).decode_tokens_per_s;
+  const double b =
+      estimate_throughput(eager, infer_card("a100-80gb-sxm"), 1, false).decode_tokens_per_s;
   CHECK(1 / b - 1 / a == Approx(32 * per_layer));
 }
 
@@ -103,7 +107,7 @@ TEST_CASE("a MoE layer adds the engine's fixed cost per decode step, dense layer
   const auto& k = default_throughput_constants();
   const double moe = k.engines.at("vllm").moe_layer_overhead_s;
   REQUIRE(moe == Approx(66e-6));  // tt-inference-server#340: Qwen3-30B-A3B against Qwen3-1.7B
-  const Gpu& h100 = card("h100-sxm");
+  const Gpu& h100 = infer_card("h100-sxm");
   auto per_token = [&](Workload w, double overhead_s) {
     auto kk = k;
     kk.engines.at("vllm").moe_layer_overhead_s = overhead_s;
@@ -131,17 +135,20 @@ TEST_CASE("transformers generate() decodes at its host's pace unless the GPU is 
   REQUIRE(e.host_layer_s == Approx(631e-6));
   // An 8B model on an H200: the GPU needs ~5 ms a token, the host 0.8 + 32 x 0.631 ms.
   Workload w = batched("llama-3.1-8b", 1, "transformers");
-  const double h200 = estimate_throughput(w, card("h200-sxm"), 1, false).decode_tokens_per_s;
+  const double h200 = estimate_throughput(w, infer_card("h200-sxm"), 1, false).decode_tokens_per_s;
   CHECK(1 / h200 == Approx(800e-6 + 32 * 631e-6));
   // The same floor on a 4090: both are host-bound, so the card does not matter.
-  CHECK(estimate_throughput(w, card("rtx-4090"), 1, false).decode_tokens_per_s == Approx(h200));
+  CHECK(estimate_throughput(w, infer_card("rtx-4090"), 1, false).decode_tokens_per_s ==
+        Approx(h200));
   // A 70B model in bf16 over two A100s: the GPUs' own step is longer than the host's, and
   // the engine runs at its GPU figures (vLLM's eager ones).
   Workload big = batched("llama-3.1-70b", 1, "transformers");
   Workload eager = big;
   eager.engine = "vllm-eager";
-  const double t = estimate_throughput(big, card("a100-80gb-sxm"), 2, true).decode_tokens_per_s;
-  const double v = estimate_throughput(eager, card("a100-80gb-sxm"), 2, true).decode_tokens_per_s;
+  const double t =
+      estimate_throughput(big, infer_card("a100-80gb-sxm"), 2, true).decode_tokens_per_s;
+  const double v =
+      estimate_throughput(eager, infer_card("a100-80gb-sxm"), 2, true).decode_tokens_per_s;
   CHECK(1 / v > 800e-6 + 80 * 631e-6);
   CHECK(t == Approx(v));
 }
@@ -149,6 +156,6 @@ TEST_CASE("transformers generate() decodes at its host's pace unless the GPU is 
 TEST_CASE("hf-generate names the transformers engine") {
   Workload a = batched("llama-3.1-8b", 1, "hf-generate"), b = a;
   b.engine = "transformers";
-  CHECK(estimate_throughput(a, card("h200-sxm"), 1, false).decode_tokens_per_s ==
-        Approx(estimate_throughput(b, card("h200-sxm"), 1, false).decode_tokens_per_s));
+  CHECK(estimate_throughput(a, infer_card("h200-sxm"), 1, false).decode_tokens_per_s ==
+        Approx(estimate_throughput(b, infer_card("h200-sxm"), 1, false).decode_tokens_per_s));
 }

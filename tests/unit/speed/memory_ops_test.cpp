@@ -12,7 +12,7 @@ using namespace tput_fixtures;
 
 namespace {
 
-ThroughputConstants with_memory() {
+ThroughputConstants memory_with_memory() {
   ThroughputConstants k = plain();
   k.memory_bound_training = true;
   k.activation_forward_passes = 2, k.activation_backward_passes = 3;
@@ -23,7 +23,7 @@ double tokens_per_s(const Workload& w, const Gpu& g, int n = 1, bool linked = fa
   return estimate_throughput(w, g, n, linked).train_tokens_per_s;
 }
 
-const Gpu& gpu(const std::string& id) {
+const Gpu& memory_gpu(const std::string& id) {
   static const Catalog c = load_catalog({});
   return require_gpu(c, id);
 }
@@ -33,7 +33,7 @@ const Gpu& gpu(const std::string& id) {
 TEST_CASE("a step adds 34·h bytes per layer and token x 5 passes, the logits and AdamW's 30 B") {
   Workload w = training(Mode::full, 1e9);
   w.amp = true;
-  const auto k = with_memory();
+  const auto k = memory_with_memory();
   const double per_token_flops = 6e9 + 3 * attention(w);
   const double compute = per_token_flops / (100e12 * 0.5) * w.seq_len;
   const double act = 32 * 5 * 34.0 * 4096 + 4 * 32000.0 * 5;  // flash attention: no scores
@@ -52,7 +52,7 @@ TEST_CASE("a step adds 34·h bytes per layer and token x 5 passes, the logits an
 TEST_CASE("eager attention moves its measured bytes per score element beyond FlashAttention") {
   Workload flash = training(Mode::lora, 1e9), eager = flash;
   eager.flash_attn = false;
-  auto k = with_memory();
+  auto k = memory_with_memory();
   k.eager_forward_bytes = 48, k.eager_backward_bytes = 48;
   const double f = estimate_throughput(flash, card(100), 1, false, k).train_tokens_per_s;
   const double e = estimate_throughput(eager, card(100), 1, false, k).train_tokens_per_s;
@@ -71,9 +71,9 @@ TEST_CASE("fp32 without autocast moves 66·h bytes per layer and token, eager sc
   flash.precision = Precision::fp32, flash.amp = false;
   Workload eager = flash;
   eager.flash_attn = false;
-  auto off = with_memory();
+  auto off = memory_with_memory();
   off.memory_bound_training = false;
-  auto k = with_memory();
+  auto k = memory_with_memory();
   k.eager_forward_bytes = 48, k.eager_backward_bytes = 48;
   const double t_off = estimate_throughput(flash, card(100), 1, false, off).train_tokens_per_s;
   const double f = estimate_throughput(flash, card(100), 1, false, k).train_tokens_per_s;
@@ -85,7 +85,7 @@ TEST_CASE("fp32 without autocast moves 66·h bytes per layer and token, eager sc
 }
 
 TEST_CASE("the memory-bound share falls as the hidden size grows, and with bandwidth") {
-  const auto k = with_memory();
+  const auto k = memory_with_memory();
   const auto share = [&](int hidden, double bandwidth) {
     Workload w = training(Mode::full, 1e9);
     w.model = decoder(12.0 * hidden * hidden * 24, 24, hidden);
@@ -111,7 +111,7 @@ TEST_CASE("shipped data: BERT-large spends far more of its step off the matmuls 
   bert.model.heads = 16, bert.model.head_dim = 64;
   bert.flash_attn = false, bert.seq_len = 384, bert.batch = 28, bert.amp = true;
   llm.seq_len = 2048, llm.batch = 4, llm.amp = true;
-  const Gpu& g = gpu("a100-80gb-sxm");
+  const Gpu& g = memory_gpu("a100-80gb-sxm");
   const double bert_mfu = estimate_throughput(bert, g, 1, false).mfu;
   const double llm_mfu = estimate_throughput(llm, g, 1, false).mfu;
   CHECK(bert_mfu < 0.85 * llm_mfu);
@@ -122,16 +122,18 @@ TEST_CASE("shipped data: properties hold with the memory-bound ops") {
   Workload w = training(Mode::full, 6.7e9);
   w.seq_len = 2048, w.batch = 2, w.grad_ckpt = true;
   // A faster card (more matmul rate and bandwidth) is never slower.
-  CHECK(tokens_per_s(w, gpu("h100-sxm")) > tokens_per_s(w, gpu("a100-80gb-sxm")));
-  CHECK(tokens_per_s(w, gpu("a100-80gb-sxm")) > tokens_per_s(w, gpu("v100-sxm2-32gb")));
+  CHECK(tokens_per_s(w, memory_gpu("h100-sxm")) > tokens_per_s(w, memory_gpu("a100-80gb-sxm")));
+  CHECK(tokens_per_s(w, memory_gpu("a100-80gb-sxm")) >
+        tokens_per_s(w, memory_gpu("v100-sxm2-32gb")));
   // Tokens/s per card never rise with the batch falling, nor with more cards (DDP: every
   // card runs the whole optimizer step, as one card does).
   Workload small = w;
   small.batch = 1;
-  CHECK(tokens_per_s(small, gpu("h100-sxm")) <= tokens_per_s(w, gpu("h100-sxm")));
+  CHECK(tokens_per_s(small, memory_gpu("h100-sxm")) <= tokens_per_s(w, memory_gpu("h100-sxm")));
   for (int n : {2, 8, 64}) {
     Workload many = w;
     many.gpus = n, many.shard = Shard::ddp;
-    CHECK(tokens_per_s(many, gpu("h100-sxm"), n, true) / n <= tokens_per_s(w, gpu("h100-sxm")));
+    CHECK(tokens_per_s(many, memory_gpu("h100-sxm"), n, true) / n <=
+          tokens_per_s(w, memory_gpu("h100-sxm")));
   }
 }

@@ -19,10 +19,10 @@ Workload llama70(bool row, const std::string& engine = "llama.cpp-nograph") {
   return w;
 }
 
-const Gpu& card(const std::string& id) { return require_gpu(ranker_fixtures::catalog(), id); }
+const Gpu& row_card(const std::string& id) { return require_gpu(ranker_fixtures::catalog(), id); }
 
-double decode(const Workload& w, int n) {
-  return estimate_throughput(w, card("a100-80gb-pcie"), n, false).decode_tokens_per_s;
+double row_decode(const Workload& w, int n) {
+  return estimate_throughput(w, row_card("a100-80gb-pcie"), n, false).decode_tokens_per_s;
 }
 
 }  // namespace
@@ -36,22 +36,22 @@ TEST_CASE("llama.cpp before CUDA graphs pays 91 us per layer, 25 more than with 
   CHECK(old.kernel_hbm == now.kernel_hbm);  // the same kernels: "like": "llama.cpp"
   Workload a = llama70(false, "llama.cpp"), b = llama70(false);
   a.gpus = b.gpus = 1;
-  const Gpu& g = card("a100-80gb-pcie");
+  const Gpu& g = row_card("a100-80gb-pcie");
   const double ta = 1 / estimate_throughput(a, g, 1, false).decode_tokens_per_s;
   const double tb = 1 / estimate_throughput(b, g, 1, false).decode_tokens_per_s;
   CHECK(tb - ta == Approx(80 * 25e-6).epsilon(1e-6));
 }
 
 TEST_CASE("the row split reads each card's rows at once, unlike the layer split") {
-  const double layer2 = decode(llama70(false), 2), row2 = decode(llama70(true), 2);
+  const double layer2 = row_decode(llama70(false), 2), row2 = row_decode(llama70(true), 2);
   // The layer split runs one card at a time: no faster than one card's bandwidth allows.
   CHECK(row2 > 1.3 * layer2);
   // Every split matmul forks and joins over PCIe and the host issues each card's calls:
   // the row split stays well below 2 cards' bandwidth.
   Workload one = llama70(false);
   one.gpus = 1;
-  CHECK(row2 < 1.9 * decode(one, 1));
-  const Gpu& g = card("a100-80gb-pcie");
+  CHECK(row2 < 1.9 * row_decode(one, 1));
+  const Gpu& g = row_card("a100-80gb-pcie");
   const StepModel m = step_model(llama70(true), g, 2, false);
   CHECK(m.tp == 2);
   CHECK(m.host_floor_s > 0);

@@ -22,9 +22,9 @@ const Catalog& catalog() {
   return c;
 }
 
-const Gpu& gpu(const std::string& id) { return require_gpu(catalog(), id); }
+const Gpu& data_gpu(const std::string& id) { return require_gpu(catalog(), id); }
 
-Workload llama(double params_b, Mode mode) {
+Workload throughput_llama(double params_b, Mode mode) {
   Workload w;
   w.model = decoder(params_b * 1e9, params_b > 30 ? 80 : 32, params_b > 30 ? 8192 : 4096);
   w.mode = mode;
@@ -48,10 +48,10 @@ TEST_CASE("K16 anchor: a communication-heavy fine-tune scales about 3.8x on 4, 6
   // gathers are as long as the compute they hide behind, as in K16's typical fine-tune.
   // Compiled (no eager host floor, host_floor_test.cpp): eager, this small a step waits for
   // the host, and the host's idle GPU time hides the gathers.
-  Workload w = llama(7, Mode::lora);
+  Workload w = throughput_llama(7, Mode::lora);
   w.seq_len = 512;
   w.framework.compile.value = true;
-  const Gpu& a100 = gpu("a100-80gb-sxm");
+  const Gpu& a100 = data_gpu("a100-80gb-sxm");
   const double four = speedup(w, a100, 4, true), eight = speedup(w, a100, 8, true);
   CHECK(four == Approx(3.8).epsilon(0.08));
   CHECK(eight == Approx(6.5).epsilon(0.15));
@@ -63,14 +63,14 @@ TEST_CASE("K16 anchor: a communication-heavy fine-tune scales about 3.8x on 4, 6
 TEST_CASE("PCIe is below NVLink for every sharded recipe, and GeForce without P2P below that") {
   for (Mode mode : {Mode::full, Mode::lora, Mode::qlora})
     for (double b : {7.0, 13.0}) {
-      Workload w = llama(b, mode);
+      Workload w = throughput_llama(b, mode);
       w.seq_len = 1024;
-      CHECK(speedup(w, gpu("h100-sxm"), 8, false) < speedup(w, gpu("h100-sxm"), 8, true));
+      CHECK(speedup(w, data_gpu("h100-sxm"), 8, false) < speedup(w, data_gpu("h100-sxm"), 8, true));
     }
-  Workload w = llama(7, Mode::lora);
+  Workload w = throughput_llama(7, Mode::lora);
   w.seq_len = 512;
   // An RTX 4090 and an RTX 6000 Ada pair: both PCIe, but GeForce goes through host memory.
-  CHECK(speedup(w, gpu("rtx-4090"), 2, false) < speedup(w, gpu("rtx-a6000"), 2, false));
+  CHECK(speedup(w, data_gpu("rtx-4090"), 2, false) < speedup(w, data_gpu("rtx-a6000"), 2, false));
 }
 
 // Over PCIe alone the 4 -> 8 step is left out: 8 cards span two CPU sockets and the ring's
@@ -81,14 +81,14 @@ TEST_CASE("more cards never lower total training throughput within one link") {
   for (Shard shard : {Shard::ddp, Shard::fsdp, Shard::zero2})
     for (double b : {1.0, 7.0, 70.0})
       for (bool linked : {false, true}) {
-        Workload w = llama(b, b > 30 ? Mode::qlora : Mode::full);
+        Workload w = throughput_llama(b, b > 30 ? Mode::qlora : Mode::full);
         w.shard = shard;
         double last = 0;
         for (int n : {1, 2, 4, 8}) {
           if (n == 8 && !linked) continue;
           w.gpus = n;
           if (n == 1) w.shard = Shard::none;
-          const Throughput t = estimate_throughput(w, gpu("a100-80gb-sxm"), n, linked);
+          const Throughput t = estimate_throughput(w, data_gpu("a100-80gb-sxm"), n, linked);
           CHECK(t.train_tokens_per_s >= last);
           CHECK(t.scaling <= 1.0 + 1e-9);
           last = t.train_tokens_per_s;
@@ -98,14 +98,15 @@ TEST_CASE("more cards never lower total training throughput within one link") {
 }
 
 TEST_CASE("non-CUDA stacks get what they measure: MI300X trains near an H100, not 1.5x") {
-  Workload w = llama(70, Mode::lora);
+  Workload w = throughput_llama(70, Mode::lora);
   w.gpus = 8, w.shard = Shard::fsdp;
-  const double h100 = estimate_throughput(w, gpu("h100-sxm"), 8, true).train_tokens_per_s;
-  const double mi300 = estimate_throughput(w, gpu("mi300x"), 8, true).train_tokens_per_s;
+  const double h100 = estimate_throughput(w, data_gpu("h100-sxm"), 8, true).train_tokens_per_s;
+  const double mi300 = estimate_throughput(w, data_gpu("mi300x"), 8, true).train_tokens_per_s;
   CHECK(mi300 / h100 == Approx(1.0).margin(0.15));
-  Workload q = llama(7, Mode::qlora);
-  const double arc = estimate_throughput(q, gpu("arc-a770-16gb"), 1, false).train_tokens_per_s;
-  const double ti = estimate_throughput(q, gpu("rtx-4060-ti-16gb"), 1, false).train_tokens_per_s;
+  Workload q = throughput_llama(7, Mode::qlora);
+  const double arc = estimate_throughput(q, data_gpu("arc-a770-16gb"), 1, false).train_tokens_per_s;
+  const double ti =
+      estimate_throughput(q, data_gpu("rtx-4060-ti-16gb"), 1, false).train_tokens_per_s;
   CHECK(arc / ti < 2.4);  // the A770's measured 91 TFLOPS, not its 137.6 spec
 }
 
@@ -114,7 +115,7 @@ TEST_CASE("Apple cards without a catalog compute figure still prefill (measured 
   w.seq_len = w.prompt_len = 512;
   for (const char* id : {"apple-m4-max", "apple-m3-max", "apple-m4-pro", "apple-m3-ultra"}) {
     INFO(id);
-    CHECK(estimate_throughput(w, gpu(id), 1, false).prefill_tokens_per_s > 0);
+    CHECK(estimate_throughput(w, data_gpu(id), 1, false).prefill_tokens_per_s > 0);
   }
 }
 
@@ -133,17 +134,19 @@ TEST_CASE("engines: defaults by batch, aliases, unknown names, HBM efficiency di
   Workload a = inference(7e9), b = a;
   b.engine = "vllm";
   // llama.cpp reads far less of HBM than a CUDA-graph engine; on GDDR6X they are close.
-  const double llama_hbm = estimate_throughput(a, gpu("h100-sxm"), 1, false).decode_tokens_per_s;
-  const double vllm_hbm = estimate_throughput(b, gpu("h100-sxm"), 1, false).decode_tokens_per_s;
+  const double llama_hbm =
+      estimate_throughput(a, data_gpu("h100-sxm"), 1, false).decode_tokens_per_s;
+  const double vllm_hbm =
+      estimate_throughput(b, data_gpu("h100-sxm"), 1, false).decode_tokens_per_s;
   CHECK(llama_hbm < 0.85 * vllm_hbm);
-  CHECK(estimate_throughput(a, gpu("rtx-4090"), 1, false).decode_tokens_per_s >
-        0.9 * estimate_throughput(b, gpu("rtx-4090"), 1, false).decode_tokens_per_s);
+  CHECK(estimate_throughput(a, data_gpu("rtx-4090"), 1, false).decode_tokens_per_s >
+        0.9 * estimate_throughput(b, data_gpu("rtx-4090"), 1, false).decode_tokens_per_s);
 }
 
 TEST_CASE("clusters: nodes of eight joined by the card's network, consumer cards do not cluster") {
-  Workload w = llama(70, Mode::full);
+  Workload w = throughput_llama(70, Mode::full);
   w.shard = Shard::fsdp, w.batch = 4;
-  const Gpu& h100 = gpu("h100-sxm");
+  const Gpu& h100 = data_gpu("h100-sxm");
   w.gpus = 8;
   const double eight = estimate_throughput(w, h100, 8, true).train_tokens_per_s;
   w.gpus = 64;
@@ -155,13 +158,13 @@ TEST_CASE("clusters: nodes of eight joined by the card's network, consumer cards
   CHECK(joined(t64).find("8 nodes over InfiniBand") != std::string::npos);
   w.gpus = 4096;
   CHECK(estimate_throughput(w, h100, 4096, true).train_tokens_per_s > 0);
-  CHECK(cluster_network(gpu("rtx-4090")) == nullptr);
+  CHECK(cluster_network(data_gpu("rtx-4090")) == nullptr);
   w.gpus = 16;
-  CHECK_THROWS_AS(estimate_throughput(w, gpu("rtx-4090"), 16, false), Error);
-  REQUIRE(cluster_network(gpu("gaudi-3")) != nullptr);
-  CHECK(cluster_network(gpu("gaudi-3"))->bytes_per_s_per_gpu == Approx(75e9 * 0.73));
-  CHECK(node_size(gpu("gb200")) == 72);
-  CHECK(node_size(gpu("l40s")) == 8);
+  CHECK_THROWS_AS(estimate_throughput(w, data_gpu("rtx-4090"), 16, false), Error);
+  REQUIRE(cluster_network(data_gpu("gaudi-3")) != nullptr);
+  CHECK(cluster_network(data_gpu("gaudi-3"))->bytes_per_s_per_gpu == Approx(75e9 * 0.73));
+  CHECK(node_size(data_gpu("gb200")) == 72);
+  CHECK(node_size(data_gpu("l40s")) == 8);
 }
 
 TEST_CASE("every catalog card gets a sourced compute rate, memory type and link") {
@@ -227,34 +230,34 @@ TEST_CASE("bad throughput data are data errors naming the key") {
 // of its FP32 spec, Ampere and later GeForce 0.70 (their doubled FP32 figure shares a
 // datapath with INT32); cards with no FP32 measurement keep the 16-bit fraction, at most 1.
 TEST_CASE("fp32 without autocast runs at the measured SGEMM fraction of the FP32 rate") {
-  Workload w = llama(7, Mode::full);
+  Workload w = throughput_llama(7, Mode::full);
   w.precision = Precision::fp32, w.amp = false;
-  const Throughput titan = estimate_throughput(w, gpu("titan-rtx"), 1, false);
-  CHECK(titan.tflops_used == Approx(gpu("titan-rtx").fp32_tflops * 0.91));
+  const Throughput titan = estimate_throughput(w, data_gpu("titan-rtx"), 1, false);
+  CHECK(titan.tflops_used == Approx(data_gpu("titan-rtx").fp32_tflops * 0.91));
   CHECK(joined(titan).find("matmul.turing-geforce-fp32.fp32_fraction") != std::string::npos);
   // The 4090's own entry has no FP32 figure: the GeForce family's applies.
-  const Throughput ada = estimate_throughput(w, gpu("rtx-4090"), 1, false);
-  CHECK(ada.tflops_used == Approx(gpu("rtx-4090").fp32_tflops * 0.70));
+  const Throughput ada = estimate_throughput(w, data_gpu("rtx-4090"), 1, false);
+  CHECK(ada.tflops_used == Approx(data_gpu("rtx-4090").fp32_tflops * 0.70));
   CHECK(joined(ada).find("matmul.geforce.fp32_fraction") != std::string::npos);
-  const Gpu& h100 = gpu("h100-sxm");
+  const Gpu& h100 = data_gpu("h100-sxm");
   CHECK(estimate_throughput(w, h100, 1, false).tflops_used ==
         Approx(h100.fp32_tflops * std::min(1.0, 794.5 / *h100.bf16_tflops_dense)));
   // The 16-bit path is untouched: a 2080 Ti still takes the GeForce 16-bit fraction.
   w.precision = Precision::bf16;
-  const Gpu& ti = gpu("rtx-2080-ti");
+  const Gpu& ti = data_gpu("rtx-2080-ti");
   CHECK(estimate_throughput(w, ti, 1, false).tflops_used ==
         Approx(1.05 * (ti.bf16_tflops_dense ? *ti.bf16_tflops_dense : *ti.fp16_tflops_dense)));
 }
 
 TEST_CASE("Gaudi's FP8 gain is its own measured figure, below Transformer Engine's on H100") {
-  Workload w = llama(7, Mode::full);
+  Workload w = throughput_llama(7, Mode::full);
   w.grad_ckpt = false, w.seq_len = 4096, w.batch = 1;
   const auto gain = [&](const char* id) {
     Workload fp8 = w;
     fp8.precision = Precision::fp8;
-    const Throughput t = estimate_throughput(fp8, gpu(id), 1, false);
+    const Throughput t = estimate_throughput(fp8, data_gpu(id), 1, false);
     return std::pair{
-        t.train_tokens_per_s / estimate_throughput(w, gpu(id), 1, false).train_tokens_per_s,
+        t.train_tokens_per_s / estimate_throughput(w, data_gpu(id), 1, false).train_tokens_per_s,
         joined(t)};
   };
   const auto [gaudi, gaudi_why] = gain("gaudi-2");
