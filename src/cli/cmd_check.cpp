@@ -116,7 +116,9 @@ int run_check(Context& ctx, const CheckArgs& a) {
                     (r.config.split.empty() ? to_string(r.config.shard) : r.config.split)
               : "",
           room_text(r));
-  if (r.rules.excluded)
+  if (ans.purchase_only)
+    line += tr("; as a purchase: ") + safe_cell(r.rules.exclude_reason);
+  else if (r.rules.excluded)
     line += tr("; excluded: ") + safe_cell(r.rules.exclude_reason);
   else if (ans.remedy)
     line +=
@@ -132,6 +134,7 @@ int run_check(Context& ctx, const CheckArgs& a) {
   o.json.erase("scores");  // a score is relative to other candidates; a gate has none
   o.json["schema_version"] = 1;
   o.json["fits"] = ans.fits;
+  o.json["purchase_only"] = ans.purchase_only;
   o.json["verdict"] = line;
   o.csv = json_rows(nlohmann::json::array({o.json}), check_csv_columns());
   o.highlights = {{verdict + ":", ans.fits ? Tone::good : Tone::bad}};

@@ -207,8 +207,8 @@ int run_cost(Context& ctx, CostArgs& a) {
   Output o;
   o.before = trf("{} x {} bought, or {} x {} rented: {:g} h/day for {:g} months = {:.0f} h of "
                  "use; amounts in {}{}",
-                 q.own_count, q.own_gpu, *r.query.rent_count, r.query.rent_gpu, q.hours_per_day,
-                 q.months, r.hours, q.currency, origin_note(currency)) +
+                 r.query.own_count, q.own_gpu, *r.query.rent_count, r.query.rent_gpu,
+                 q.hours_per_day, q.months, r.hours, q.currency, origin_note(currency)) +
              "\n\n" + (r.own ? own_lines(*r.own, r) : "");
   if (!r.rent.empty() || r.own) o.table = options_table(r, false);
   if (!r.rent.empty() || r.own) o.csv = options_table(r, true);
@@ -221,7 +221,10 @@ int run_cost(Context& ctx, CostArgs& a) {
 
 void add_options(CLI::App& cmd, CostArgs& a) {
   cmd.add_option("--gpu", a.q.own_gpu, "GPU to buy, a catalog id (e.g. rtx-4090)")->required();
-  cmd.add_option("--count", a.q.own_count, "how many cards")->capture_default_str();
+  cmd.add_option("--count", a.q.own_count,
+                 "how many cards (default: one, or one board of the smallest size the card is sold "
+                 "on: 4 H100 SXM, 8 MI300X)")
+      ->check(CLI::PositiveNumber);
   cmd.add_option("--hours-per-day", a.q.hours_per_day, "hours of use a day, 0-24")->required();
   cmd.add_option("--months", a.q.months, "project length in months")->required();
   cmd.add_option("--rent-gpu", a.q.rent_gpu, "GPU to rent instead (default: the --gpu card)");

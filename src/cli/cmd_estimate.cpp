@@ -46,7 +46,12 @@ Table component_table(const Estimate& e, bool explain) {
   Table t{{{N_("component")}, {"GiB", true}, {N_("share"), true}}, {}};
   if (explain) t.columns.push_back({N_("formula"), false, 0, true});
   for (const auto& c : e.components) {
-    std::vector<std::string> row{c.name, gib(c.bytes), share(c.bytes, e.total_bytes)};
+    // A share of the GPU total only for what the GPU holds: offloaded parts live in host RAM,
+    // paged optimizer states in managed memory (a share of the GPU total read as 114 %).
+    const std::string where = c.where == "gpu"    ? share(c.bytes, e.total_bytes)
+                              : c.where == "host" ? tr("host RAM")
+                                                  : tr("managed");
+    std::vector<std::string> row{c.name, gib(c.bytes), where};
     if (explain) row.push_back(c.formula);
     t.rows.push_back(row);
   }
@@ -111,8 +116,12 @@ int run_estimate(Context& ctx, const EstimateArgs& a) {
   Output o;
   o.before = headline(w, true);
   o.table = component_table(e, a.explain);
-  o.after = trf("total per GPU {} GiB ({} GB), likely {} to {} GiB", gib(e.total_bytes),
-                fixed(e.total_bytes / 1e9, 2), gib(e.low_bytes), gib(e.high_bytes)) +
+  // The need leads: it is what check, fit, compare and recommend hold against a card; the
+  // total adds the caching allocator's share, what nvidia-smi may show at the peak.
+  o.after = trf("need per GPU {} GiB, likely {} to {} GiB (what is compared with a card's usable "
+                "memory); at the peak up to {} GiB ({} GB) reserved, allocator cache included",
+                gib(e.need_bytes()), gib(e.need_low_bytes()), gib(e.need_high_bytes()),
+                gib(e.total_bytes), fixed(e.total_bytes / 1e9, 2)) +
             "\n" + tr("assumptions:") + "\n" + bullet_list(e.assumptions);
   o.json = estimate_json(e);
   o.csv = json_rows(o.json["components"],

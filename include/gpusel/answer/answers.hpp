@@ -79,7 +79,8 @@ RentAnswer rent(const Sources& src, const RankRequest& req, const RentalRequest&
 struct CheckAnswer {
   Result result;
   bool room = false;                // the need is within usable memory
-  bool fits = false;                // room, and no rule excludes it
+  bool fits = false;                // room, and no rule excludes it but as a purchase
+  bool purchase_only = false;       // a rule excludes buying these cards, not running on them
   std::string verdict;              // "fits" | "excluded" | "does not fit"
   std::optional<FitChange> remedy;  // the first K37 change that fits, when it does not
 };

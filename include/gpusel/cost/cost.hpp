@@ -86,7 +86,9 @@ std::string extras_note(double storage_gb, double egress_gb, double storage_pric
 
 struct CostQuery {
   std::string own_gpu;
-  int own_count = 1;
+  // 0 = not given: one card, or the smallest board the card is sold on (an H100 SXM: 4);
+  // resolved in CostReport::query.
+  int own_count = 0;
   std::string rent_gpu;           // "" = own_gpu
   std::optional<int> rent_count;  // none = own_count; resolved in CostReport::query
   double hours_per_day = 0, months = 0;

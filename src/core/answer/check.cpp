@@ -27,7 +27,15 @@ CheckAnswer check(const Sources& src, const RankRequest& req, const Gpu& gpu, in
   const Config c = make_config(gpu, count, req.workload);
   a.result = evaluate(c, src.rules, src.rates, req);
   a.room = fits_memory(a.result);
-  a.fits = a.room && !a.result.rules.excluded;
+  // check asks whether the work runs there. A rule that excludes the configuration only as a
+  // purchase (an H100 SXM is not sold singly) is said, not a "no": the same cards rented, or
+  // in a server the user owns, run it.
+  if (a.room && a.result.rules.excluded) {
+    Config rented = c;
+    rented.rented = true;
+    a.purchase_only = !evaluate(rented, src.rules, src.rates, req).rules.excluded;
+  }
+  a.fits = a.room && (!a.result.rules.excluded || a.purchase_only);
   // English (JSON and scripts read it); marked so that the table's translation exists.
   a.verdict = a.fits ? N_("fits") : a.room ? N_("excluded") : N_("does not fit");
   if (!a.fits && !a.result.rules.excluded) {

@@ -1,5 +1,6 @@
 // `gpusel cost`: owning vs renting for one project, with break-even points and a verdict.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <algorithm>
 #include <cmath>
 #include <set>
@@ -28,7 +29,7 @@ void check_query(const CostQuery& q) {
           fmt::format("--hours-per-day must be at most 24 (got {})", q.hours_per_day));
   require(std::isfinite(q.months) && q.months > 0,
           fmt::format("--months must be > 0 (got {})", q.months));
-  require(q.own_count >= 1 && q.own_count <= kMaxGpuCount,
+  require(q.own_count >= 0 && q.own_count <= kMaxGpuCount,
           fmt::format("--count must be between 1 and {}", kMaxGpuCount));
   require(!q.rent_count || (*q.rent_count >= 1 && *q.rent_count <= kMaxGpuCount),
           fmt::format("--rent-count must be between 1 and {}", kMaxGpuCount));
@@ -76,6 +77,12 @@ std::pair<double, std::string> card_price(const Gpu& g, const CostQuery& q, cons
                                  c->from->currency, c->from->as_of)};
 }
 
+// What "--gpu X" alone buys: one card, or one board of the smallest size it is sold on.
+int smallest_purchase(const Gpu& g) {
+  const Platform* p = quote_platform(default_platforms(), g, 1, false).platform;
+  return p && !p->sold_in.empty() ? p->sold_in.front() : 1;
+}
+
 std::optional<OwnCost> owning(const Gpu& g, const CostQuery& q, double hours, const CostData& d,
                               const Converter& conv) {
   bool found = false;
@@ -89,6 +96,14 @@ std::optional<OwnCost> owning(const Gpu& g, const CostQuery& q, double hours, co
         fmt::format("no platform takes {} x {} (data/platforms.json: a desktop "
                     "board takes two consumer cards)",
                     q.own_count, g.id));
+  // Modules are sold on boards of set sizes (rule whole-boards-only): 2 of an 8-GPU HGX board
+  // or 1 GPU of an NVL72 rack buys nothing anyone sells, unless the user prices the host.
+  const std::vector<int>& sizes = platform.platform->sold_in;
+  if (!q.host_cost && !sizes.empty() && q.own_count % sizes.front() != 0)
+    throw usage_error(fmt::format(
+        "--count {}: {} is sold only on boards of {} GPUs ({}); give a count of whole boards, "
+        "or --host-cost for a server you own",
+        q.own_count, g.id, fmt::join(sizes, " or "), platform.platform->id));
   OwnCost o;
   o.gpu = &g;
   o.count = q.own_count;
@@ -201,8 +216,9 @@ CostReport compare_costs(const CostQuery& query, const CostData& d) {
   CostReport r;
   r.query = query;
   if (r.query.rent_gpu.empty()) r.query.rent_gpu = query.own_gpu;
-  r.query.rent_count = query.rent_count.value_or(query.own_count);
   const Gpu& own = require_gpu(d.catalog, r.query.own_gpu);
+  if (r.query.own_count == 0) r.query.own_count = smallest_purchase(own);
+  r.query.rent_count = query.rent_count.value_or(r.query.own_count);
   const Gpu& rented = require_gpu(d.catalog, r.query.rent_gpu);
   r.hours = hours_used(query.hours_per_day, query.months);
   std::set<std::string> used;

@@ -76,17 +76,28 @@ std::string months_reason(const BreakEven& b, const CostReport& r) {
              r.query.hours_per_day, kind, *b.months, r.query.months);
 }
 
-// A cheaper price that no provider publishes (the defaults' spot ratio or commitment
-// discount) is named as a scenario to ask a provider about, not chosen.
+// A price that no provider publishes (the defaults' spot ratio or commitment discount) is
+// named as a scenario to ask a provider about, not chosen: where it is cheaper than the
+// verdict, or within a close call of it (a 3-year commitment 3 % above buying weighs more in
+// the decision than the on-demand price the verdict names next).
 void scenario_reason(CostReport& r, const std::vector<Option>& verdict_options) {
+  const double best = verdict_options.front().total;
+  const RentQuote* cheapest = nullptr;
   for (const auto& q : r.rent)
-    if (!q.published && q.total < verdict_options.front().total) {
-      r.verdict.reasons.push_back(
-          trf("scenario, not the verdict: {} at a price no provider publishes ({}) would cost {}; "
-              "ask a provider for a quote",
-              verdict_text(rent_choice(q.kind)), q.basis, amount(q.total, r)));
-      return;
-    }
+    if (!q.published && (!cheapest || q.total < cheapest->total)) cheapest = &q;
+  if (!cheapest || cheapest->total >= best * (1 + kCloseCall)) return;
+  const RentQuote& q = *cheapest;
+  if (q.total < best)
+    r.verdict.reasons.push_back(
+        trf("scenario, not the verdict: {} at a price no provider publishes ({}) would cost {}; "
+            "ask a provider for a quote",
+            verdict_text(rent_choice(q.kind)), q.basis, amount(q.total, r)));
+  else
+    r.verdict.reasons.push_back(
+        trf("close to the verdict: {} at a price no provider publishes ({}) would cost {} ({:.0f} "
+            "% more); ask a provider for a quote before buying",
+            verdict_text(rent_choice(q.kind)), q.basis, amount(q.total, r),
+            best > 0 ? (q.total / best - 1) * 100 : 0.0));
 }
 
 void own_reason(CostReport& r) {

@@ -174,7 +174,9 @@ RentalRanking rank_rentals(const Catalog& catalog, const Cloud& cloud, const Rul
   for (const auto& o : cloud.offers) {
     ++out.considered;
     const Gpu* gpu = catalog.find(o.gpu);
-    if (!gpu || !passes_filters(*gpu, req.filters)) {
+    // --max-gpus caps what is rented as it caps what is bought: an instance is paid for
+    // whole, so one larger than the cap is filtered out, never used in part.
+    if (!gpu || !passes_filters(*gpu, req.filters) || o.gpus_per_instance > req.max_gpus) {
       ++out.filtered;
       continue;
     }
@@ -195,7 +197,7 @@ RentalRanking rank_rentals(const Catalog& catalog, const Cloud& cloud, const Rul
     const InstanceNetwork net = instance_network(o, cloud.defaults);
     const bool clusters = net.rdma || net.nvlink_domain > o.gpus_per_instance;
     for (int n = 2; clusters && !chosen && !one->second.rules.excluded &&
-                    n * o.gpus_per_instance <= std::max(req.max_gpus, o.gpus_per_instance);
+                    n * o.gpus_per_instance <= req.max_gpus;
          n *= 2) {
       const auto* more =
           &evaluated(*gpu, working_gpus(req.workload, n * o.gpus_per_instance), &o, net);

@@ -260,7 +260,7 @@ TEST_CASE("bad values are usage errors") {
   resale.resale_1y = 1.5;
   fails(resale, "--resale-1y");
   CostQuery zero = two_4090s_vs_a100();
-  zero.own_count = 0;
+  zero.own_count = -1;  // 0 is "not given" (the CLI refuses --count 0)
   fails(zero, "--count");
 }
 
@@ -281,6 +281,7 @@ TEST_CASE("no price for the card: renting is still quoted, buying is not") {
   const Fixture f;
   CostQuery q = two_4090s_vs_a100();
   q.own_gpu = "mi300x";
+  q.own_count = 8;  // one OAM board
   CostReport r = compare_costs(q, f.data());
   CHECK_FALSE(r.own);
   CHECK(r.verdict.choice.empty());
@@ -289,10 +290,36 @@ TEST_CASE("no price for the card: renting is still quoted, buying is not") {
   r = compare_costs(q, f.data());
   REQUIRE(r.own);
   CHECK(r.own->card_price == 20000);
-  // An OAM module needs its 8-GPU server board (data/platforms.json), whatever the count.
+  // An OAM module needs its 8-GPU server board (data/platforms.json).
   CHECK(r.own->host_price ==
-        Approx(quote_platform(default_platforms(), *f.catalog.find("mi300x"), 2, false).total_usd));
+        Approx(quote_platform(default_platforms(), *f.catalog.find("mi300x"), 8, false).total_usd));
   CHECK(r.own->host_basis.find("HGX/OAM") != std::string::npos);
+}
+
+TEST_CASE("buying modules counts whole boards: the default is the smallest, others are refused") {
+  const Fixture f;
+  CostQuery q = two_4090s_vs_a100();
+  q.own_gpu = "mi300x";
+  q.card_price = 20000;
+  q.rent_count.reset();
+  q.own_count = 0;  // not given
+  const CostReport r = compare_costs(q, f.data());
+  CHECK(r.query.own_count == 8);
+  CHECK(*r.query.rent_count == 8);  // renting compares the same count
+  REQUIRE(r.own);
+  CHECK(r.own->count == 8);
+  for (int n : {1, 2, 4, 12}) {
+    q.own_count = n;
+    INFO(n);
+    CHECK_THROWS_WITH(compare_costs(q, f.data()), Catch::Contains("sold only on boards of 8"));
+  }
+  q.own_count = 2;
+  q.host_cost = 5000;  // a server the user prices: any count
+  CHECK(compare_costs(q, f.data()).own->count == 2);
+  q.own_gpu = "rtx-4090";  // a PCIe card: one by default
+  q.own_count = 0;
+  q.host_cost.reset();
+  CHECK(compare_costs(q, f.data()).query.own_count == 1);
 }
 
 // Properties. Each hour used saves the owner (rent - power); so long as renting costs more

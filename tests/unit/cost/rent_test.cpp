@@ -367,3 +367,20 @@ TEST_CASE("a rental window near a year of use notes that a commitment costs less
   CHECK_FALSE(noted((1 - d) * 8760 - 1));
   CHECK_FALSE(noted(100));
 }
+
+TEST_CASE(
+    "the GPU cap (--max-gpus) limits those rented as those bought, an instance counted whole") {
+  RentFixture f;
+  const RentalRanking all = rank_rentals(f.catalog, f.cloud, f.rules, f.rates, f.req, {});
+  bool eight = false;
+  for (const auto& o : all.options) eight = eight || o.offer->gpus_per_instance == 8;
+  REQUIRE(eight);  // the 8-GPU A100 instance fits when nothing caps it
+  for (int cap : {1, 2, 4}) {
+    f.req.max_gpus = cap;
+    const RentalRanking r = rank_rentals(f.catalog, f.cloud, f.rules, f.rates, f.req, {});
+    INFO(cap);
+    CHECK(r.filtered == all.filtered + 1);  // tc-a100-8x
+    REQUIRE_FALSE(r.options.empty());
+    for (const auto& o : r.options) CHECK(o.offer->gpus_per_instance * o.instances <= cap);
+  }
+}

@@ -202,7 +202,9 @@ const std::vector<Case>& cases() {
       {"flash-attn-pre-ampere",
        {{{"gpu.platform_target", "sm_75"s}}, {{"gpu.platform_target", "sm_70"s}}},
        {{{"gpu.platform_target", "sm_80"s}},
-        {{"gpu.platform_target", "sm_75"s}, {"workload.flash_attn", false}}}},
+        {{"gpu.platform_target", "sm_75"s}, {"workload.flash_attn", false}},
+        // inference engines choose their own attention kernels (llama.cpp's run on Pascal)
+        {{"gpu.platform_target", "sm_61"s}, {"workload.training", false}}}},
       {"flash-attn-no-package",
        {eco("metal"), eco("cann"), eco("oneapi")},
        {amd({}), eco("metal", {{"workload.flash_attn", false}}), {}}},
