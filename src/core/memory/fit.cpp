@@ -9,6 +9,7 @@
 #include "gpusel/base/error.hpp"
 #include "gpusel/base/text.hpp"
 #include "gpusel/i18n/i18n.hpp"
+#include "gpusel/memory/reserve.hpp"
 
 namespace gpusel {
 
@@ -91,15 +92,18 @@ FitResult fit(const Workload& given, const Gpu& gpu, int count, const Reserve& r
   if (count < 1) throw usage_error("--count must be at least 1");
   const Workload w = on_gpus(given, count);
   FitResult r;
-  r.reserve = reserve.fraction < 0 ? default_reserve(gpu, reserve.os) : reserve;
-  r.usable_bytes = usable_bytes(gpu, reserve);
+  const Reserve kept = engine_reserve(w, gpu, reserve);
+  r.reserve = kept.fraction < 0 ? default_reserve(gpu, kept.os) : kept;
+  r.usable_bytes = usable_bytes(gpu, kept);
   r.requested_workload = w;
   r.requested = estimate(w);
   r.fits = r.requested.fits_within(r.usable_bytes);
+  // A batch is served by the batched engine (vLLM), which keeps its own reserve where one
+  // sequence ran on llama.cpp: each candidate is held against its own engine's usable memory.
   r.max_batch = largest(1 << 16, [&](int b) {
     Workload v = w;
     v.batch = b;
-    return fits_in(v, r.usable_bytes);
+    return fits_in(v, usable_bytes(gpu, engine_reserve(v, gpu, reserve)));
   });
   r.image_side = image_side(w);
   if (r.image_side > 0) {

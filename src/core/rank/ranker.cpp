@@ -15,6 +15,7 @@
 #include "gpusel/i18n/i18n.hpp"
 #include "gpusel/json/embedded.hpp"
 #include "gpusel/memory/fit.hpp"
+#include "gpusel/memory/reserve.hpp"
 #include "ranker_internal.hpp"
 #include "rules_internal.hpp"
 
@@ -151,7 +152,6 @@ void rank_card(const Gpu& gpu, Evaluator& ev, Pass& pass) {
   const RankRequest& req = ev.request();
   Rejections& rej = pass.out.rejected;
   const bool passes = passes_filters(gpu, req.filters);
-  std::optional<double> usable;
   std::optional<std::vector<rules_detail::OpenRule>> by_card;  // Evaluator::card_rules
   detail::for_each_count(gpu, req.max_gpus, [&](int count) {   // the counts configurations() has
     Evaluator::Plan& plan = ev.plan(count);
@@ -162,17 +162,19 @@ void rank_card(const Gpu& gpu, Evaluator& ev, Pass& pass) {
       ++rej.filtered;
       return;
     }
-    if (!usable) usable = usable_bytes(gpu, req.reserve);
+    // The engine (so its reserve) can change with the count: llama.cpp on one card, vLLM on
+    // several.
+    const double usable = usable_bytes(gpu, engine_reserve(plan.w, gpu, req.reserve));
     const double need = ev.need(plan).need_bytes();  // what fits_within compares
-    if (need > *usable) {
+    if (need > usable) {
       ++rej.too_small;
       return;
     }
     Result r;
     r.config.gpu = &gpu, r.config.count = count, r.config.linked = linked;
-    r.usable_bytes = *usable;
-    r.headroom = (*usable - need) / *usable;
-    r.one_card_fits = (count == 1 ? need : ev.one_card_need(gpu)) <= *usable;
+    r.usable_bytes = usable;
+    r.headroom = (usable - need) / usable;
+    r.one_card_fits = (count == 1 ? need : ev.one_card_need(gpu)) <= usable;
     const rules_detail::Decisions& by_count = ev.rules_decided(plan);
     if (plan.shared_facts && !by_card) by_card = ev.card_rules(gpu);
     detail::evaluate_numbers(r, plan.w, ev.rules(), ev.rates(), req, &by_count,

@@ -2,6 +2,8 @@
 // continuous-batching iteration (speed/'s step model, plus the launch cost an engine pays
 // past its CUDA-graph batch). Numbers: data/serving.json, data/throughput.json, the catalog.
 #include "gpusel/serve/replica.hpp"
+#include "gpusel/memory/reserve.hpp"
+#include "serve_internal.hpp"
 
 #include <fmt/format.h>
 
@@ -15,9 +17,7 @@
 namespace gpusel {
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-
-std::string num(double v) { return fmt::format("{:.3g}", v); }
+std::string sig3(double v) { return fmt::format("{:.3g}", v); }
 
 // Bytes per card the engine leaves for the KV pool, and what it set aside to get there.
 double kv_pool(Replica& r, const Workload& w, const Reserve& reserve) {
@@ -40,7 +40,7 @@ double kv_pool(Replica& r, const Workload& w, const Reserve& reserve) {
       ub.batch = 1, ub.seq_len = 512, ub.prompt_len = 512;
       const Estimate x = estimate(ub);
       r.workspace_bytes += x.bytes_of("prefill_workspace") + x.bytes_of("cuda_context");
-      return usable_bytes(g, reserve) - r.weight_bytes - r.workspace_bytes;
+      return usable_bytes(g, engine_reserve(w, g, reserve)) - r.weight_bytes - r.workspace_bytes;
     }
   }
   return 0;
@@ -71,10 +71,11 @@ void set_memory(Replica& r, const Workload& w, double value_bytes, const Reserve
       "KV pool {} GiB per card ({} GiB card, {} GiB weights, {} GiB workspace, {} policy); {} "
       "KV tokens per sequence ({} blocks of {}) = {} MiB per card: {} sequences; running batch "
       "at most {} ({})",
-      num(r.kv_pool_bytes / kGiB), num(r.card_bytes / kGiB), num(r.weight_bytes / kGiB),
-      num(r.workspace_bytes / kGiB), e.name, num(r.held_tokens),
+      sig3(r.kv_pool_bytes / serve_detail::kGiB), sig3(r.card_bytes / serve_detail::kGiB),
+      sig3(r.weight_bytes / serve_detail::kGiB), sig3(r.workspace_bytes / serve_detail::kGiB),
+      e.name, sig3(r.held_tokens),
       e.reservation == KvReservation::whole_request ? "prompt + output" : "prompt + output/2",
-      e.kv_block_tokens, num(r.seq_kv_bytes / (1024.0 * 1024.0)), r.memory_seqs, r.max_seqs,
+      e.kv_block_tokens, sig3(r.seq_kv_bytes / (1024.0 * 1024.0)), r.memory_seqs, r.max_seqs,
       r.seq_limit));
 }
 
@@ -97,7 +98,7 @@ Replica build_replica(const Workload& w, const Gpu& g, int count, bool linked,
     r.assumptions.push_back(fmt::format(
         "{} + {} us of CPU per running sequence per step (engine + API server) the GPU waits "
         "for [serving engines.{}.host_us_per_seq, api_host_us_per_seq]",
-        num(e.host_s_per_seq * 1e6), num(e.api_host_s_per_seq * 1e6), e.name));
+        sig3(e.host_s_per_seq * 1e6), sig3(e.api_host_s_per_seq * 1e6), e.name));
   return r;
 }
 

@@ -7,6 +7,8 @@
 
 namespace gpusel::serve_detail {
 
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
 struct PlanEnv {
   double kwh_price = 0, years = 3;
   std::string kwh_basis;

@@ -1,6 +1,7 @@
 // data/serving.json -> ServingData. The schema checks shape, ranges and that every fact has
 // a source and a date; this file turns the records into the typed structs.
 #include "gpusel/serve/serving_data.hpp"
+#include "serve_internal.hpp"
 
 #include <algorithm>
 
@@ -15,8 +16,6 @@ namespace gpusel {
 namespace {
 
 using nlohmann::json;
-
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 double value(const json& fact) { return fact.at("value").get<double>(); }
 
@@ -90,7 +89,7 @@ bool excepted(const EngineTier& t, const Gpu& g) {
   return std::find(t.except_gpus.begin(), t.except_gpus.end(), g.id) != t.except_gpus.end();
 }
 
-double card_gib(const Gpu& g) { return vram_bytes(g) / kGiB; }
+double card_gib(const Gpu& g) { return vram_bytes(g) / serve_detail::kGiB; }
 
 const EngineTier* tier_for(const std::vector<EngineTier>& list, const Gpu& g) {
   for (const auto& t : list)
@@ -121,14 +120,16 @@ const EngineTier& ServingEngine::limits_for(const Gpu& g) const { return *tier_f
 
 double ServingEngine::workspace_bytes(const Gpu& g) const {
   const EngineTier* t = tier_for(workspace, g);
-  return t ? t->value * kGiB : 0;
+  return t ? t->value * serve_detail::kGiB : 0;
 }
 
 double ServingEngine::reserved_bytes(const Gpu& g, int cards) const {
   for (const auto& t : reserved)
-    if (card_gib(g) < t.below_card_gib) return (t.base_gib + t.per_gpu_gib * cards) * kGiB;
+    if (card_gib(g) < t.below_card_gib)
+      return (t.base_gib + t.per_gpu_gib * cards) * serve_detail::kGiB;
   return reserved.empty() ? 0
-                          : (reserved.back().base_gib + reserved.back().per_gpu_gib * cards) * kGiB;
+                          : (reserved.back().base_gib + reserved.back().per_gpu_gib * cards) *
+                                serve_detail::kGiB;
 }
 
 const ServingEngine& ServingData::engine(std::string_view name) const {

@@ -2,10 +2,12 @@
 // the shipped catalog must keep (budget monotonicity, fit, budget, filters; currency in
 // ranker_currency_test.cpp).
 #include <algorithm>
+
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <functional>
 #include <map>
+#include "gpusel/memory/reserve.hpp"
 
 #include "ranker_fixtures.hpp"
 
@@ -203,7 +205,10 @@ TEST_CASE("every result fits its cards and its budget, every rejection is over i
         CAPTURE(res.config.gpu->id, res.config.count);
         CHECK(res.need.fits_within(res.usable_bytes));
         CHECK(res.headroom >= 0);
-        CHECK(res.usable_bytes == usable_bytes(*res.config.gpu));
+        // the reserve of the engine that runs it (llama.cpp's 1 GiB margin, else 10 %)
+        CHECK(res.usable_bytes ==
+              usable_bytes(*res.config.gpu,
+                           engine_reserve(on_gpus(w, res.config.count), *res.config.gpu, {})));
         CHECK_FALSE(res.rules.excluded);
         if (!budget) continue;
         REQUIRE(res.unit_price.has_value());
