@@ -4,6 +4,7 @@
 // several GPUs, and which cards it runs on at all. Read from data/throughput.json
 // (constants.default_engine, engines.*.multi_gpu, engines.*.runs_on),
 // the file the speed stage takes the engines' figures from.
+#include <optional>
 #include <string>
 
 namespace gpusel {
@@ -22,6 +23,11 @@ bool engine_splits_layers(const std::string& engine_key);
 // oneapi, synapseai, cann, metal); true for a name the data does not know (the speed stage
 // refuses those).
 bool engine_runs_on(const std::string& engine_key, const std::string& ecosystem);
+// Whether the engine has kernels for a weight format (engines.*.weight_kernels: "mxfp4",
+// "fp8") on the card: CUDA from a minimum compute capability ("sm_80"), ROCm on listed
+// targets. Empty where nothing constrains it (no such entry, another ecosystem).
+std::optional<bool> engine_loads_weights(const std::string& engine_key, const std::string& format,
+                                         const std::string& ecosystem, const std::string& target);
 // The ecosystems the engine runs on, separated by ", ", for messages.
 std::string engine_platforms(const std::string& engine_key);
 

@@ -195,6 +195,10 @@ bool engine_tensor_parallel(const Workload& w);
 // llama.cpp.
 // `tensor_parallel`: the configuration is tensor parallel already.
 std::string engine_of(const Workload& w, bool tensor_parallel = false);
+// The format of an inference's weights where engines need kernels of their own for it:
+// "fp8" (FP8 checkpoints, --precision fp8), "mxfp4" (gpt-oss's shipped experts: the one
+// experts-only 4-bit release in models.json, quant_method mxfp4); nullptr otherwise.
+const char* weights_format(const Workload& w);
 // What engine_of's default follows, for the assumptions: "GGUF weights", "FP8 weights",
 // "8 GPUs", "batch 1 on one GPU".
 std::string default_engine_reason(const Workload& w);

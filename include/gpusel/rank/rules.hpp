@@ -79,6 +79,9 @@
 //   workload.batch           number  micro-batch per GPU
 //   workload.engine          text    the inference engine --engine names (absent when not given)
 //   config.engine_runs       bool    that engine has a backend for the card's ecosystem
+//   config.engine           text    the engine that runs an inference (--engine or the default)
+//   workload.weights_format text    a format needing its own kernels: mxfp4 fp8 (else absent)
+//   config.weights_kernel   bool    that engine has kernels for it on the card (else absent)
 #include <array>
 #include <cstdint>
 #include <map>
@@ -156,9 +159,12 @@ enum class FactId : std::uint8_t {
   workload_engine,
   config_engine_runs,
   config_whole_boards,
-  config_board_sizes
+  config_board_sizes,
+  config_engine,
+  workload_weights_format,
+  config_weights_kernel
 };
-inline constexpr std::size_t kFactCount = 46;
+inline constexpr std::size_t kFactCount = 49;
 // The position of a vocabulary fact (fact_vocabulary()[fact_index(info)] is info).
 std::size_t fact_index(const FactInfo& info);
 

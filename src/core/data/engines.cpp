@@ -50,6 +50,49 @@ std::vector<std::string> runs_on(const json& engines, const json& e, const std::
   return out;
 }
 
+// "sm_80" -> 80; 0 for anything else.
+int sm_of(const std::string& target) {
+  if (target.rfind("sm_", 0) != 0 || target.size() < 4) return 0;
+  int v = 0;
+  for (std::size_t i = 3; i < target.size(); ++i) {
+    if (!std::isdigit(static_cast<unsigned char>(target[i]))) return 0;
+    v = v * 10 + (target[i] - '0');
+    if (v > 10000) return 0;
+  }
+  return v;
+}
+
+// engines.<name>.weight_kernels (own or its "like" entry's); absent: none.
+std::map<std::string, detail::WeightKernel> weight_kernels(const json& engines, const json& e,
+                                                           const std::string& at) {
+  const json* own = e.contains("weight_kernels") ? &e["weight_kernels"] : nullptr;
+  if (!own && e.contains("like") && e["like"].is_string() &&
+      engines.contains(e["like"].get<std::string>())) {
+    const json& like = engines[e["like"].get<std::string>()];
+    if (like.contains("weight_kernels")) own = &like["weight_kernels"];
+  }
+  std::map<std::string, detail::WeightKernel> out;
+  if (!own) return out;
+  const json v = own->is_object() ? own->value("value", json()) : json();
+  if (!v.is_object()) throw data_error(at + ".weight_kernels.value: must be an object");
+  for (const auto& [format, k] : v.items()) {
+    detail::WeightKernel w;
+    if (k.contains("cuda_min")) {
+      w.cuda_listed = true;
+      w.cuda_min = k["cuda_min"].is_string() ? sm_of(k["cuda_min"].get<std::string>()) : 0;
+      if (w.cuda_min == 0)
+        throw data_error(at + ".weight_kernels.value." + format + ".cuda_min: must be sm_NN");
+    }
+    if (k.contains("rocm") && k["rocm"].is_array()) {
+      w.rocm_listed = true;
+      for (const json& t : k["rocm"])
+        if (t.is_string()) w.rocm.push_back(t.get<std::string>());
+    }
+    out[format] = w;
+  }
+  return out;
+}
+
 // constants.default_engine.value.<which>: an engine's key.
 std::string default_engine(const json& doc, const json& engines, const char* which,
                            const std::string& origin) {
@@ -84,6 +127,7 @@ EngineSplits detail::parse_engine_splits(const json& doc, const std::string& ori
       if (a.is_string()) t.key_of[lower(a.get<std::string>())] = name;
     t.layers[name] = splits_layers(engines, e, origin + ": engines." + name);
     t.runs_on[name] = runs_on(engines, e, origin + ": engines." + name);
+    t.kernels[name] = weight_kernels(engines, e, origin + ": engines." + name);
   }
   t.batch1 = default_engine(doc, engines, "batch1", origin);
   t.batched = default_engine(doc, engines, "batched", origin);
@@ -108,6 +152,20 @@ bool engine_runs_on(const std::string& engine_key, const std::string& ecosystem)
   const auto it = all.find(engine_key);
   return it == all.end() ||
          std::find(it->second.begin(), it->second.end(), ecosystem) != it->second.end();
+}
+
+std::optional<bool> engine_loads_weights(const std::string& engine_key, const std::string& format,
+                                         const std::string& ecosystem, const std::string& target) {
+  const auto& all = splits().kernels;
+  const auto e = all.find(engine_key);
+  if (e == all.end()) return std::nullopt;
+  const auto k = e->second.find(format);
+  if (k == e->second.end()) return std::nullopt;
+  const detail::WeightKernel& w = k->second;
+  if (ecosystem == "cuda" && w.cuda_listed) return sm_of(target) >= w.cuda_min;
+  if (ecosystem == "rocm" && w.rocm_listed)
+    return std::find(w.rocm.begin(), w.rocm.end(), target) != w.rocm.end();
+  return std::nullopt;
 }
 
 std::string engine_platforms(const std::string& engine_key) {

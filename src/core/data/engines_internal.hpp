@@ -8,11 +8,20 @@
 
 namespace gpusel::detail {
 
+// The cards an engine has kernels for one weight format on (engines.*.weight_kernels).
+struct WeightKernel {
+  int cuda_min = 0;               // compute capability x 10 (sm_80: 80); 0: CUDA not listed
+  std::vector<std::string> rocm;  // gfx targets; empty: ROCm not listed
+  bool cuda_listed = false, rocm_listed = false;
+};
+
 struct EngineSplits {
   std::string batch1, batched;
   std::map<std::string, std::string> key_of;  // every key and alias -> the entry's key
   std::map<std::string, bool> layers;         // entry key -> splits by layers
   std::map<std::string, std::vector<std::string>> runs_on;  // entry key -> ecosystems
+  // entry key -> format -> where its kernels run (own or "like" entry's)
+  std::map<std::string, std::map<std::string, WeightKernel>> kernels;
 };
 
 // Throws data_error naming `origin` and the field when an engine has no valid multi_gpu or

@@ -339,6 +339,15 @@ std::string engine_of(const Workload& w, bool tensor_parallel) {
   return inference_engine(w.engine, w.batch, tensor_parallel || batched_default);
 }
 
+const char* weights_format(const Workload& w) {
+  if (is_training(w.mode)) return nullptr;
+  if (w.precision == Precision::fp8) return "fp8";
+  if (w.weights_as_shipped && w.model.shipped && w.model.shipped->experts_only &&
+      w.precision == Precision::int4)
+    return "mxfp4";
+  return nullptr;
+}
+
 std::string default_engine_reason(const Workload& w) {
   if (!w.weight_format.empty()) return "GGUF weights";
   if (w.precision == Precision::fp8) return "FP8 weights";

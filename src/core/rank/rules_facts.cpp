@@ -105,6 +105,19 @@ std::vector<FactInfo> make_vocabulary() {
        T::text,
        "the GPU counts the platform's boards are sold in (\"4 or 8\"; absent without any)",
        {}},
+      {"config.engine",
+       T::text,
+       "the engine that runs an inference: --engine, else the default for the count and batch",
+       {}},
+      {"workload.weights_format",
+       T::text,
+       "weights in a format engines need their own kernels for (absent otherwise)",
+       {"mxfp4", "fp8"}},
+      {"config.weights_kernel",
+       T::boolean,
+       "config.engine has kernels for workload.weights_format on the card (absent when "
+       "nothing constrains it: no format, or a card outside the engine's table)",
+       {}},
   };
 }
 

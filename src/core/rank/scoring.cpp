@@ -213,11 +213,19 @@ void facts_for(const Result& r, const Workload& w, const RankRequest& req, Confi
   board_facts(r, req, out);
   if (!r.throughput.bound.empty()) f.text(F::config_bound, r.throughput.bound);
   workload_facts(w, req, r.hours, out);
+  if (is_training(w.mode)) return;
+  out.engine = engine_of(w);
+  f.text(F::config_engine, out.engine);
   // The engine the user named, where it has no backend for the card (MLX on a GeForce).
-  if (!is_training(w.mode) && !w.engine.empty()) {
-    out.engine = engine_of(w);
+  if (!w.engine.empty()) {
     f.text(F::workload_engine, out.engine);
     f.flag(F::config_engine_runs, engine_runs_on(out.engine, g.ecosystem));
+  }
+  // Weights whose format needs the engine's own kernels (gpt-oss's MXFP4 on a V100).
+  if (const char* format = weights_format(w)) {
+    f.text(F::workload_weights_format, format);
+    if (const auto loads = engine_loads_weights(out.engine, format, g.ecosystem, g.platform_target))
+      f.flag(F::config_weights_kernel, *loads);
   }
 }
 

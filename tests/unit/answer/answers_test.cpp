@@ -164,3 +164,34 @@ TEST_CASE("fit suggests only what can be built, and says on which platform") {
   for (const auto& c : big.changes) server = server || c.change.find("server") != std::string::npos;
   CHECK(server);
 }
+
+TEST_CASE("weights load only where the engine has kernels for their format") {
+  const Sources src = sources();
+  auto checked = [&](const char* model, const char* id, int count, const char* engine,
+                     std::optional<Precision> p) {
+    Workload w = preset(model, Mode::inference);
+    w.engine = engine;
+    if (p) w.precision = *p;
+    use_shipped_weights(w);
+    return check(src, request(w), require_gpu(catalog(), id), count);
+  };
+  // gpt-oss's MXFP4 experts: vLLM from compute capability 8.0, MI300-class and MI355 on ROCm.
+  const CheckAnswer v100 = checked("gpt-oss-120b", "v100-sxm2-32gb", 8, "vllm", {});
+  CHECK(v100.room);
+  CHECK_FALSE(v100.fits);
+  CHECK(v100.result.rules.exclude_rule == "weights-no-kernel");
+  CHECK(checked("gpt-oss-120b", "a100-80gb-sxm", 2, "vllm", {}).result.rules.exclude_rule !=
+        "weights-no-kernel");
+  CHECK(checked("gpt-oss-120b", "mi300x", 1, "vllm", {}).result.rules.exclude_rule !=
+        "weights-no-kernel");
+  // llama.cpp converts them to its own GGUF type: any card.
+  CHECK(checked("gpt-oss-20b", "v100-sxm2-32gb", 1, "llama.cpp", {}).fits);
+  // FP8: Marlin on Ampere and newer; on ROCm CDNA3/4 and RDNA4, not RDNA2/3.
+  CHECK(
+      checked("llama-3.1-8b", "rx-7900-xtx", 1, "vllm", Precision::fp8).result.rules.exclude_rule ==
+      "weights-no-kernel");
+  CHECK(checked("llama-3.1-8b", "t4", 1, "vllm", Precision::fp8).result.rules.exclude_rule ==
+        "weights-no-kernel");
+  CHECK(checked("llama-3.1-8b", "rtx-3090", 1, "vllm", Precision::fp8).fits);
+  CHECK(checked("llama-3.1-8b", "rtx-4090", 1, "vllm", Precision::fp8).fits);
+}

@@ -253,6 +253,18 @@ const std::vector<Case>& cases() {
       {"engine-not-on-card",  // only where --engine named one that has no backend there
        {plus(kInference, {{"workload.engine", "mlx"s}, {"config.engine_runs", false}})},
        {kInference, plus(kInference, {{"workload.engine", "mlx"s}, {"config.engine_runs", true}})}},
+      {"weights-no-kernel",  // only where the engine's kernel table rules the card out
+       {plus(kInference, {{"config.engine", "vllm"s},
+                          {"workload.weights_format", "mxfp4"s},
+                          {"gpu.platform_target", "sm_70"s},
+                          {"config.weights_kernel", false}}),
+        plus(kInference, {{"config.engine", "vllm"s},
+                          {"workload.weights_format", "fp8"s},
+                          {"gpu.platform_target", "gfx1030"s},
+                          {"config.weights_kernel", false}})},
+       {kInference, plus(kInference, {{"config.engine", "vllm"s},
+                                      {"workload.weights_format", "mxfp4"s},
+                                      {"config.weights_kernel", true}})}},
       {"whole-boards-only",  // a purchase of part of a board or rack; rentals are any count
        {{{"config.rented", false}, {"config.whole_boards", false}, {"config.board_sizes", "8"s}},
         {{"config.rented", false},
