@@ -51,6 +51,7 @@ json bought_json(const Deployment& d) {
   if (!d.priced) return nullptr;
   return {{"price", d.price},
           {"cards", d.cards_price},
+          {"cards_bought", d.cards_bought},
           {"platform", d.platform_price},
           {"platform_label", d.platform},
           {"hosts", d.hosts},

@@ -186,9 +186,13 @@ std::string explain_lines(const ServeOption& o) {
         o.capacity->rate, o.capacity->iteration_s * 1000, o.capacity->running,
         o.capacity->prefill_tokens);
   if (o.bought.priced)
-    s += fmt::format("  bought: {} cards + {} platform ({}), {:.1f} kW, {:.2f} per hour\n",
-                     o.bought.cards_price, o.bought.platform_price, o.bought.platform,
-                     o.bought.power_kw, o.bought.per_hour);
+    s += fmt::format(
+        "  bought: {} cards{} + {} platform ({}), {:.1f} kW, {:.2f} per hour\n",
+        o.bought.cards_price,
+        o.bought.cards_bought > o.cards
+            ? fmt::format(" ({} bought: the card comes on whole boards)", o.bought.cards_bought)
+            : "",
+        o.bought.platform_price, o.bought.platform, o.bought.power_kw, o.bought.per_hour);
   return s;
 }
 

@@ -31,6 +31,7 @@ struct Deployment {  // bought: every replica's cards, the hosts they sit in, po
   bool priced = false;
   double cards_price = 0, platform_price = 0, price = 0;  // session currency
   int hosts = 0;
+  int cards_bought = 0;  // the replicas' cards rounded up to whole boards (sold_in)
   std::string platform;
   double power_kw = 0;
   double per_hour = 0;     // price / amortisation hours + power x kWh price

@@ -35,7 +35,9 @@ std::string floor_text(const Replica& r, const Targets& t) {
 }
 
 // Replicas packed into hosts: as many whole replicas per host as it takes cards; a replica
-// larger than a host spans hosts joined by the platform's network.
+// larger than a host spans hosts joined by the platform's network. Modules come on boards
+// of set sizes (platforms.json sold_in; rule whole-boards-only): a host holding 4 replicas of
+// one MI300X is an 8-GPU board bought whole, so cards_bought counts the board's cards.
 bool price_platform(const Gpu& g, int count, int replicas, bool used, Deployment& d) {
   const Platforms& p = default_platforms();
   const int per_host = host_limits(p, g).per_host;
@@ -43,8 +45,11 @@ bool price_platform(const Gpu& g, int count, int replicas, bool used, Deployment
   const auto add = [&](int cards, int times) {
     const PlatformQuote q = quote_platform(p, g, cards, used);
     if (!q.platform) return false;
+    const std::vector<int>& sizes = q.platform->sold_in;
+    const int board = sizes.empty() ? 1 : sizes.front();
     d.platform_price += q.total_usd * times;
     d.hosts += q.hosts * times;
+    d.cards_bought += (cards + board - 1) / board * board * times;
     if (d.platform.empty()) d.platform = q.label;
     return true;
   };
@@ -63,14 +68,17 @@ Deployment buy(const Result& eval, int replicas, double tokens_per_s, const Serv
   const Gpu& g = *eval.config.gpu;
   const int count = eval.config.count;
   if (!eval.unit_price) return d;
-  d.cards_price = eval.unit_price->amount * count * replicas;
+  d.cards_bought = 0;
   if (!req.rank.cards_only) {
     if (!price_platform(g, count, replicas, eval.unit_price->used, d)) {
       d.platform = "no platform takes it";
       return d;
     }
     d.platform_price = convert(d.platform_price, "USD", req.rank.price.currency, rates);
+  } else {
+    d.cards_bought = count * replicas;  // cards for hosts the user has: any count
   }
+  d.cards_price = eval.unit_price->amount * d.cards_bought;
   d.priced = true;
   d.price = d.cards_price + d.platform_price;
   d.power_kw = g.tdp_w * count * replicas / 1000.0;

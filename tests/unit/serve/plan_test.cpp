@@ -65,7 +65,11 @@ TEST_CASE("plan: bought cost = cards + platform amortised + power, rented covers
   const ServeOption o = one("h100-sxm", 1, r);
   REQUIRE(o.bought.priced);
   CHECK(o.bought.price == Approx(o.bought.cards_price + o.bought.platform_price));
-  CHECK(o.bought.cards_price == Approx(o.eval.unit_price->amount * o.cards));
+  // H100 SXM comes on HGX boards of 4 or 8: the replicas' cards bought as whole boards.
+  CHECK(o.bought.cards_bought >= o.cards);
+  CHECK(o.bought.cards_bought % 4 == 0);
+  CHECK(o.bought.cards_bought < o.cards + 4);
+  CHECK(o.bought.cards_price == Approx(o.eval.unit_price->amount * o.bought.cards_bought));
   const double hourly =
       o.bought.price / (3 * 8760) +
       o.bought.power_kw * serving_kwh_price("USD", ranker_fixtures::rates()).first;
