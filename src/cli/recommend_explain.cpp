@@ -19,9 +19,14 @@ std::string explain_one(const Result& r, const RankRequest& req) {
       trf("\n  throughput {} {} ({}-bound, MFU {:.2f}, scaling {:.2f})\n", rate(r.tokens_per_s),
           rate_unit(r.throughput.unit), r.throughput.bound, r.throughput.mfu, r.throughput.scaling);
   for (const auto& a : r.throughput.assumptions) out += "    " + a + "\n";
+  if (r.scores.speed < r.tokens_per_s)
+    out +=
+        trf("  scored at one card's share, {} of {}: one card holds the work and no --tokens "
+            "asks for the rest's speed\n",
+            rate(r.scores.speed), rate(r.tokens_per_s));
   out += trf("  compute   = 100 + {:.0f} x log10({} / best {}) = {:.1f}\n", slope,
-             rate(r.tokens_per_s), rate(best_speed), r.scores.compute);
-  const double value = r.price > 0 ? r.tokens_per_s / r.price : 0;
+             rate(r.scores.speed), rate(best_speed), r.scores.compute);
+  const double value = r.price > 0 ? r.scores.speed / r.price : 0;
   out += trf("  budget    = value: 100 + {:.0f} x log10({:.4g} / best {:.4g} tok/s per {})", slope,
              value, best_value, req.price.currency);
   if (req.budget)

@@ -67,6 +67,10 @@ struct Scores {
   // What the compute and budget scores were measured against: the fastest configuration
   // and the best tokens/s per unit of money among all that were scored together.
   double best_speed = 0, best_value = 0;
+  // The tokens/s scored: the configuration's, but for training with no amount of work given
+  // (untimed) on more cards than it needs (one holds it; a board of 8 bought whole), one card's
+  // share: the speed of the rest was not asked for (rule multi-gpu-not-needed), their price was.
+  double speed = 0;
 };
 
 struct Config {

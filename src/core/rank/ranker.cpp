@@ -183,7 +183,8 @@ void rank_card(const Gpu& gpu, Evaluator& ev, Pass& pass) {
     count_rejection(rej, v, r);
     if (v != FitVerdict::fits && v != FitVerdict::over_budget) return;
     auto& list = v == FitVerdict::fits ? pass.fits : pass.over;
-    list.push_back({&gpu, count, r.tokens_per_s, r.price, r.headroom, r.rules.delta, {}});
+    list.push_back(
+        {&gpu, count, r.tokens_per_s, r.price, r.headroom, r.rules.delta, {}, r.one_card_fits});
   });
 }
 

@@ -30,6 +30,7 @@ struct Candidate {
   double tokens_per_s = 0, price = 0, headroom = 0;
   ScoreDelta delta;
   Scores scores;
+  bool one_card_fits = false;
 };
 
 // Fills every result's Scores (compute/budget relative to the best of `results`).

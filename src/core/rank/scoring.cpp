@@ -50,9 +50,20 @@ const ScoreDelta& delta_of(const detail::Candidate& c) { return c.delta; }
 const Gpu& gpu_of(const Result& r) { return *r.config.gpu; }
 const Gpu& gpu_of(const detail::Candidate& c) { return *c.gpu; }
 
+int count_of(const Result& r) { return r.config.count; }
+int count_of(const detail::Candidate& c) { return c.count; }
+
+// Scores::speed: see there.
 template <class T>
-double value_of(const T& r) {
-  return r.price > 0 ? r.tokens_per_s / r.price : 0;
+double asked_speed(const T& r, const RankRequest& req) {
+  const bool spare =
+      !req.tokens && is_training(req.workload.mode) && count_of(r) > 1 && r.one_card_fits;
+  return spare ? r.tokens_per_s / count_of(r) : r.tokens_per_s;
+}
+
+template <class T>
+double value_of(const T& r, const RankRequest& req) {
+  return r.price > 0 ? asked_speed(r, req) / r.price : 0;
 }
 
 // The largest f(r) over `rs` (0 when empty).
@@ -66,7 +77,7 @@ double best_of(const std::vector<T>& rs, F f) {
 template <class T>
 double budget_score(const T& r, double best_value, const RankRequest& req) {
   if (r.price <= 0) return 0;  // unpriced: nothing to say about value
-  const double value = log_score(value_of(r), best_value);
+  const double value = log_score(value_of(r, req), best_value);
   if (!req.budget) return value;
   const double unspent = clamp100(100.0 * (1.0 - r.price / *req.budget));
   const double share = constants().budget_value_share;
@@ -115,15 +126,16 @@ namespace {
 
 template <class T>
 void score_all(std::vector<T>& results, const RankRequest& req) {
-  const double best_speed = best_of(results, [](const T& r) { return r.tokens_per_s; });
-  const double best_value = best_of(results, [](const T& r) { return value_of(r); });
+  const double best_speed = best_of(results, [&](const T& r) { return asked_speed(r, req); });
+  const double best_value = best_of(results, [&](const T& r) { return value_of(r, req); });
   for (auto& r : results) {
     const ScoreDelta& d = delta_of(r);
     auto base = constants().ecosystem_base.find(gpu_of(r).ecosystem);
     const double eco = base == constants().ecosystem_base.end() ? 0 : base->second;
     r.scores.best_speed = best_speed;
     r.scores.best_value = best_value;
-    r.scores.compute = log_score(r.tokens_per_s, best_speed);  // measured speed, no rule moves it
+    r.scores.speed = asked_speed(r, req);
+    r.scores.compute = log_score(r.scores.speed, best_speed);  // measured speed, no rule moves it
     r.scores.budget = clamp100(budget_score(r, best_value, req) + d.budget);
     r.scores.ecosystem = clamp100(eco + d.ecosystem);
     const Weights& w = req.weights;

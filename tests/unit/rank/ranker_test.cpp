@@ -289,7 +289,7 @@ TEST_CASE("every candidate is counted once: passed or rejected for one reason") 
       CHECK(int(r.results.size()) <= r.fitting);
       // Scores are measured against the best of everything that passed, ranked or not.
       for (const auto& res : r.results) {
-        CHECK(res.tokens_per_s <= res.scores.best_speed);
+        CHECK(res.scores.speed <= res.scores.best_speed);
         CHECK(res.scores.best_speed == r.results.front().scores.best_speed);
       }
     }

@@ -104,7 +104,7 @@ TEST_CASE("scores lie in [0, 100] and results are sorted by total") {
                               b.scores.compute > 0 && b.scores.compute < 100;
           if (&a == &b || !inside) continue;
           CHECK(a.scores.compute - b.scores.compute ==
-                Approx(50 * std::log10(a.tokens_per_s / b.tokens_per_s)).margin(1e-6));
+                Approx(50 * std::log10(a.scores.speed / b.scores.speed)).margin(1e-6));
           ++compared;
         }
       if (r.results.size() >= 3) CHECK(compared > 0);
@@ -176,4 +176,26 @@ TEST_CASE("ecosystem-only weights rank CUDA first and break ties by headroom") {
     }
     CHECK(ties > 0);
   }
+}
+
+TEST_CASE("untimed training scores a board's spare cards at one card's share, --tokens all") {
+  const Workload w = ranker_fixtures::preset("llama-3.1-8b", Mode::qlora);
+  RankRequest q = ranker_fixtures::request(w);
+  const Ranking untimed = ranker_fixtures::run(q);
+  int spare = 0;
+  for (const auto& r : untimed.results) {
+    CAPTURE(r.config.gpu->id, r.config.count);
+    if (r.config.count > 1 && r.one_card_fits) {
+      ++spare;  // a board bought whole (8 B200): the rest's speed was not asked for
+      CHECK(r.scores.speed == Approx(r.tokens_per_s / r.config.count));
+    } else {
+      CHECK(r.scores.speed == r.tokens_per_s);
+    }
+  }
+  CHECK(spare > 0);
+  // The top answer for a QLoRA of 8B with no budget and no deadline is not a bought 8-GPU board.
+  REQUIRE_FALSE(untimed.results.empty());
+  CHECK_FALSE((untimed.results.front().config.count > 1 && untimed.results.front().one_card_fits));
+  q.tokens = 1e9;  // an amount of work: every card's speed counts
+  for (const auto& r : ranker_fixtures::run(q).results) CHECK(r.scores.speed == r.tokens_per_s);
 }
