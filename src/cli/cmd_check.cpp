@@ -116,6 +116,11 @@ int run_check(Context& ctx, const CheckArgs& a) {
                     (r.config.split.empty() ? to_string(r.config.shard) : r.config.split)
               : "",
           room_text(r));
+  // Offloaded parts live in the host's RAM: a verdict that fits on the card says what the host
+  // must hold beside it (ZeRO-3 offload of a 30B model: over 100 GiB pinned).
+  if (r.need.host_bytes > 0)
+    line += trf("; plus {} GiB of host RAM for what is offloaded ({} GiB per GPU x {})",
+                gib(r.need.host_bytes * r.config.count), gib(r.need.host_bytes), r.config.count);
   if (ans.purchase_only)
     line += tr("; as a purchase: ") + safe_cell(r.rules.exclude_reason);
   else if (r.rules.excluded)
