@@ -94,6 +94,10 @@ struct Gpu {
   RawRecord raw_;
 };
 
+// An NVIDIA platform target's compute capability x 10 ("sm_80" -> 80, "sm_121" -> 121); 0 for
+// any other target ("gfx942", "apple9") or a malformed one.
+int compute_capability(std::string_view platform_target);
+
 struct Catalog {
   std::string origin;    // "embedded" or a path, for messages
   std::string reviewed;  // date the catalog's numbers were last checked

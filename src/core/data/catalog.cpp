@@ -1,6 +1,7 @@
 #include "gpusel/data/catalog.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <unordered_map>
 
 #include "gpusel/base/error.hpp"
@@ -127,6 +128,16 @@ Gpu detail::parse_gpu_record(const J& rec, const std::string& at) {
 }
 template Gpu detail::parse_gpu_record(const json&, const std::string&);
 template Gpu detail::parse_gpu_record(const json_detail::FlatValue&, const std::string&);
+
+int compute_capability(std::string_view t) {
+  if (t.rfind("sm_", 0) != 0 || t.size() < 4 || t.size() > 8) return 0;
+  int v = 0;
+  for (char c : t.substr(3)) {
+    if (!std::isdigit(static_cast<unsigned char>(c))) return 0;
+    v = v * 10 + (c - '0');
+  }
+  return v;
+}
 
 double Gpu::tensor16_tflops() const {
   if (bf16_tflops_dense) return *bf16_tflops_dense;

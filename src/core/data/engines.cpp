@@ -6,6 +6,7 @@
 
 #include "engines_internal.hpp"
 #include "gpusel/base/error.hpp"
+#include "gpusel/data/catalog.hpp"
 #include "gpusel/json/embedded.hpp"
 
 namespace gpusel {
@@ -20,16 +21,22 @@ std::string lower(std::string s) {
   return s;
 }
 
-// engines.<name>.<field>, or the entry it is "like" (one level, as the speed stage reads).
-const json& own_or_like(const json& engines, const json& e, const char* field,
-                        const std::string& at) {
+// engines.<name>.<field>, or the entry it is "like" (one level, as the speed stage reads);
+// nullptr when neither has it.
+const json* find_own_or_like(const json& engines, const json& e, const char* field) {
   const json* own = &e;
   if (!e.contains(field) && e.contains("like") && e["like"].is_string() &&
       engines.contains(e["like"].get<std::string>()))
     own = &engines[e["like"].get<std::string>()];
-  if (!own->contains(field) || !(*own)[field].is_object())
-    throw data_error(at + "." + field + ": missing");
-  return (*own)[field];
+  return own->contains(field) ? &(*own)[field] : nullptr;
+}
+
+// As find_own_or_like, for a field every engine must have.
+const json& own_or_like(const json& engines, const json& e, const char* field,
+                        const std::string& at) {
+  const json* f = find_own_or_like(engines, e, field);
+  if (!f || !f->is_object()) throw data_error(at + "." + field + ": missing");
+  return *f;
 }
 
 bool splits_layers(const json& engines, const json& e, const std::string& at) {
@@ -50,27 +57,10 @@ std::vector<std::string> runs_on(const json& engines, const json& e, const std::
   return out;
 }
 
-// "sm_80" -> 80; 0 for anything else.
-int sm_of(const std::string& target) {
-  if (target.rfind("sm_", 0) != 0 || target.size() < 4) return 0;
-  int v = 0;
-  for (std::size_t i = 3; i < target.size(); ++i) {
-    if (!std::isdigit(static_cast<unsigned char>(target[i]))) return 0;
-    v = v * 10 + (target[i] - '0');
-    if (v > 10000) return 0;
-  }
-  return v;
-}
-
 // engines.<name>.weight_kernels (own or its "like" entry's); absent: none.
 std::map<std::string, detail::WeightKernel> weight_kernels(const json& engines, const json& e,
                                                            const std::string& at) {
-  const json* own = e.contains("weight_kernels") ? &e["weight_kernels"] : nullptr;
-  if (!own && e.contains("like") && e["like"].is_string() &&
-      engines.contains(e["like"].get<std::string>())) {
-    const json& like = engines[e["like"].get<std::string>()];
-    if (like.contains("weight_kernels")) own = &like["weight_kernels"];
-  }
+  const json* own = find_own_or_like(engines, e, "weight_kernels");
   std::map<std::string, detail::WeightKernel> out;
   if (!own) return out;
   const json v = own->is_object() ? own->value("value", json()) : json();
@@ -79,7 +69,8 @@ std::map<std::string, detail::WeightKernel> weight_kernels(const json& engines, 
     detail::WeightKernel w;
     if (k.contains("cuda_min")) {
       w.cuda_listed = true;
-      w.cuda_min = k["cuda_min"].is_string() ? sm_of(k["cuda_min"].get<std::string>()) : 0;
+      w.cuda_min =
+          k["cuda_min"].is_string() ? compute_capability(k["cuda_min"].get<std::string>()) : 0;
       if (w.cuda_min == 0)
         throw data_error(at + ".weight_kernels.value." + format + ".cuda_min: must be sm_NN");
     }
@@ -162,7 +153,7 @@ std::optional<bool> engine_loads_weights(const std::string& engine_key, const st
   const auto k = e->second.find(format);
   if (k == e->second.end()) return std::nullopt;
   const detail::WeightKernel& w = k->second;
-  if (ecosystem == "cuda" && w.cuda_listed) return sm_of(target) >= w.cuda_min;
+  if (ecosystem == "cuda" && w.cuda_listed) return compute_capability(target) >= w.cuda_min;
   if (ecosystem == "rocm" && w.rocm_listed)
     return std::find(w.rocm.begin(), w.rocm.end(), target) != w.rocm.end();
   return std::nullopt;

@@ -103,7 +103,7 @@ FitResult fit(const Workload& given, const Gpu& gpu, int count, const Reserve& r
   r.max_batch = largest(1 << 16, [&](int b) {
     Workload v = w;
     v.batch = b;
-    return fits_in(v, usable_bytes(gpu, engine_reserve(v, gpu, reserve)));
+    return fits_in(v, usable_for(v, gpu, reserve));
   });
   r.image_side = image_side(w);
   if (r.image_side > 0) {

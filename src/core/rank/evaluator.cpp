@@ -75,7 +75,7 @@ Result evaluate_placed(const Config& config, const Workload& w, Estimate need, d
   r.config.shard = w.shard;
   r.config.split = parallel_label(w);
   r.need = std::move(need);
-  r.usable_bytes = usable_bytes(*config.gpu, engine_reserve(w, *config.gpu, req.reserve));
+  r.usable_bytes = usable_for(w, *config.gpu, req.reserve);
   r.headroom = (r.usable_bytes - r.need.need_bytes()) / r.usable_bytes;
   r.one_card_fits =
       config.count == 1 ? r.need.fits_within(r.usable_bytes) : one_card <= r.usable_bytes;

@@ -164,7 +164,7 @@ void rank_card(const Gpu& gpu, Evaluator& ev, Pass& pass) {
     }
     // The engine (so its reserve) can change with the count: llama.cpp on one card, vLLM on
     // several.
-    const double usable = usable_bytes(gpu, engine_reserve(plan.w, gpu, req.reserve));
+    const double usable = usable_for(plan.w, gpu, req.reserve);
     const double need = ev.need(plan).need_bytes();  // what fits_within compares
     if (need > usable) {
       ++rej.too_small;

@@ -40,7 +40,7 @@ double kv_pool(Replica& r, const Workload& w, const Reserve& reserve) {
       ub.batch = 1, ub.seq_len = 512, ub.prompt_len = 512;
       const Estimate x = estimate(ub);
       r.workspace_bytes += x.bytes_of("prefill_workspace") + x.bytes_of("cuda_context");
-      return usable_bytes(g, engine_reserve(w, g, reserve)) - r.weight_bytes - r.workspace_bytes;
+      return usable_for(w, g, reserve) - r.weight_bytes - r.workspace_bytes;
     }
   }
   return 0;

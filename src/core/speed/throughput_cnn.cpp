@@ -55,9 +55,7 @@ double passes(const Workload& w, const K& k) {
 
 // NVIDIA compute capability 8.0 and later (platform target "sm_80" and up) has TF32.
 bool has_tf32(const Gpu& g) {
-  if (g.vendor != "nvidia" || g.platform_target.rfind("sm_", 0) != 0) return false;
-  const std::string cc = g.platform_target.substr(3);
-  return !cc.empty() && std::isdigit(static_cast<unsigned char>(cc[0])) && std::stoi(cc) >= 80;
+  return g.vendor == "nvidia" && compute_capability(g.platform_target) >= 80;
 }
 
 // fp32 convolutions run in TF32 (torch.backends.cudnn.allow_tf32 defaults to True) at a

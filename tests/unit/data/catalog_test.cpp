@@ -171,3 +171,14 @@ TEST_CASE("cards read without their text: the file's memory goes, findings keep 
     CHECK(refusal(copies(n, bad), false) == kept);  // the same file:line:col
   }
 }
+
+TEST_CASE("compute_capability reads NVIDIA platform targets, 0 for any other") {
+  CHECK(compute_capability("sm_80") == 80);
+  CHECK(compute_capability("sm_121") == 121);
+  CHECK(compute_capability("sm_70") == 70);
+  CHECK(compute_capability("gfx942") == 0);
+  CHECK(compute_capability("apple9") == 0);
+  CHECK(compute_capability("sm_") == 0);
+  CHECK(compute_capability("sm_8x") == 0);
+  CHECK(compute_capability("sm_999999999") == 0);
+}

@@ -288,3 +288,16 @@ TEST_CASE("fit advises torchtune for full fine-tuning and CPU offload of the par
   CHECK(offload->workload.offload == Offload::params);
   CHECK(offload->estimate.need_bytes() < big.requested.need_bytes());
 }
+
+TEST_CASE("usable_for is usable_bytes under engine_reserve, without its text") {
+  const Gpu g = card(24);
+  for (Mode m : {Mode::inference, Mode::lora})
+    for (int batch : {1, 8}) {
+      Workload w = on(test_models::llama31_8b(), m);
+      w.batch = batch;
+      for (const Reserve& given : {Reserve{}, Reserve{0.2, 0, "", ""}}) {
+        CAPTURE(int(m), batch, given.fraction);
+        CHECK(usable_for(w, g, given) == usable_bytes(g, engine_reserve(w, g, given)));
+      }
+    }
+}
