@@ -17,6 +17,7 @@ namespace {
 
 struct CostArgs {
   CostQuery q;
+  std::optional<int> count;  // --count; none: the core's default (one card, or one board)
   std::string format = "table", currency, card_price, host_cost, ownership, as_of;
 };
 
@@ -193,6 +194,10 @@ nlohmann::json report_json(const CostReport& r) {
 int run_cost(Context& ctx, CostArgs& a) {
   const Format f = parse_format(a.format);
   CostQuery& q = a.q;
+  // 0 is the query's "not given": a given 0 is refused as the core refuses other counts.
+  if (a.count && *a.count < 1)
+    throw usage_error(fmt::format("--count must be between 1 and {}", kMaxGpuCount));
+  q.own_count = a.count.value_or(0);
   const CurrencyChoice currency = choose_currency(a.currency, "");
   q.currency = currency.code;
   if (!a.as_of.empty() && !is_date(a.as_of))
@@ -221,10 +226,9 @@ int run_cost(Context& ctx, CostArgs& a) {
 
 void add_options(CLI::App& cmd, CostArgs& a) {
   cmd.add_option("--gpu", a.q.own_gpu, "GPU to buy, a catalog id (e.g. rtx-4090)")->required();
-  cmd.add_option("--count", a.q.own_count,
+  cmd.add_option("--count", a.count,
                  "how many cards (default: one, or one board of the smallest size the card is sold "
-                 "on: 4 H100 SXM, 8 MI300X)")
-      ->check(CLI::PositiveNumber);
+                 "on: 4 H100 SXM, 8 MI300X)");
   cmd.add_option("--hours-per-day", a.q.hours_per_day, "hours of use a day, 0-24")->required();
   cmd.add_option("--months", a.q.months, "project length in months")->required();
   cmd.add_option("--rent-gpu", a.q.rent_gpu, "GPU to rent instead (default: the --gpu card)");
