@@ -11,6 +11,7 @@
 #include "gpusel/data/validate.hpp"
 #include "gpusel/i18n/i18n.hpp"
 #include "gpusel/json/embedded.hpp"
+#include "gpusel/memory/workload.hpp"
 
 namespace gpusel::cli {
 namespace {
