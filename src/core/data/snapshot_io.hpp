@@ -64,7 +64,7 @@ class Writer {
   template <typename... T>
   void put(const std::variant<T...>& v) {
     put(static_cast<std::uint8_t>(v.index()));
-    std::visit([this](const auto& x) { put(x); }, v);
+    std::visit([this](const auto& x) { this->put(x); }, v);
   }
   template <typename T>
   requires listed<const T, Writer>

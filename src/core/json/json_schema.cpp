@@ -10,9 +10,12 @@
 #include "json_schema_internal.hpp"
 
 namespace gpusel {
+
+// At namespace scope, as json_schema_api.cpp's: a unity unit holding both sees one alias.
+using json = nlohmann::json;
+
 namespace {
 
-using json = nlohmann::json;
 using schema_detail::KeywordIndex;
 using schema_detail::Keywords;
 using schema_detail::schema_error;

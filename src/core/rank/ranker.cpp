@@ -248,9 +248,8 @@ Ranking rank(const Catalog& catalog, const RuleSet& rules, const Rates& rates,
   out.fitting = static_cast<int>(pass.fits.size());
   detail::score(pass.fits, req);
   detail::score(pass.over, req);
-  using Texts = Evaluator::Texts;
   if (req.keep_passed)  // only the plot draws them all
-    out.passed = materialise(pass.fits, pass.fits.size(), ev, Texts::no_rule_texts);
+    out.passed = materialise(pass.fits, pass.fits.size(), ev, Evaluator::Texts::no_rule_texts);
   const bool timed = req.tokens.has_value();
   keep_best_per_card(pass.fits, timed);
   sort_results(pass.fits);
@@ -258,9 +257,9 @@ Ranking rank(const Catalog& catalog, const RuleSet& rules, const Rates& rates,
   std::stable_sort(pass.over.begin(), pass.over.end(),
                    [](const Candidate& a, const Candidate& b) { return a.price < b.price; });
   out.ranked = static_cast<int>(pass.fits.size());
-  out.results = materialise(pass.fits, req.shown, ev, Texts::all);
+  out.results = materialise(pass.fits, req.shown, ev, Evaluator::Texts::all);
   out.over_budget =
-      materialise(pass.over, std::min(req.shown, req.shown_over_budget), ev, Texts::all);
+      materialise(pass.over, std::min(req.shown, req.shown_over_budget), ev, Evaluator::Texts::all);
   return out;
 }
 
