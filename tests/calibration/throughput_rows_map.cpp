@@ -231,6 +231,10 @@ bool rocm_before_graphs(const std::string& f, const std::string& source) {
   return !std::regex_search(source, m, std::regex(R"(#(\d+))")) || std::stoi(m[1]) < 22254;
 }
 
+// CUDA builds with graphs of 2024 (PR #6766, May 2024, to the first half of 2025) pay the
+// per-layer cost of their time: engines.llama.cpp-2024. The rows' dates say which they ran.
+bool llama_cpp_2024(const std::string& f) { return has(f, "cuda") && has(f, "2024"); }
+
 // CUDA builds with graphs but before MMQ became the default for 4-bit prompts (PR #8075,
 // 2024-06-23) multiplied them through cuBLAS: engines.llama.cpp-cublas.
 bool cuda_before_mmq(const std::string& f) {
@@ -263,6 +267,7 @@ std::string engine_of(const std::string& framework, const std::string& source) {
   if (has(f, "llama.cpp") && (llama_cpp_before_graphs(f) || rocm_before_graphs(f, source)))
     return "llama.cpp-nograph";
   if (has(f, "llama.cpp") && cuda_before_mmq(f)) return "llama.cpp-cublas";
+  if (has(f, "llama.cpp") && llama_cpp_2024(f)) return "llama.cpp-2024";
   // ExLlamaV2 of 2023: the author's October 2023 benchmark table (engines.exllamav2-2023)
   if (has(f, "exllamav2") && has(f, "2023")) return "exllamav2-2023";
   for (const auto& [word, engine] :
