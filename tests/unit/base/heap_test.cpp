@@ -42,7 +42,10 @@ std::string vm_flags_at(const void* p) {
 
 bool advised(const void* p) { return vm_flags_at(p).find(" hg") != std::string::npos; }
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+// The test code itself may be uninstrumented while the runner links a sanitizer's runtime (the
+// fuzz preset: tests/CMakeLists.txt defines GPUSEL_SANITIZER_RUNTIME there).
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) || \
+    defined(GPUSEL_SANITIZER_RUNTIME)
 constexpr bool kOwnMalloc = true;  // the sanitizer's allocator: no glibc heap to grow
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
