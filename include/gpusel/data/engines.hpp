@@ -9,6 +9,10 @@
 
 namespace gpusel {
 
+// How many entries a chain of engines.*.like may pass through (llama.cpp-cublas ->
+// llama.cpp-2024 -> llama.cpp is two); a longer chain is taken for a loop, a data error.
+constexpr int kMaxLikeDepth = 4;
+
 // The engine entry that runs an inference: --engine with an alias resolved to its entry's key
 // (a name the data does not know comes back lower-cased), else the default: the batched
 // engine (vLLM) for batches above one or for tensor parallelism, the batch-1 one (llama.cpp)

@@ -21,13 +21,18 @@ std::string lower(std::string s) {
   return s;
 }
 
-// engines.<name>.<field>, or the entry it is "like" (one level, as the speed stage reads);
-// nullptr when neither has it.
+// engines.<name>.<field>, or the nearest entry up its chain of "like" that has it (as the
+// speed stage resolves it); nullptr when none has it. A chain longer than kMaxLikeDepth is a
+// loop, which the speed stage refuses with its own message: here it simply ends.
 const json* find_own_or_like(const json& engines, const json& e, const char* field) {
   const json* own = &e;
-  if (!e.contains(field) && e.contains("like") && e["like"].is_string() &&
-      engines.contains(e["like"].get<std::string>()))
-    own = &engines[e["like"].get<std::string>()];
+  for (int depth = 0; !own->contains(field) && depth < kMaxLikeDepth; ++depth) {
+    if (!own->contains("like") || !(*own)["like"].is_string() ||
+        !engines.contains((*own)["like"].get<std::string>()))
+      return nullptr;
+    own = &engines[(*own)["like"].get<std::string>()];
+    if (!own->is_object()) return nullptr;
+  }
   return own->contains(field) ? &(*own)[field] : nullptr;
 }
 

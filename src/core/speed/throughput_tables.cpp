@@ -6,6 +6,7 @@
 
 #include "gpusel/base/error.hpp"
 #include "gpusel/base/text.hpp"
+#include "gpusel/data/engines.hpp"
 #include "gpusel/speed/throughput.hpp"
 #include "throughput_model.hpp"
 
@@ -220,17 +221,20 @@ Engine parse_engine(const std::string& name, const json& e, const std::string& a
 
 // An engine entry may name another ("like": "vllm") and give only what differs: the other's
 // figures apply where it gives none, so one engine's measurements live in one place. Its
-// label is its own; the other's notes and aliases are not inherited. One level only.
-json resolved_engine(const json& engines, const json& e, const std::string& at) {
+// label is its own; the other's notes and aliases are not inherited. The other may itself be
+// "like" a third (llama.cpp-cublas is llama.cpp-2024 with cuBLAS prompt GEMMs): the chain is
+// resolved from its root, and a loop is a data error.
+json resolved_engine(const json& engines, const json& e, const std::string& at, int depth = 0) {
   if (!e.is_object() || !e.contains("like")) return e;
   if (!e["like"].is_string()) throw data_error(at + ".like: must be the name of an engine");
   const std::string base = e["like"].get<std::string>();
   if (!engines.contains(base)) throw data_error(at + ".like: no engine '" + base + "'");
-  const json& parent = engines[base];
-  if (!parent.is_object() || parent.contains("like"))
-    throw data_error(at + ".like: '" + base + "' must be an engine of its own (no 'like')");
+  if (depth >= kMaxLikeDepth)
+    throw data_error(at + ".like: the chain of 'like' loops or is over " +
+                     std::to_string(kMaxLikeDepth) + " deep");
   if (!e.contains("label")) throw data_error(at + ".label: missing (not inherited)");
-  json out = parent;
+  json out = resolved_engine(engines, engines[base], at, depth + 1);
+  if (!out.is_object()) throw data_error(at + ".like: '" + base + "' must be an object");
   out.erase("aliases"), out.erase("notes");
   for (const auto& [key, value] : e.items())
     if (key != "like") out[key] = value;

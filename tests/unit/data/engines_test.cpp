@@ -45,6 +45,7 @@ nlohmann::json table() {
       "cpp": {"aliases": ["Local"], "multi_gpu": {"value": "layer"},
               "runs_on": {"value": ["cuda", "metal"]}},
       "cpp-old": {"like": "cpp"},
+      "cpp-older": {"like": "cpp-old", "runs_on": {"value": ["cuda"]}},
       "srv": {"multi_gpu": {"value": "tensor"}, "runs_on": {"value": ["cuda"]}}}})");
 }
 
@@ -67,6 +68,9 @@ TEST_CASE("the engine table: layouts inherit through like, aliases resolve") {
   CHECK_FALSE(t.layers.at("srv"));
   CHECK(t.key_of.at("local") == "cpp");
   CHECK(t.runs_on.at("cpp-old") == std::vector<std::string>{"cuda", "metal"});
+  // Through two levels: its own runs_on, the root's layout.
+  CHECK(t.layers.at("cpp-older"));
+  CHECK(t.runs_on.at("cpp-older") == std::vector<std::string>{"cuda"});
 }
 
 TEST_CASE("a malformed engine table is a data error naming the file and the field") {
@@ -84,6 +88,9 @@ TEST_CASE("a malformed engine table is a data error naming the file and the fiel
   CHECK(error_of(doc) == "t.json: engines.srv.multi_gpu.value: must be \"layer\" or \"tensor\"");
   doc = table();
   doc["engines"]["cpp-old"]["like"] = "missing";
+  CHECK(error_of(doc) == "t.json: engines.cpp-old.multi_gpu: missing");
+  doc = table();
+  doc["engines"]["cpp-old"]["like"] = "cpp-older";  // a loop ends, the field is missing
   CHECK(error_of(doc) == "t.json: engines.cpp-old.multi_gpu: missing");
   doc = table();
   doc["engines"]["srv"]["runs_on"]["value"] = nlohmann::json::array();

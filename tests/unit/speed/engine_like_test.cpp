@@ -53,17 +53,40 @@ TEST_CASE("vllm-0.5 is vllm but for its Hopper int4 GEMM, as if written out in f
   CHECK(k.engines.at("vllm-0.5").int4_gemm_hopper < k.engines.at("vllm").int4_gemm_hopper);
 }
 
-TEST_CASE("a 'like' naming no engine, or one that is itself a 'like', is a data error") {
-  auto unknown = engine_shipped(), chained = engine_shipped(), unlabelled = engine_shipped();
+TEST_CASE("a 'like' naming no engine, or a chain of them that loops, is a data error") {
+  auto unknown = engine_shipped(), looped = engine_shipped(), unlabelled = engine_shipped();
   unknown["engines"]["vllm-0.5"]["like"] = "vllm-9";
-  chained["engines"]["vllm-0.4"] = {{"like", "vllm-0.5"}, {"label", "vLLM 0.4"}};
+  looped["engines"]["vllm-0.4"] = {{"like", "vllm-0.3"}, {"label", "vLLM 0.4"}};
+  looped["engines"]["vllm-0.3"] = {{"like", "vllm-0.4"}, {"label", "vLLM 0.3"}};
   unlabelled["engines"]["vllm-0.5"].erase("label");
   CHECK_THROWS_WITH(parse_throughput_constants(unknown, "t"),
                     Catch::Contains("engines.vllm-0.5.like: no engine 'vllm-9'"));
-  CHECK_THROWS_WITH(parse_throughput_constants(chained, "t"),
-                    Catch::Contains("must be an engine of its own"));
+  CHECK_THROWS_WITH(parse_throughput_constants(looped, "t"),
+                    Catch::Contains(".like: the chain of 'like' loops"));
   CHECK_THROWS_WITH(parse_throughput_constants(unlabelled, "t"),
                     Catch::Contains("engines.vllm-0.5.label: missing"));
+}
+
+TEST_CASE("a chain of 'like' resolves from its root: each level's own fields win") {
+  auto doc = engine_shipped();
+  doc["engines"]["vllm-0.4"] = {{"like", "vllm-0.5"}, {"label", "vLLM 0.4"}};
+  doc["engines"]["vllm-0.4"]["layer_overhead_us"] = {
+      {"value", 7}, {"source", "test"}, {"as_of", "2026-12-05"}};
+  const ThroughputConstants k = parse_throughput_constants(doc, "t");
+  Engine expected = k.engines.at("vllm-0.5");  // vllm with its Hopper int4 GEMM
+  expected.layer_overhead_s = 7e-6;
+  same_figures(k.engines.at("vllm-0.4"), expected);
+  CHECK(k.engines.at("vllm-0.4").int4_gemm_hopper < k.engines.at("vllm").int4_gemm_hopper);
+  // The shipped chain: llama.cpp-cublas takes llama.cpp-2024's per-layer cost, not
+  // llama.cpp's, and its own dequantizing prompt path.
+  const ThroughputConstants shipped = parse_throughput_constants(engine_shipped(), "t");
+  REQUIRE(engine_shipped()["engines"]["llama.cpp-cublas"]["like"] == "llama.cpp-2024");
+  CHECK(shipped.engines.at("llama.cpp-cublas").layer_overhead_s ==
+        shipped.engines.at("llama.cpp-2024").layer_overhead_s);
+  CHECK(shipped.engines.at("llama.cpp-cublas").layer_overhead_s >
+        shipped.engines.at("llama.cpp").layer_overhead_s);
+  CHECK(shipped.engines.at("llama.cpp-cublas").dequant_above > 0);
+  CHECK(shipped.engines.at("llama.cpp-2024").dequant_above == 0);
 }
 
 TEST_CASE("the schema takes a full engine entry or a 'like' with a label, and the loader agrees") {
