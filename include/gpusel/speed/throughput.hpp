@@ -65,6 +65,8 @@ struct Engine {  // a decode engine (--engine)
   // batches, as a fraction of its 16-bit GEMM rate; on Hopper where the kernel differs there.
   // 0: no measurement of the engine's own (constants.prefill_quantized_factor applies).
   double int4_gemm = 0, int4_gemm_hopper = 0;
+  // Whether those kernels take 8-bit weights too (llama.cpp's MMQ multiplies Q8_0 as Q4_0).
+  bool int4_gemm_int8 = false;
   // Architectures (catalog prefixes) other than NVIDIA Ampere and newer where int4_gemm's
   // kernels run: llama.cpp's MMQ on AMD matrix cores (WMMA on RDNA 3/4, MFMA on CDNA 3).
   std::vector<std::string> int4_gemm_also_on;
@@ -79,6 +81,9 @@ struct Engine {  // a decode engine (--engine)
   double dp4a_efficiency = 0;
   std::vector<std::string> dp4a_on;
   double layer_overhead_s = 0;  // per layer per decode step
+  // Whether llama.cpp's --split-mode row exists on this back end (engines.*.row_split; not on
+  // Vulkan); only llama.cpp engines split rows at all.
+  bool row_split = true;
   // per mixture-of-experts layer per decode step, beside its bytes (router, top-k, grouped
   // GEMMs, combine); 0 where the engine's figure has none
   double moe_layer_overhead_s = 0;

@@ -250,12 +250,15 @@ void require_engine(const std::string& name) {
 
 void require_split_mode(const Workload& w) {
   if (!w.row_split) return;
-  const std::string engine = engine_for(w, default_throughput_constants()).name;
-  if (!is_llama_cpp(engine))
+  const Engine& e = engine_for(w, default_throughput_constants());
+  if (!is_llama_cpp(e.name))
     throw usage_error(
         "--split-mode row is llama.cpp's (--engine llama.cpp|ollama|"
         "llama.cpp-nograph); the engine here is " +
-        engine);
+        e.name);
+  if (!e.row_split)
+    throw usage_error("--split-mode row: " + e.label + " has no row split (engines." + e.name +
+                      ".row_split); use the layer split (--shard none)");
   if (w.model.moe)
     throw usage_error(
         "--split-mode row: llama.cpp splits no expert tensors by rows "

@@ -40,7 +40,9 @@ std::pair<double, std::string> quantized_gemm(const Ctx& c, bool metal) {
   const bool pre_ampere = on_architecture(c.g, {"Pascal", "Volta", "Turing"});
   const bool kernels =
       (c.g.vendor == "nvidia" && !pre_ampere) || on_architecture(c.g, c.e.int4_gemm_also_on);
-  const bool weight_only = (c.w.precision == Precision::int4 || c.fp8_weight_only) && kernels;
+  const bool mmq_int8 = c.w.precision == Precision::int8 && c.e.int4_gemm_int8;
+  const bool weight_only =
+      (c.w.precision == Precision::int4 || mmq_int8 || c.fp8_weight_only) && kernels;
   const bool hopper = c.g.architecture.find("Hopper") != std::string::npos;
   if (weight_only && hopper && c.e.int4_gemm_hopper > 0)
     return {c.e.int4_gemm_hopper, e + ".int4_gemm_hopper"};

@@ -195,6 +195,7 @@ Engine parse_engine(const std::string& name, const json& e, const std::string& a
   if (e.contains("int4_gemm")) g.int4_gemm = number(e, "int4_gemm", at, 0.05, 1.5);
   if (e.contains("int4_gemm_hopper"))
     g.int4_gemm_hopper = number(e, "int4_gemm_hopper", at, 0.05, 1.5);
+  if (e.contains("int4_gemm_int8")) g.int4_gemm_int8 = flag(e, "int4_gemm_int8", at);
   if (e.contains("int4_gemm_also_on"))
     g.int4_gemm_also_on = bar_list(sourced(e, "int4_gemm_also_on", at), at + ".int4_gemm_also_on");
   if (e.contains("prefill_dp4a"))
@@ -202,6 +203,7 @@ Engine parse_engine(const std::string& name, const json& e, const std::string& a
   if (e.contains("prefill_dequantize"))
     read_dequant(sourced(e, "prefill_dequantize", at), at + ".prefill_dequantize", g);
   g.layer_overhead_s = number(e, "layer_overhead_us", at, 0, 1e4) * 1e-6;
+  if (e.contains("row_split")) g.row_split = flag(e, "row_split", at);
   if (e.contains("moe_layer_overhead_us"))
     g.moe_layer_overhead_s = number(e, "moe_layer_overhead_us", at, 0, 1e4) * 1e-6;
   if (e.contains("host_step_us")) g.host_step_s = number(e, "host_step_us", at, 0, 1e6) * 1e-6;
@@ -221,7 +223,9 @@ Engine parse_engine(const std::string& name, const json& e, const std::string& a
 
 // An engine entry may name another ("like": "vllm") and give only what differs: the other's
 // figures apply where it gives none, so one engine's measurements live in one place. Its
-// label is its own; the other's notes and aliases are not inherited. The other may itself be
+// label is its own; the other's notes and aliases are not inherited, nor an optional field the
+// entry sets to null (llama.cpp's Vulkan back end has none of its CUDA graph or SYCL
+// variants). The other may itself be
 // "like" a third (llama.cpp-cublas is llama.cpp-2024 with cuBLAS prompt GEMMs): the chain is
 // resolved from its root, and a loop is a data error.
 json resolved_engine(const json& engines, const json& e, const std::string& at, int depth = 0) {
@@ -236,8 +240,13 @@ json resolved_engine(const json& engines, const json& e, const std::string& at, 
   json out = resolved_engine(engines, engines[base], at, depth + 1);
   if (!out.is_object()) throw data_error(at + ".like: '" + base + "' must be an object");
   out.erase("aliases"), out.erase("notes");
-  for (const auto& [key, value] : e.items())
-    if (key != "like") out[key] = value;
+  for (const auto& [key, value] : e.items()) {
+    if (key == "like") continue;
+    if (value.is_null())
+      out.erase(key);
+    else
+      out[key] = value;
+  }
   return out;
 }
 

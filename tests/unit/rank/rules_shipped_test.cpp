@@ -180,7 +180,9 @@ const std::vector<Case>& cases() {
         plus(kInference, {{"workload.precision", "fp8"s}, {"gpu.fp8", false}})}},
       {"llama-cpp-no-fp8",  // llama.cpp named with FP8 weights; its GGUF types are fine
        {plus(kInference, {{"workload.engine", "llama.cpp"s}, {"workload.precision", "fp8"s}}),
-        plus(kInference, {{"workload.engine", "llama.cpp-sycl"s}, {"workload.precision", "fp8"s}})},
+        plus(kInference, {{"workload.engine", "llama.cpp-sycl"s}, {"workload.precision", "fp8"s}}),
+        plus(kInference,
+             {{"workload.engine", "llama.cpp-vulkan"s}, {"workload.precision", "fp8"s}})},
        {plus(kInference, {{"workload.engine", "llama.cpp"s}, {"workload.precision", "int8"s}}),
         plus(kInference, {{"workload.engine", "vllm"s}, {"workload.precision", "fp8"s}}),
         plus(kInference, {{"workload.precision", "fp8"s}})}},

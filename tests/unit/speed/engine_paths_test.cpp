@@ -213,6 +213,12 @@ TEST_CASE("today's MMQ runs 4-bit prompts at 0.94 of F16 on NVIDIA Ampere+ and A
   };
   for (const char* card : {"rtx-3090", "rtx-4090", "rx-7900-xtx", "radeon-ai-pro-r9700", "mi300x"})
     CHECK(ratio("llama.cpp", card) == Approx(0.94).epsilon(1e-6));
+  // MMQ takes Q8_0 as Q4_0 (PR #12135, RTX 3090 CUDA: 5072.68 and 5060.73 tok/s); the
+  // cuBLAS-era builds copy 8-bit weights as they copy 4-bit ones.
+  CHECK(prompt_of("llama-3.1-8b", "q8_0", "llama.cpp", "rtx-3090") ==
+        Approx(prompt_of("llama-3.1-8b", "q4_0", "llama.cpp", "rtx-3090")).epsilon(1e-9));
+  CHECK(prompt_of("llama-3.1-8b", "q8_0", "llama.cpp-cublas", "rtx-3090") <
+        0.9 * prompt_of("llama-3.1-8b", "q8_0", "llama.cpp", "rtx-3090"));
   CHECK(ratio("llama.cpp", "h100-sxm") == Approx(0.72).epsilon(1e-6));        // int4_gemm_hopper
   CHECK(ratio("llama.cpp", "apple-m2-ultra") == Approx(0.92).epsilon(1e-6));  // Metal's own
   // ROCm builds of 2025 copy the weights for hipBLAS on AMD cards only.

@@ -1,0 +1,93 @@
+// llama.cpp's Vulkan back end (engines.llama.cpp-vulkan): llama.cpp's figures on NVIDIA and
+// AMD cards, none of its CUDA-graph or SYCL variants, no row split, and no Intel or Apple card.
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "gpusel/base/error.hpp"
+#include "gpusel/data/catalog.hpp"
+#include "gpusel/data/data_source.hpp"
+#include "gpusel/data/engines.hpp"
+#include "gpusel/data/models.hpp"
+#include "gpusel/json/embedded.hpp"
+#include "gpusel/memory/estimator.hpp"
+#include "gpusel/memory/workload.hpp"
+#include "gpusel/speed/throughput.hpp"
+
+using namespace gpusel;
+
+namespace {
+
+Workload vk_workload(const std::string& engine, int seq, int prompt) {
+  static const std::vector<ModelArch> models = load_models({});
+  Workload w;
+  w.model = require_model(models, "llama-3.1-8b");
+  w.model_from_preset = true;
+  w.mode = Mode::inference;
+  set_precision(w, "q4_0");
+  w.seq_len = seq, w.prompt_len = prompt;
+  w.engine = engine;
+  return w;
+}
+
+const Gpu& vk_card(const std::string& id) {
+  static const Catalog c = load_catalog({});
+  return require_gpu(c, id);
+}
+
+Throughput run(const std::string& engine, const char* card, int seq = 129, int prompt = 1) {
+  return estimate_throughput(vk_workload(engine, seq, prompt), vk_card(card), 1, false);
+}
+
+}  // namespace
+
+TEST_CASE("Vulkan runs llama.cpp's figures on NVIDIA and AMD cards with graphs or without") {
+  for (const char* card : {"rtx-3090", "rtx-4090", "rx-7900-xtx", "rx-9070-xt"}) {
+    INFO(card);
+    CHECK(run("llama.cpp-vulkan", card).decode_tokens_per_s ==
+          Approx(run("llama.cpp", card).decode_tokens_per_s).epsilon(1e-9));
+    CHECK(run("llama.cpp-vulkan", card, 513, 512).prefill_tokens_per_s ==
+          Approx(run("llama.cpp", card, 513, 512).prefill_tokens_per_s).epsilon(1e-9));
+  }
+  // On Pascal llama.cpp's CUDA build launches every kernel (llama.cpp-nograph); Vulkan keeps
+  // its own path there: the per-layer cost of today's builds, so it decodes faster.
+  const Throughput vk = run("llama.cpp-vulkan", "tesla-p40");
+  CHECK(vk.engine == "llama.cpp-vulkan");
+  CHECK(run("llama.cpp", "tesla-p40").engine == "llama.cpp-nograph");
+  CHECK(vk.decode_tokens_per_s > run("llama.cpp", "tesla-p40").decode_tokens_per_s);
+  // The alias.
+  CHECK(inference_engine("Vulkan", 1, false) == "llama.cpp-vulkan");
+}
+
+TEST_CASE("Vulkan's entry nulls the variants it would inherit, and has no row split") {
+  const ThroughputConstants& k = default_throughput_constants();
+  const Engine& vk = k.engines.at("llama.cpp-vulkan");
+  CHECK(vk.variants.empty());
+  CHECK_FALSE(k.engines.at("llama.cpp").variants.empty());
+  CHECK_FALSE(vk.row_split);
+  CHECK(k.engines.at("llama.cpp").row_split);
+  CHECK(engine_runs_on("llama.cpp-vulkan", "cuda"));
+  CHECK(engine_runs_on("llama.cpp-vulkan", "rocm"));
+  for (const char* eco : {"oneapi", "metal", "cann", "synapseai"}) {
+    INFO(eco);
+    CHECK_FALSE(engine_runs_on("llama.cpp-vulkan", eco));
+  }
+  Workload w = vk_workload("llama.cpp-vulkan", 2048, 2048);
+  w.gpus = 2, w.row_split = true;
+  CHECK_THROWS_WITH(require_split_mode(w), Catch::Contains("has no row split"));
+  w.engine = "llama.cpp";
+  CHECK_NOTHROW(require_split_mode(w));
+}
+
+TEST_CASE("rule llama-cpp-no-fp8 names every llama.cpp engine of the data") {
+  const auto rules = nlohmann::json::parse(embedded_text("data/rules.json"));
+  nlohmann::json engines;
+  for (const auto& r : rules["rules"])
+    if (r["id"] == "llama-cpp-no-fp8") engines = r["when"]["all"][0][2];
+  REQUIRE(engines.is_array());
+  for (const auto& [name, e] : default_throughput_constants().engines) {
+    if (!is_llama_cpp(name) || name == "ollama") continue;
+    INFO(name);
+    CHECK(std::find(engines.begin(), engines.end(), name) != engines.end());
+  }
+}
