@@ -225,9 +225,9 @@ Engine parse_engine(const std::string& name, const json& e, const std::string& a
 // figures apply where it gives none, so one engine's measurements live in one place. Its
 // label is its own; the other's notes and aliases are not inherited, nor an optional field the
 // entry sets to null (llama.cpp's Vulkan back end has none of its CUDA graph or SYCL
-// variants). The other may itself be
-// "like" a third (llama.cpp-cublas is llama.cpp-2024 with cuBLAS prompt GEMMs): the chain is
-// resolved from its root, and a loop is a data error.
+// variants). The other may itself be "like" a third (llama.cpp-cublas is llama.cpp-2024 with
+// cuBLAS prompt GEMMs): the chain is resolved from its root, each entry's errors named at its
+// own path, and a loop is a data error.
 json resolved_engine(const json& engines, const json& e, const std::string& at, int depth = 0) {
   if (!e.is_object() || !e.contains("like")) return e;
   if (!e["like"].is_string()) throw data_error(at + ".like: must be the name of an engine");
@@ -237,7 +237,8 @@ json resolved_engine(const json& engines, const json& e, const std::string& at, 
     throw data_error(at + ".like: the chain of 'like' loops or is over " +
                      std::to_string(kMaxLikeDepth) + " deep");
   if (!e.contains("label")) throw data_error(at + ".label: missing (not inherited)");
-  json out = resolved_engine(engines, engines[base], at, depth + 1);
+  const std::string base_at = at.substr(0, at.rfind("engines.")) + "engines." + base;
+  json out = resolved_engine(engines, engines[base], base_at, depth + 1);
   if (!out.is_object()) throw data_error(at + ".like: '" + base + "' must be an object");
   out.erase("aliases"), out.erase("notes");
   for (const auto& [key, value] : e.items()) {

@@ -63,6 +63,12 @@ TEST_CASE("a 'like' naming no engine, or a chain of them that loops, is a data e
                     Catch::Contains("engines.vllm-0.5.like: no engine 'vllm-9'"));
   CHECK_THROWS_WITH(parse_throughput_constants(looped, "t"),
                     Catch::Contains(".like: the chain of 'like' loops"));
+  // A fault up the chain is named where it is, not at the entry that reached it.
+  auto deep = engine_shipped();
+  deep["engines"]["vllm-0.4"] = {{"like", "vllm-0.5"}, {"label", "vLLM 0.4"}};
+  deep["engines"]["vllm-0.5"].erase("label");
+  CHECK_THROWS_WITH(parse_throughput_constants(deep, "t"),
+                    Catch::Contains("t: engines.vllm-0.5.label: missing"));
   CHECK_THROWS_WITH(parse_throughput_constants(unlabelled, "t"),
                     Catch::Contains("engines.vllm-0.5.label: missing"));
 }
