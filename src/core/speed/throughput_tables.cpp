@@ -165,18 +165,26 @@ void read_dequant(const json& v, const std::string& where, Engine& g) {
 }
 
 // {"value": {"architectures": "Pascal|Maxwell", "engine": "llama.cpp-nograph", "says": "..."},
-// source...}: where the engine runs as another of its entries (graphless_on, backend_on).
+// source...}: where the engine runs as another of its entries (graphless_on, backend_on); the
+// value may be a list of such objects, checked in order.
 void read_variant(const json& e, const char* key, const std::string& at, Engine& g) {
   if (!e.contains(key)) return;
   const std::string where = at + "." + key;
   const json& o = e[key];
-  if (!o.is_object() || !o.contains("value") || !o["value"].is_object())
-    throw data_error(where + ".value: must be an object");
-  const json& v = o["value"];
-  Engine::Variant var{
-      key, {}, to_lower(text(v, "engine", where + ".value")), text(v, "says", where + ".value")};
-  var.architectures = bar_list(v["architectures"], where + ".value.architectures");
-  g.variants.push_back(std::move(var));
+  if (!o.is_object() || !o.contains("value"))
+    throw data_error(where + ".value: must be an object or a list of objects");
+  const json& value = o["value"];
+  const json list = value.is_array() ? value : json::array({value});
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const json& v = list[i];
+    const std::string vat =
+        where + ".value" + (value.is_array() ? "[" + std::to_string(i) + "]" : "");
+    if (!v.is_object()) throw data_error(vat + ": must be an object");
+    Engine::Variant var{key, {}, to_lower(text(v, "engine", vat)), text(v, "says", vat)};
+    var.architectures =
+        bar_list(v.contains("architectures") ? v["architectures"] : json(), vat + ".architectures");
+    g.variants.push_back(std::move(var));
+  }
 }
 
 Engine parse_engine(const std::string& name, const json& e, const std::string& at) {

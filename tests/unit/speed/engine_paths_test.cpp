@@ -92,8 +92,8 @@ TEST_CASE("on a Pascal card --engine llama.cpp costs the graphless per-layer ove
 
 TEST_CASE("graphless_on naming no engine or no architecture is a data error") {
   auto unknown = shipped_throughput(), empty = shipped_throughput();
-  unknown["engines"]["llama.cpp"]["graphless_on"]["value"]["engine"] = "llama.cpp-9";
-  empty["engines"]["llama.cpp"]["graphless_on"]["value"]["architectures"] = "|";
+  unknown["engines"]["llama.cpp"]["graphless_on"]["value"][0]["engine"] = "llama.cpp-9";
+  empty["engines"]["llama.cpp"]["graphless_on"]["value"][1]["architectures"] = "|";
   CHECK_THROWS_WITH(parse_throughput_constants(unknown, "t"),
                     Catch::Contains("graphless_on: no engine 'llama.cpp-9'"));
   CHECK_THROWS_WITH(parse_throughput_constants(empty, "t"),
@@ -211,7 +211,8 @@ TEST_CASE("MMQ runs 4-bit prompts at 1.09 of F16 today, 0.94 in 2024, on NVIDIA 
     return prompt_of("llama-3.1-8b", "q4_0", engine, card) /
            prompt_of("llama-3.1-8b", "fp16", engine, card);
   };
-  for (const char* card : {"rtx-3090", "rtx-4090", "rx-7900-xtx", "radeon-ai-pro-r9700", "mi300x"}) {
+  for (const char* card :
+       {"rtx-3090", "rtx-4090", "rx-7900-xtx", "radeon-ai-pro-r9700", "mi300x"}) {
     INFO(card);
     CHECK(ratio("llama.cpp", card) == Approx(1.09).epsilon(1e-6));
     CHECK(ratio("llama.cpp-vulkan", card) == Approx(1.09).epsilon(1e-6));
