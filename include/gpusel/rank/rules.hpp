@@ -162,9 +162,10 @@ enum class FactId : std::uint8_t {
   config_board_sizes,
   config_engine,
   workload_weights_format,
-  config_weights_kernel
+  config_weights_kernel,
+  config_engine_as
 };
-inline constexpr std::size_t kFactCount = 49;
+inline constexpr std::size_t kFactCount = 50;
 // The position of a vocabulary fact (fact_vocabulary()[fact_index(info)] is info).
 std::size_t fact_index(const FactInfo& info);
 

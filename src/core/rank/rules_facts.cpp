@@ -118,6 +118,11 @@ std::vector<FactInfo> make_vocabulary() {
        "config.engine has kernels for workload.weights_format on the card (absent when "
        "nothing constrains it: no format, or a card outside the engine's table)",
        {}},
+      {"config.engine_as",
+       T::text,
+       "the engine entry that runs on this card: config.engine, or what it runs as there "
+       "(llama.cpp-nograph on Pascal, llama.cpp-hip-rdna3 on RDNA 3)",
+       {}},
   };
 }
 

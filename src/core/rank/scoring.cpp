@@ -228,6 +228,7 @@ void facts_for(const Result& r, const Workload& w, const RankRequest& req, Confi
   if (is_training(w.mode)) return;
   out.engine = engine_of(w);
   f.text(F::config_engine, out.engine);
+  if (!r.throughput.engine.empty()) f.text(F::config_engine_as, r.throughput.engine);
   // The engine the user named, where it has no backend for the card (MLX on a GeForce).
   if (!w.engine.empty()) {
     f.text(F::workload_engine, out.engine);

@@ -186,6 +186,13 @@ const std::vector<Case>& cases() {
        {plus(kInference, {{"workload.engine", "llama.cpp"s}, {"workload.precision", "int8"s}}),
         plus(kInference, {{"workload.engine", "vllm"s}, {"workload.precision", "fp8"s}}),
         plus(kInference, {{"workload.precision", "fp8"s}})}},
+      {"rocm-rdna3-vulkan-faster",  // llama.cpp runs as its RDNA 3 ROCm entry on this card
+       {plus(kInference, {{"config.engine", "llama.cpp"s},
+                          {"config.engine_as", "llama.cpp-hip-rdna3"s}})},
+       {kInference,
+        plus(kInference, {{"config.engine", "llama.cpp"s}, {"config.engine_as", "llama.cpp"s}}),
+        plus(kInference,
+             {{"config.engine", "llama.cpp-vulkan"s}, {"config.engine_as", "llama.cpp-vulkan"s}})}},
       {"tensorrt-llm-fp8-needs-fp8-cores",  // TensorRT-LLM named, FP8, a card without FP8 math
        {plus(kInference, {{"workload.engine", "tensorrt-llm"s},
                           {"workload.precision", "fp8"s},
