@@ -22,8 +22,9 @@ std::string lower(std::string s) {
 }
 
 // engines.<name>.<field>, or the nearest entry up its chain of "like" that has it (as the
-// speed stage resolves it); nullptr when none has it. A chain longer than kMaxLikeDepth is a
-// loop, which the speed stage refuses with its own message: here it simply ends.
+// speed stage resolves it); nullptr when none has it, or when the nearest sets it to null (not
+// inherited, as the speed stage reads null). A chain longer than kMaxLikeDepth is a loop, which
+// the speed stage refuses with its own message: here it simply ends.
 const json* find_own_or_like(const json& engines, const json& e, const char* field) {
   const json* own = &e;
   for (int depth = 0; !own->contains(field) && depth < kMaxLikeDepth; ++depth) {
@@ -33,7 +34,7 @@ const json* find_own_or_like(const json& engines, const json& e, const char* fie
     own = &engines[(*own)["like"].get<std::string>()];
     if (!own->is_object()) return nullptr;
   }
-  return own->contains(field) ? &(*own)[field] : nullptr;
+  return own->contains(field) && !(*own)[field].is_null() ? &(*own)[field] : nullptr;
 }
 
 // As find_own_or_like, for a field every engine must have.
@@ -62,7 +63,7 @@ std::vector<std::string> runs_on(const json& engines, const json& e, const std::
   return out;
 }
 
-// engines.<name>.weight_kernels (own or its "like" entry's); absent: none.
+// engines.<name>.weight_kernels (own or up its chain of "like"); absent or null: none.
 std::map<std::string, detail::WeightKernel> weight_kernels(const json& engines, const json& e,
                                                            const std::string& at) {
   const json* own = find_own_or_like(engines, e, "weight_kernels");

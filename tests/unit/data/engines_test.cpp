@@ -71,6 +71,13 @@ TEST_CASE("the engine table: layouts inherit through like, aliases resolve") {
   // Through two levels: its own runs_on, the root's layout.
   CHECK(t.layers.at("cpp-older"));
   CHECK(t.runs_on.at("cpp-older") == std::vector<std::string>{"cuda"});
+  // An optional field set to null is not inherited, as the speed stage reads it.
+  auto doc = table();
+  doc["engines"]["cpp"]["weight_kernels"] = {{"value", {{"fp8", {{"cuda_min", "sm_89"}}}}}};
+  doc["engines"]["cpp-old"]["weight_kernels"] = nullptr;
+  const auto n = detail::parse_engine_splits(doc, "t.json");
+  CHECK(n.kernels.at("cpp").count("fp8"));
+  CHECK(n.kernels.at("cpp-old").empty());
 }
 
 TEST_CASE("a malformed engine table is a data error naming the file and the field") {
