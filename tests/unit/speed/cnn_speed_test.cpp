@@ -36,11 +36,6 @@ ThroughputConstants with_memory() {
   return k;
 }
 
-const Gpu& gpu(const std::string& id) {
-  static const Catalog c = load_catalog({});
-  return require_gpu(c, id);
-}
-
 Workload cnn_preset(const std::string& id, Mode mode, int batch) {
   static const std::vector<ModelArch> models = load_models({});
   Workload w;
@@ -127,7 +122,7 @@ TEST_CASE("shipped data: the measured H200 ResNet-50 rates within 10 %") {
   // the same run's kernel profile, so this pins the arithmetic, not a held-out check.
   Workload w = cnn_preset("resnet-50", Mode::full, 256);
   w.optimizer = Optimizer::sgd;
-  const Gpu& h200 = gpu("h200-sxm");
+  const Gpu& h200 = shipped_gpu("h200-sxm");
   w.amp = true;
   CHECK(estimate_throughput(w, h200, 1, false).train_tokens_per_s == Approx(4705).epsilon(0.10));
   w.precision = Precision::fp16;
@@ -158,9 +153,12 @@ TEST_CASE("shipped CNN presets: images/s rank the cards by their compute and ban
   // Batch 256 keeps every card's step above the host's floor (host_floor_test.cpp).
   for (const char* id : {"resnet-50", "yolov8m"}) {
     const Workload w = cnn_preset(id, Mode::full, 256);
-    const double v100 = estimate_throughput(w, gpu("v100-sxm2-32gb"), 1, false).train_tokens_per_s;
-    const double a100 = estimate_throughput(w, gpu("a100-80gb-sxm"), 1, false).train_tokens_per_s;
-    const double h100 = estimate_throughput(w, gpu("h100-sxm"), 1, false).train_tokens_per_s;
+    const double v100 =
+        estimate_throughput(w, shipped_gpu("v100-sxm2-32gb"), 1, false).train_tokens_per_s;
+    const double a100 =
+        estimate_throughput(w, shipped_gpu("a100-80gb-sxm"), 1, false).train_tokens_per_s;
+    const double h100 =
+        estimate_throughput(w, shipped_gpu("h100-sxm"), 1, false).train_tokens_per_s;
     CHECK(v100 < a100);
     CHECK(a100 < h100);
     // Not a token rate: images per second of the order published benchmarks give (ResNet-50
@@ -168,8 +166,8 @@ TEST_CASE("shipped CNN presets: images/s rank the cards by their compute and ban
     CHECK(a100 < 10000);
     CHECK(a100 > 100);
   }
-  const Throughput t =
-      estimate_throughput(cnn_preset("resnet-50", Mode::inference, 64), gpu("t4"), 1, false);
+  const Throughput t = estimate_throughput(cnn_preset("resnet-50", Mode::inference, 64),
+                                           shipped_gpu("t4"), 1, false);
   CHECK(t.unit == "images");
   CHECK(t.decode_tokens_per_s > 0);
 }
@@ -177,7 +175,7 @@ TEST_CASE("shipped CNN presets: images/s rank the cards by their compute and ban
 TEST_CASE("an encoder's inference rate is its encode (prompt) rate: it generates nothing") {
   Workload w = cnn_preset("bert-base-uncased", Mode::inference, 32);
   w.seq_len = 128;
-  const Throughput t = estimate_throughput(w, gpu("a100-80gb-sxm"), 1, false);
+  const Throughput t = estimate_throughput(w, shipped_gpu("a100-80gb-sxm"), 1, false);
   CHECK(t.unit == "tokens");
   CHECK(t.decode_tokens_per_s == t.prefill_tokens_per_s);
   CHECK(t.decode_tokens_per_s > 0);
@@ -186,11 +184,11 @@ TEST_CASE("an encoder's inference rate is its encode (prompt) rate: it generates
 TEST_CASE("a ViT is rated in images/s, its sequence the patches of --image-size") {
   Workload w = cnn_preset("vit-b-16", Mode::full, 64);
   w.seq_len = 197;
-  const Throughput small = estimate_throughput(w, gpu("a100-80gb-sxm"), 1, false);
+  const Throughput small = estimate_throughput(w, shipped_gpu("a100-80gb-sxm"), 1, false);
   CHECK(small.unit == "images");
   w.image_size = 448;  // 28 x 28 patches + the class token
   CHECK(tokens_per_sample(w) == 785);
-  const Throughput big = estimate_throughput(w, gpu("a100-80gb-sxm"), 1, false);
+  const Throughput big = estimate_throughput(w, shipped_gpu("a100-80gb-sxm"), 1, false);
   // Four times the tokens per image, and attention grows faster: at most a quarter the rate;
   // each token attending to four times as many bounds the work per image at 16 times.
   CHECK(big.train_tokens_per_s < small.train_tokens_per_s / 4);

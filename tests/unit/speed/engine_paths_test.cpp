@@ -13,8 +13,10 @@
 #include "gpusel/json/embedded.hpp"
 #include "gpusel/json/json_schema.hpp"
 #include "gpusel/speed/throughput.hpp"
+#include "throughput_fixtures.hpp"
 
 using namespace gpusel;
+using namespace tput_fixtures;
 
 namespace {
 
@@ -22,32 +24,14 @@ nlohmann::json shipped_throughput() {
   return nlohmann::json::parse(embedded_text("data/throughput.json"));
 }
 
-const Gpu& gpu_by_id(const std::string& id) {
-  static const Catalog c = load_catalog({});
-  return require_gpu(c, id);
-}
-
-// A preset at batch 1 with `prompt` tokens prefilled of `seq` in all.
-Workload llama(const std::string& model, const std::string& precision, const std::string& engine,
-               int seq, int prompt) {
-  static const std::vector<ModelArch> models = load_models({});
-  Workload w;
-  w.model = require_model(models, model);
-  w.model_from_preset = true;
-  w.mode = Mode::inference;
-  set_precision(w, precision);
-  w.seq_len = seq, w.prompt_len = prompt;
-  w.engine = engine;
-  return w;
-}
-
 Workload q4_decode(const std::string& engine) {
-  return llama("llama-3.1-8b", "q4_0", engine, 129, 1);
+  return preset_inference("llama-3.1-8b", "q4_0", engine, 129, 1);
 }
 
 double prompt_of(const std::string& model, const std::string& precision, const std::string& engine,
                  const std::string& card) {
-  return estimate_throughput(llama(model, precision, engine, 513, 512), gpu_by_id(card), 1, false)
+  return estimate_throughput(preset_inference(model, precision, engine, 513, 512),
+                             shipped_gpu(card), 1, false)
       .prefill_tokens_per_s;
 }
 
@@ -56,21 +40,21 @@ double prompt_of(const std::string& model, const std::string& precision, const s
 TEST_CASE("llama.cpp runs without its graphs on Pascal and Metal, with them on Volta and newer") {
   const ThroughputConstants& k = default_throughput_constants();
   const Engine& cpp = k.engines.at("llama.cpp");
-  CHECK(engine_on(cpp, gpu_by_id("tesla-p40"), k).name == "llama.cpp-nograph");
+  CHECK(engine_on(cpp, shipped_gpu("tesla-p40"), k).name == "llama.cpp-nograph");
   // Metal has no CUDA graphs; the unified-memory kernel figure was read with that overhead out.
-  CHECK(engine_on(cpp, gpu_by_id("apple-m2-ultra"), k).name == "llama.cpp-nograph");
+  CHECK(engine_on(cpp, shipped_gpu("apple-m2-ultra"), k).name == "llama.cpp-nograph");
   for (const char* id : {"v100-sxm2-32gb", "rtx-2080-ti", "rtx-3090", "rtx-4090", "h100-sxm"})
-    CHECK(engine_on(cpp, gpu_by_id(id), k).name == "llama.cpp");
+    CHECK(engine_on(cpp, shipped_gpu(id), k).name == "llama.cpp");
   // Engines without graphs named stay themselves everywhere.
-  CHECK(engine_on(k.engines.at("vllm"), gpu_by_id("tesla-p40"), k).name == "vllm");
+  CHECK(engine_on(k.engines.at("vllm"), shipped_gpu("tesla-p40"), k).name == "vllm");
 }
 
 TEST_CASE("on a Pascal card --engine llama.cpp costs the graphless per-layer overhead") {
   const ThroughputConstants& k = default_throughput_constants();
   const Throughput now =
-      estimate_throughput(q4_decode("llama.cpp"), gpu_by_id("tesla-p40"), 1, false);
+      estimate_throughput(q4_decode("llama.cpp"), shipped_gpu("tesla-p40"), 1, false);
   const Throughput old =
-      estimate_throughput(q4_decode("llama.cpp-nograph"), gpu_by_id("tesla-p40"), 1, false);
+      estimate_throughput(q4_decode("llama.cpp-nograph"), shipped_gpu("tesla-p40"), 1, false);
   CHECK(now.decode_tokens_per_s == old.decode_tokens_per_s);
   CHECK(now.engine == "llama.cpp-nograph");
   bool said = false;
@@ -81,7 +65,7 @@ TEST_CASE("on a Pascal card --engine llama.cpp costs the graphless per-layer ove
   doc["engines"]["llama.cpp"].erase("graphless_on");
   const ThroughputConstants ungated = parse_throughput_constants(doc, "t");
   const Throughput graphed =
-      estimate_throughput(q4_decode("llama.cpp"), gpu_by_id("tesla-p40"), 1, false, ungated);
+      estimate_throughput(q4_decode("llama.cpp"), shipped_gpu("tesla-p40"), 1, false, ungated);
   CHECK(graphed.engine == "llama.cpp");
   const double per_layer = k.engines.at("llama.cpp-nograph").layer_overhead_s -
                            k.engines.at("llama.cpp").layer_overhead_s;
@@ -109,13 +93,13 @@ TEST_CASE("without int8 matrix units quantized prompts run on dp4a at 4x FP32: t
   // model follows 4 x FP32 there, whatever the FP16 figure.
   const double eff = default_throughput_constants().engines.at("llama.cpp").dp4a_efficiency;
   for (const char* card : {"mi50-32gb", "rx-6800-xt"}) {
-    const Throughput t = estimate_throughput(llama("llama-2-7b", "q4_0", "llama.cpp", 513, 512),
-                                             gpu_by_id(card), 1, false);
+    const Throughput t = estimate_throughput(
+        preset_inference("llama-2-7b", "q4_0", "llama.cpp", 513, 512), shipped_gpu(card), 1, false);
     // 2 x the matmul weights (6.74B less the 32000 x 4096 embedding) + causal attention
     // over half of 512 tokens, 32 layers of 4096.
     const double flops = 2 * (6.74e9 - 32000 * 4096.0) + 4 * 32 * 4096 * 256.0;
     CHECK(t.prefill_tokens_per_s * flops / 1e12 ==
-          Approx(4 * gpu_by_id(card).fp32_tflops * eff).epsilon(0.02));
+          Approx(4 * shipped_gpu(card).fp32_tflops * eff).epsilon(0.02));
   }
   // Not GP100 (no dp4a), not 16-bit weights, not cards with int8 matrix units.
   const auto ratio = [](const char* card) {
@@ -146,7 +130,7 @@ TEST_CASE("a malformed prefill_dequantize or int4_gemm_also_on is a data error")
 TEST_CASE("LPDDR parts outside Apple decode with the CUDA/HIP kernels' figure, not Metal's") {
   // The decode assumption names the kernel class: "... llama.cpp on gddr [engines...]".
   const auto on = [](const std::string& card, const std::string& cls) {
-    const Throughput t = estimate_throughput(q4_decode("llama.cpp"), gpu_by_id(card), 1, false);
+    const Throughput t = estimate_throughput(q4_decode("llama.cpp"), shipped_gpu(card), 1, false);
     for (const auto& a : t.assumptions)
       if (a.rfind("decode bandwidth", 0) == 0) return a.find(" on " + cls + " [") != a.npos;
     return false;
@@ -161,15 +145,17 @@ TEST_CASE("llama.cpp runs its SYCL back end on Intel GPUs, not Gaudi") {
   const ThroughputConstants& k = default_throughput_constants();
   const Engine& cpp = k.engines.at("llama.cpp");
   for (const char* id : {"arc-a770-16gb", "arc-b580", "max-1100"})
-    CHECK(engine_on(cpp, gpu_by_id(id), k).name == "llama.cpp-sycl");
-  CHECK(engine_on(cpp, gpu_by_id("gaudi-2"), k).name == "llama.cpp");
+    CHECK(engine_on(cpp, shipped_gpu(id), k).name == "llama.cpp-sycl");
+  CHECK(engine_on(cpp, shipped_gpu("gaudi-2"), k).name == "llama.cpp");
   // Today's SYCL build on an A770 (NeoZhangJianyu/ci_log b9226): tg128 58.96, pp512 933.41.
-  const Throughput tg = estimate_throughput(llama("llama-2-7b", "q4_0", "llama.cpp", 129, 1),
-                                            gpu_by_id("arc-a770-16gb"), 1, false);
+  const Throughput tg =
+      estimate_throughput(preset_inference("llama-2-7b", "q4_0", "llama.cpp", 129, 1),
+                          shipped_gpu("arc-a770-16gb"), 1, false);
   CHECK(tg.engine == "llama.cpp-sycl");
   CHECK(tg.decode_tokens_per_s == Approx(58.96).epsilon(0.02));
-  const Throughput pp = estimate_throughput(llama("llama-2-7b", "q4_0", "llama.cpp", 513, 512),
-                                            gpu_by_id("arc-a770-16gb"), 1, false);
+  const Throughput pp =
+      estimate_throughput(preset_inference("llama-2-7b", "q4_0", "llama.cpp", 513, 512),
+                          shipped_gpu("arc-a770-16gb"), 1, false);
   CHECK(pp.prefill_tokens_per_s == Approx(933.41).epsilon(0.02));
 }
 
@@ -197,7 +183,7 @@ TEST_CASE("through cuBLAS a 4-bit prompt first writes an FP16 copy: PR #4766's R
                                                              {"a100-80gb-sxm", e.kernel_hbm},
                                                              {"h100-pcie", e.kernel_hbm}};
   for (const auto& [card, kernel] : cards) {
-    const Gpu& g = gpu_by_id(card);
+    const Gpu& g = shipped_gpu(card);
     const double copy_bw = g.bandwidth_gbs * 1e9 * k.memory_types.at(g.memory_type) * kernel;
     const double per_pass = (1 / prompt_of("llama-2-7b", "q4_0", "llama.cpp-cublas", card) -
                              1 / prompt_of("llama-2-7b", "fp16", "llama.cpp-cublas", card)) *
@@ -238,8 +224,9 @@ TEST_CASE("MMQ runs 4-bit prompts at 1.09 of F16 today, 0.94 in 2024, on NVIDIA 
 
 TEST_CASE("ipex-llm decodes Llama 2 7B sym_int4 on an Arc A770 at its measured 16.9 ms") {
   // intel/ipex-llm PR #10629: ~1k-token prompt; the model's context at its midpoint.
-  const Throughput t = estimate_throughput(llama("llama-2-7b", "int4", "ipex-llm", 1354, 1024),
-                                           gpu_by_id("arc-a770-16gb"), 1, false);
+  const Throughput t =
+      estimate_throughput(preset_inference("llama-2-7b", "int4", "ipex-llm", 1354, 1024),
+                          shipped_gpu("arc-a770-16gb"), 1, false);
   CHECK(t.engine == "ipex-llm");
   CHECK(1e3 / t.decode_tokens_per_s == Approx(16.9).epsilon(0.02));
 }

@@ -23,11 +23,6 @@ double tokens_per_s(const Workload& w, const Gpu& g, int n = 1, bool linked = fa
   return estimate_throughput(w, g, n, linked).train_tokens_per_s;
 }
 
-const Gpu& memory_gpu(const std::string& id) {
-  static const Catalog c = load_catalog({});
-  return require_gpu(c, id);
-}
-
 }  // namespace
 
 TEST_CASE("a step adds 34·h bytes per layer and token x 5 passes, the logits and AdamW's 30 B") {
@@ -111,7 +106,7 @@ TEST_CASE("shipped data: BERT-large spends far more of its step off the matmuls 
   bert.model.heads = 16, bert.model.head_dim = 64;
   bert.flash_attn = false, bert.seq_len = 384, bert.batch = 28, bert.amp = true;
   llm.seq_len = 2048, llm.batch = 4, llm.amp = true;
-  const Gpu& g = memory_gpu("a100-80gb-sxm");
+  const Gpu& g = shipped_gpu("a100-80gb-sxm");
   const double bert_mfu = estimate_throughput(bert, g, 1, false).mfu;
   const double llm_mfu = estimate_throughput(llm, g, 1, false).mfu;
   CHECK(bert_mfu < 0.85 * llm_mfu);
@@ -122,18 +117,18 @@ TEST_CASE("shipped data: properties hold with the memory-bound ops") {
   Workload w = training(Mode::full, 6.7e9);
   w.seq_len = 2048, w.batch = 2, w.grad_ckpt = true;
   // A faster card (more matmul rate and bandwidth) is never slower.
-  CHECK(tokens_per_s(w, memory_gpu("h100-sxm")) > tokens_per_s(w, memory_gpu("a100-80gb-sxm")));
-  CHECK(tokens_per_s(w, memory_gpu("a100-80gb-sxm")) >
-        tokens_per_s(w, memory_gpu("v100-sxm2-32gb")));
+  CHECK(tokens_per_s(w, shipped_gpu("h100-sxm")) > tokens_per_s(w, shipped_gpu("a100-80gb-sxm")));
+  CHECK(tokens_per_s(w, shipped_gpu("a100-80gb-sxm")) >
+        tokens_per_s(w, shipped_gpu("v100-sxm2-32gb")));
   // Tokens/s per card never rise with the batch falling, nor with more cards (DDP: every
   // card runs the whole optimizer step, as one card does).
   Workload small = w;
   small.batch = 1;
-  CHECK(tokens_per_s(small, memory_gpu("h100-sxm")) <= tokens_per_s(w, memory_gpu("h100-sxm")));
+  CHECK(tokens_per_s(small, shipped_gpu("h100-sxm")) <= tokens_per_s(w, shipped_gpu("h100-sxm")));
   for (int n : {2, 8, 64}) {
     Workload many = w;
     many.gpus = n, many.shard = Shard::ddp;
-    CHECK(tokens_per_s(many, memory_gpu("h100-sxm"), n, true) / n <=
-          tokens_per_s(w, memory_gpu("h100-sxm")));
+    CHECK(tokens_per_s(many, shipped_gpu("h100-sxm"), n, true) / n <=
+          tokens_per_s(w, shipped_gpu("h100-sxm")));
   }
 }

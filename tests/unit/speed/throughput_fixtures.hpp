@@ -2,12 +2,37 @@
 // Shared by the throughput tests: constants with every refinement at 1 or a round number,
 // a round card, and workloads whose FLOPs and bytes are easy to write down.
 #include <string>
+#include <vector>
 
+#include "gpusel/data/catalog.hpp"
+#include "gpusel/data/data_source.hpp"
+#include "gpusel/data/models.hpp"
+#include "gpusel/memory/workload.hpp"
 #include "gpusel/speed/throughput.hpp"
 
 namespace tput_fixtures {
 
 using namespace gpusel;
+
+// A card of the shipped catalog.
+inline const Gpu& shipped_gpu(const std::string& id) {
+  static const Catalog c = load_catalog({});
+  return require_gpu(c, id);
+}
+
+// A shipped preset's inference at batch 1 with `prompt` tokens prefilled of `seq` in all.
+inline Workload preset_inference(const std::string& model, const std::string& precision,
+                                 const std::string& engine, int seq, int prompt) {
+  static const std::vector<ModelArch> models = load_models({});
+  Workload w;
+  w.model = require_model(models, model);
+  w.model_from_preset = true;
+  w.mode = Mode::inference;
+  set_precision(w, precision);
+  w.seq_len = seq, w.prompt_len = prompt;
+  w.engine = engine;
+  return w;
+}
 
 inline Engine engine(const std::string& name, double kernel_hbm, double kernel) {
   Engine e;

@@ -5,38 +5,20 @@
 #include <nlohmann/json.hpp>
 
 #include "gpusel/base/error.hpp"
-#include "gpusel/data/catalog.hpp"
-#include "gpusel/data/data_source.hpp"
 #include "gpusel/data/engines.hpp"
-#include "gpusel/data/models.hpp"
 #include "gpusel/json/embedded.hpp"
 #include "gpusel/memory/estimator.hpp"
-#include "gpusel/memory/workload.hpp"
 #include "gpusel/speed/throughput.hpp"
+#include "throughput_fixtures.hpp"
 
 using namespace gpusel;
+using namespace tput_fixtures;
 
 namespace {
 
-Workload vk_workload(const std::string& engine, int seq, int prompt) {
-  static const std::vector<ModelArch> models = load_models({});
-  Workload w;
-  w.model = require_model(models, "llama-3.1-8b");
-  w.model_from_preset = true;
-  w.mode = Mode::inference;
-  set_precision(w, "q4_0");
-  w.seq_len = seq, w.prompt_len = prompt;
-  w.engine = engine;
-  return w;
-}
-
-const Gpu& vk_card(const std::string& id) {
-  static const Catalog c = load_catalog({});
-  return require_gpu(c, id);
-}
-
-Throughput run(const std::string& engine, const char* card, int seq = 129, int prompt = 1) {
-  return estimate_throughput(vk_workload(engine, seq, prompt), vk_card(card), 1, false);
+Throughput vk_run(const std::string& engine, const char* card, int seq = 129, int prompt = 1) {
+  return estimate_throughput(preset_inference("llama-3.1-8b", "q4_0", engine, seq, prompt),
+                             shipped_gpu(card), 1, false);
 }
 
 }  // namespace
@@ -45,17 +27,17 @@ TEST_CASE("Vulkan runs llama.cpp's figures on NVIDIA and AMD cards with graphs o
   for (const char* card : {"rtx-3090", "rtx-4090", "rx-7900-xtx", "rx-9070-xt"}) {
     INFO(card);
     if (std::string(card) != "rx-7900-xtx")  // RDNA 3: ROCm's HIP graphs, below
-      CHECK(run("llama.cpp-vulkan", card).decode_tokens_per_s ==
-            Approx(run("llama.cpp", card).decode_tokens_per_s).epsilon(1e-9));
-    CHECK(run("llama.cpp-vulkan", card, 513, 512).prefill_tokens_per_s ==
-          Approx(run("llama.cpp", card, 513, 512).prefill_tokens_per_s).epsilon(1e-9));
+      CHECK(vk_run("llama.cpp-vulkan", card).decode_tokens_per_s ==
+            Approx(vk_run("llama.cpp", card).decode_tokens_per_s).epsilon(1e-9));
+    CHECK(vk_run("llama.cpp-vulkan", card, 513, 512).prefill_tokens_per_s ==
+          Approx(vk_run("llama.cpp", card, 513, 512).prefill_tokens_per_s).epsilon(1e-9));
   }
   // On Pascal llama.cpp's CUDA build launches every kernel (llama.cpp-nograph); Vulkan keeps
   // its own path there: the per-layer cost of today's builds, so it decodes faster.
-  const Throughput vk = run("llama.cpp-vulkan", "tesla-p40");
+  const Throughput vk = vk_run("llama.cpp-vulkan", "tesla-p40");
   CHECK(vk.engine == "llama.cpp-vulkan");
-  CHECK(run("llama.cpp", "tesla-p40").engine == "llama.cpp-nograph");
-  CHECK(vk.decode_tokens_per_s > run("llama.cpp", "tesla-p40").decode_tokens_per_s);
+  CHECK(vk_run("llama.cpp", "tesla-p40").engine == "llama.cpp-nograph");
+  CHECK(vk.decode_tokens_per_s > vk_run("llama.cpp", "tesla-p40").decode_tokens_per_s);
   // The alias.
   CHECK(inference_engine("Vulkan", 1, false) == "llama.cpp-vulkan");
 }
@@ -73,7 +55,7 @@ TEST_CASE("Vulkan's entry nulls the variants it would inherit, and has no row sp
     INFO(eco);
     CHECK_FALSE(engine_runs_on("llama.cpp-vulkan", eco));
   }
-  Workload w = vk_workload("llama.cpp-vulkan", 2048, 2048);
+  Workload w = preset_inference("llama-3.1-8b", "q4_0", "llama.cpp-vulkan", 2048, 2048);
   w.gpus = 2, w.row_split = true;
   CHECK_THROWS_WITH(require_split_mode(w), Catch::Contains("has no row split"));
   w.engine = "llama.cpp";
@@ -97,25 +79,23 @@ TEST_CASE("on RDNA 3 llama.cpp's ROCm build runs HIP graphs that save about 15 u
   const ThroughputConstants& k = default_throughput_constants();
   const Engine& cpp = k.engines.at("llama.cpp");
   for (const char* card : {"rx-7900-xtx", "ryzen-ai-max-plus-395-128gb"})
-    CHECK(engine_on(cpp, vk_card(card), k).name == "llama.cpp-hip-rdna3");
+    CHECK(engine_on(cpp, shipped_gpu(card), k).name == "llama.cpp-hip-rdna3");
   for (const char* card : {"rx-9070-xt", "mi300x", "rtx-4090"})
-    CHECK(engine_on(cpp, vk_card(card), k).name == "llama.cpp");
+    CHECK(engine_on(cpp, shipped_gpu(card), k).name == "llama.cpp");
   // The engines of other builds keep their own path there.
   for (const char* e : {"llama.cpp-hipblas", "llama.cpp-nograph", "llama.cpp-vulkan"})
-    CHECK(engine_on(k.engines.at(e), vk_card("rx-7900-xtx"), k).name == e);
+    CHECK(engine_on(k.engines.at(e), shipped_gpu("rx-7900-xtx"), k).name == e);
   // PR #22254 (gfx1100): HIP graphs took Qwen2.5 14B Q8_0 from 47.17 to 48.51 t/s (tg64).
-  static const std::vector<ModelArch> models = load_models({});
-  Workload w = vk_workload("llama.cpp-nograph", 65, 1);
-  w.model = require_model(models, "qwen2.5-14b");
-  set_precision(w, "q8_0");
+  Workload w = preset_inference("qwen2.5-14b", "q8_0", "llama.cpp-nograph", 65, 1);
   const double before =
-      estimate_throughput(w, vk_card("rx-7900-xtx"), 1, false).decode_tokens_per_s;
+      estimate_throughput(w, shipped_gpu("rx-7900-xtx"), 1, false).decode_tokens_per_s;
   w.engine = "llama.cpp";
-  const double after = estimate_throughput(w, vk_card("rx-7900-xtx"), 1, false).decode_tokens_per_s;
+  const double after =
+      estimate_throughput(w, shipped_gpu("rx-7900-xtx"), 1, false).decode_tokens_per_s;
   CHECK(after / before == Approx(48.51 / 47.17).epsilon(0.02));
   // Vulkan pays today's per-layer cost there: faster than ROCm (issue #20934).
-  CHECK(run("llama.cpp-vulkan", "rx-7900-xtx").decode_tokens_per_s >
-        1.2 * run("llama.cpp", "rx-7900-xtx").decode_tokens_per_s);
+  CHECK(vk_run("llama.cpp-vulkan", "rx-7900-xtx").decode_tokens_per_s >
+        1.2 * vk_run("llama.cpp", "rx-7900-xtx").decode_tokens_per_s);
 }
 
 TEST_CASE("a variant list with an entry that is not an object is a data error") {
