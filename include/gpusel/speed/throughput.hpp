@@ -84,6 +84,8 @@ struct Engine {  // a decode engine (--engine)
   // Whether llama.cpp's --split-mode row exists on this back end (engines.*.row_split; not on
   // Vulkan); only llama.cpp engines split rows at all.
   bool row_split = true;
+  // The ecosystems it has a back end for (engines.*.runs_on; empty: every card).
+  std::vector<std::string> runs_on;
   // per mixture-of-experts layer per decode step, beside its bytes (router, top-k, grouped
   // GEMMs, combine); 0 where the engine's figure has none
   double moe_layer_overhead_s = 0;

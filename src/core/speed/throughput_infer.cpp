@@ -278,6 +278,16 @@ Ctx make_ctx(const Workload& w, const Gpu& g, int count, bool linked, const K& k
 
 void estimate_inference(const Workload& w, const Gpu& g, int count, bool linked, const K& k,
                         const Shape& s, Throughput& t, const NodeNetwork* nodes) {
+  // An engine the user named that has no backend for the card (MLX on a GeForce, Vulkan on an
+  // Arc) gives no figure: its kernels' speed there would be a number nobody can run.
+  if (const Engine& asked = engine_for(w, k);
+      !w.engine.empty() && !asked.runs_on.empty() &&
+      std::find(asked.runs_on.begin(), asked.runs_on.end(), g.ecosystem) == asked.runs_on.end()) {
+    t.engine = asked.name;
+    t.assumptions.push_back(asked.label + " has no backend for " + g.ecosystem +
+                            " cards: no speed figure [engines." + asked.name + ".runs_on]");
+    return;
+  }
   const Ctx c = make_ctx(w, g, count, linked, k, s, t, nodes);
   const int replicas = c.tp * c.stages * c.row == 1 ? count : 1;
   const Rate d = decode_rate(c, c.tp, c.stages, c.row);

@@ -104,3 +104,17 @@ TEST_CASE("a variant list with an entry that is not an object is a data error") 
   CHECK_THROWS_WITH(parse_throughput_constants(doc, "t"),
                     Catch::Contains("engines.llama.cpp.graphless_on.value[1]: must be an object"));
 }
+
+TEST_CASE("An engine named for a card it has no backend for gives no speed figure") {
+  const Throughput arc = vk_run("llama.cpp-vulkan", "arc-a770-16gb", 513, 512);
+  CHECK(arc.decode_tokens_per_s == 0);
+  CHECK(arc.prefill_tokens_per_s == 0);
+  CHECK(arc.engine == "llama.cpp-vulkan");
+  REQUIRE_FALSE(arc.assumptions.empty());
+  CHECK_THAT(arc.assumptions.back(), Catch::Contains("no backend for oneapi"));
+  // The same card under an engine that runs there keeps its figure.
+  CHECK(vk_run("llama.cpp", "arc-a770-16gb").decode_tokens_per_s > 0);
+  CHECK(estimate_throughput(preset_inference("llama-3.1-8b", "bf16", "mlx", 2048, 2048),
+                            shipped_gpu("rtx-4090"), 1, false)
+            .decode_tokens_per_s == 0);
+}
