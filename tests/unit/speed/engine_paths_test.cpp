@@ -219,7 +219,8 @@ TEST_CASE("MMQ runs 4-bit prompts at 1.09 of F16 today, 0.94 in 2024, on NVIDIA 
   // ROCm builds of 2025 copy the weights for hipBLAS on AMD cards only.
   CHECK(ratio("llama.cpp-hipblas", "rx-7900-xtx") < 0.94);
   CHECK(ratio("llama.cpp-hipblas", "rx-7900-xtx") != Approx(0.72).epsilon(0.01));
-  CHECK(ratio("llama.cpp-hipblas", "rtx-4090") == Approx(1.09).epsilon(1e-6));
+  // A ROCm build has no back end for a CUDA card: no figure there at all.
+  CHECK(prompt_of("llama-3.1-8b", "q4_0", "llama.cpp-hipblas", "rtx-4090") == 0);
 }
 
 TEST_CASE("ipex-llm decodes Llama 2 7B sym_int4 on an Arc A770 at its measured 16.9 ms") {
