@@ -75,7 +75,11 @@ template <class T>
 void sort_results(std::vector<T>& results) {
   std::stable_sort(results.begin(), results.end(), [](const T& a, const T& b) {
     if (std::abs(a.scores.total - b.scores.total) > 1e-9) return a.scores.total > b.scores.total;
-    return a.headroom > b.headroom;  // tiebreak: more room for a longer sequence or batch
+    // Equal totals are mostly scores clamped at 0 or 100: the faster first, then the one
+    // with more room for a longer sequence or batch.
+    if (std::abs(a.tokens_per_s - b.tokens_per_s) > 1e-9 * std::max(a.tokens_per_s, b.tokens_per_s))
+      return a.tokens_per_s > b.tokens_per_s;
+    return a.headroom > b.headroom;
   });
 }
 
