@@ -125,7 +125,7 @@ const std::map<std::string, std::pair<std::string, std::string>> kCards = {
     {"Apple M2 Ultra (192GB)", {"apple-m2-ultra", "GPU core count not stated: 76-core assumed"}},
     {"Apple M2 Ultra (GPU cores not stated)", {"apple-m2-ultra", "76-core assumed"}},
     {"Apple M2 Ultra (76-core GPU)", {"apple-m2-ultra", ""}},
-    {"Apple M2 Max (30-core GPU)", {"apple-m2-max", ""}},
+    {"Apple M2 Max (30-core GPU)", {"apple-m2-max-30c", ""}},
     {"Apple M4 Max (40-core GPU)", {"apple-m4-max", ""}},
     {"Apple M4 Pro (20-core GPU)", {"apple-m4-pro", ""}},
     // llama-bench's device names (rows L01-L76).

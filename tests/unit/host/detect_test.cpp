@@ -212,16 +212,26 @@ TEST_CASE("NVIDIA names a PCIe board as such: a bare 'H100 80GB HBM3' is the SXM
 }
 
 TEST_CASE("a known name with the wrong memory or core count is unknown, and says why") {
-  const Device d3060 = matched("nvidia-smi", "nvidia", "NVIDIA GeForce RTX 3060", 8.0);
-  CHECK(id_of(d3060) == "unknown");
-  CHECK_THAT(d3060.match, Catch::Contains("rtx-3060-12gb has 12 GiB, this one 8 GiB"));
-  const Device m2 = matched("system_profiler", "apple", "Apple M2 Ultra", 192.0, 60);
-  CHECK(id_of(m2) == "unknown");
-  CHECK_THAT(m2.match, Catch::Contains("76 GPU cores, this one 60"));
+  const Device d3080 = matched("nvidia-smi", "nvidia", "NVIDIA GeForce RTX 3080", 16.0);
+  CHECK(id_of(d3080) == "unknown");
+  CHECK_THAT(d3080.match, Catch::Contains("this one 16 GiB"));
+  const Device m1 = matched("system_profiler", "apple", "Apple M1 Max", 64.0, 28);
+  CHECK(id_of(m1) == "unknown");
+  CHECK_THAT(m1.match, Catch::Contains("GPU cores, this one 28"));
+}
+
+TEST_CASE("memory and core count pick the variant of a name") {
+  CHECK(id_of(matched("nvidia-smi", "nvidia", "NVIDIA GeForce RTX 3060", 8.0)) == "rtx-3060-8gb");
+  CHECK(id_of(matched("nvidia-smi", "nvidia", "NVIDIA GeForce RTX 3060", 11.76)) ==
+        "rtx-3060-12gb");
+  CHECK(id_of(matched("system_profiler", "apple", "Apple M2 Ultra", 192.0, 60)) ==
+        "apple-m2-ultra-60c");
+  CHECK(id_of(matched("system_profiler", "apple", "Apple M2 Ultra", 192.0, 76)) ==
+        "apple-m2-ultra");
 }
 
 TEST_CASE("names outside the catalog, or of another vendor, stay unknown") {
-  CHECK(id_of(matched("nvidia-smi", "nvidia", "NVIDIA GeForce GTX 1660", 6.0)) == "unknown");
+  CHECK(id_of(matched("nvidia-smi", "nvidia", "NVIDIA GeForce GTX 970", 4.0)) == "unknown");
   CHECK(id_of(matched("nvidia-smi", "nvidia", "NVIDIA RTX PRO 6000 Blackwell Server Edition",
                       95.6)) == "unknown");
   CHECK(id_of(matched("rocm-smi", "amd", "NVIDIA GeForce RTX 4090", 24.0)) == "unknown");

@@ -175,7 +175,9 @@ TEST_CASE("every catalog card gets a sourced compute rate, memory type and link"
     INFO(g.id);
     CHECK(k.memory_types.count(g.memory_type) == 1);
     if (g.interconnect.kind != "none") CHECK(k.links.count(g.interconnect.kind) == 1);
-    CHECK(estimate_throughput(w, g, 1, false).prefill_tokens_per_s > 0);
+    const Throughput t = estimate_throughput(w, g, 1, false);
+    CHECK(t.prefill_tokens_per_s > 0);
+    CHECK(t.decode_tokens_per_s > 0);
   }
 }
 
