@@ -128,6 +128,10 @@ const std::map<std::string, std::pair<std::string, std::string>> kCards = {
     {"Apple M2 Max (30-core GPU)", {"apple-m2-max-30c", ""}},
     {"Apple M4 Max (40-core GPU)", {"apple-m4-max", ""}},
     {"Apple M4 Pro (20-core GPU)", {"apple-m4-pro", ""}},
+    {"Apple M1 Pro", {"apple-m1-pro", "GPU core count not stated: 16-core assumed"}},
+    {"Apple M2 (MacBook Air)", {"apple-m2", "GPU core count not stated: 10-core assumed"}},
+    {"Apple M5 (10-core GPU)", {"apple-m5", ""}},
+    {"RX 5700 XT", {"rx-5700-xt", ""}},
     // llama-bench's device names (rows L01-L76).
     {"A100-SXM4-80GB", {"a100-80gb-sxm", ""}},
     {"A40", {"a40", ""}},

@@ -60,6 +60,9 @@ struct Engine {  // a decode engine (--engine)
   // On Ampere GDDR cards (GA10x: 6 MB of L2 where the RTX 4090 the gddr figures come from has
   // 72 MB), where the engine was measured there or a figure was borrowed; 0: kernel_gddr.
   double kernel_gddr_ampere = 0;
+  // On Apple's base and Pro chips, whose GPU fills their memory system where a Max or Ultra
+  // part's does not (the unified figure is an M2 Ultra's); 0: kernel_unified.
+  double kernel_unified_base = 0;
   double int8_factor = 1, int4_factor = 1;  // quantized weights: dequantization cost
   // Its W4A16 GEMM (int4 weights dequantized to 16-bit, 16-bit tensor-core MMA) at serving
   // batches, as a fraction of its 16-bit GEMM rate; on Hopper where the kernel differs there.

@@ -121,18 +121,40 @@ void prompt_efficiency(Ctx& c, Throughput& t) {
   if (copy) dequant_pass(c, t);
 }
 
+namespace {
+
+// An Apple base or Pro chip: one die whose GPU fills its memory system. A Max or Ultra part
+// has a memory system wider than its GPU pulls (stream: M1 Max 0.78, M2 Ultra 0.80 of spec).
+bool apple_base_chip(const Gpu& g) {
+  return g.vendor == "apple" && g.architecture.find(" Max") == std::string::npos &&
+         g.architecture.find(" Ultra") == std::string::npos;
+}
+
+struct Kernel {
+  double value;
+  std::string on, id;  // the memory class it applies to, and its data key
+};
+
+// The engine's decode kernel for the card's memory class. The GDDR figures were measured on
+// an RTX 4090 (Ampere's GA10x keep less in L2); the unified one on an M2 Ultra.
+Kernel decode_kernel(const Ctx& c, const std::string& cls) {
+  if (cls == "hbm") return {c.e.kernel_hbm, "hbm", "kernel"};
+  if (cls == "unified")
+    return c.e.kernel_unified_base > 0 && apple_base_chip(c.g)
+               ? Kernel{c.e.kernel_unified_base, "an Apple base/Pro chip", "kernel.unified_base"}
+               : Kernel{c.e.kernel_unified, "unified", "kernel"};
+  if (c.e.kernel_gddr_ampere > 0 && c.g.architecture.rfind("Ampere", 0) == 0)
+    return {c.e.kernel_gddr_ampere, "Ampere gddr", "kernel.gddr_ampere"};
+  return {c.e.kernel_gddr, "gddr", "kernel"};
+}
+
+}  // namespace
+
 // Achieved decode bandwidth: spec x memory type x engine kernel x weight precision.
 double decode_bandwidth(const Ctx& c, Throughput& t) {
   const auto mt = c.k.memory_types.find(c.g.memory_type);
   const double mem = mt != c.k.memory_types.end() ? mt->second : 1.0;
-  const std::string cls = memory_class(c.g);
-  // The GDDR figures were measured on an RTX 4090; Ampere's GA10x cards keep less in L2.
-  const bool ampere =
-      cls == "gddr" && c.e.kernel_gddr_ampere > 0 && c.g.architecture.rfind("Ampere", 0) == 0;
-  const double kernel = cls == "hbm"       ? c.e.kernel_hbm
-                        : cls == "unified" ? c.e.kernel_unified
-                        : ampere           ? c.e.kernel_gddr_ampere
-                                           : c.e.kernel_gddr;
+  const Kernel kernel = decode_kernel(c, memory_class(c.g));
   const Precision p = c.w.precision;
   const double quant = p == Precision::int4                          ? c.e.int4_factor
                        : p == Precision::int8 || p == Precision::fp8 ? c.e.int8_factor
@@ -140,11 +162,10 @@ double decode_bandwidth(const Ctx& c, Throughput& t) {
   t.assumptions.push_back(
       "decode bandwidth " + num(c.g.bandwidth_gbs) + " GB/s x " + num(mem) + " achievable (" +
       c.g.memory_type + (mt == c.k.memory_types.end() ? ", not in the data: 1 assumed" : "") +
-      ") [memory_types] x " + num(kernel) + " " + c.e.label + " on " +
-      (ampere ? "Ampere gddr" : cls) + " [engines." + c.e.name +
-      (ampere ? ".kernel.gddr_ampere]" : ".kernel]") +
+      ") [memory_types] x " + num(kernel.value) + " " + c.e.label + " on " + kernel.on +
+      " [engines." + c.e.name + "." + kernel.id + "]" +
       (quant != 1 ? " x " + num(quant) + " for " + to_string(p) + " weights" : ""));
-  return c.g.bandwidth_gbs * 1e9 * mem * kernel * quant;
+  return c.g.bandwidth_gbs * 1e9 * mem * kernel.value * quant;
 }
 
 // Prompt GEMM rates: FP8 where the card has it; GeForce FP16-accumulate where the engine

@@ -198,6 +198,8 @@ Engine parse_engine(const std::string& name, const json& e, const std::string& a
   g.kernel_unified = number(e["kernel"], "unified", at + ".kernel", 0.05, 1.5);
   if (e["kernel"].contains("gddr_ampere"))
     g.kernel_gddr_ampere = number(e["kernel"], "gddr_ampere", at + ".kernel", 0.05, 1.5);
+  if (e["kernel"].contains("unified_base"))
+    g.kernel_unified_base = number(e["kernel"], "unified_base", at + ".kernel", 0.05, 1.5);
   g.int8_factor = number(e, "int8_factor", at, 0.05, 1.5);
   g.int4_factor = number(e, "int4_factor", at, 0.05, 1.5);
   if (e.contains("int4_gemm")) g.int4_gemm = number(e, "int4_gemm", at, 0.05, 1.5);

@@ -1,0 +1,63 @@
+// Apple's chips under llama.cpp's Metal build: base and Pro parts fill their memory system
+// (engines.llama.cpp.kernel.unified_base, PR #10491's M1 Pro); Max and Ultra parts keep the
+// M2 Ultra's figure; a binned part decodes as its bandwidth says and prompts as its cores do.
+#include <catch2/catch.hpp>
+
+#include "gpusel/speed/throughput.hpp"
+#include "throughput_fixtures.hpp"
+
+using namespace gpusel;
+using namespace tput_fixtures;
+
+namespace {
+
+Throughput on_chip(const char* card, const char* model, const char* precision, int seq = 129,
+                   int prompt = 1) {
+  return estimate_throughput(preset_inference(model, precision, "llama.cpp", seq, prompt),
+                             shipped_gpu(card), 1, false);
+}
+
+bool says(const Throughput& t, const std::string& what) {
+  for (const auto& a : t.assumptions)
+    if (a.find(what) != std::string::npos) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("an M1 Pro decodes Llama 2 13B Q8_0 at PR 10491's 12.26 tokens/s") {
+  const Throughput t = on_chip("apple-m1-pro", "llama-2-13b", "q8_0");
+  CHECK(t.decode_tokens_per_s == Approx(12.26).epsilon(0.03));
+  CHECK(says(t, "[engines.llama.cpp-nograph.kernel.unified_base]"));
+}
+
+TEST_CASE("base and Pro chips take the base kernel, Max and Ultra chips the M2 Ultra's") {
+  for (const char* card : {"apple-m1", "apple-m2", "apple-m3-pro", "apple-m4", "apple-m5"}) {
+    INFO(card);
+    CHECK(says(on_chip(card, "llama-2-7b", "q4_0"), "kernel.unified_base]"));
+  }
+  for (const char* card : {"apple-m1-max", "apple-m3-max-30c", "apple-m2-ultra", "apple-m5-max"}) {
+    INFO(card);
+    const Throughput t = on_chip(card, "llama-2-7b", "q4_0");
+    CHECK_FALSE(says(t, "kernel.unified_base]"));
+    CHECK(says(t, "[engines.llama.cpp-nograph.kernel]"));
+  }
+  // The M2 Ultra's own measurement (PR #2917, Q8_0 62.05 tok/s) is unchanged.
+  CHECK(on_chip("apple-m2-ultra", "llama-2-7b", "q8_0").decode_tokens_per_s ==
+        Approx(62.05).epsilon(0.04));
+}
+
+TEST_CASE("a binned Apple chip decodes as its bandwidth says and prompts as its cores do") {
+  // Same 800 GB/s, fewer cores: the same decode, a slower prompt.
+  const Throughput full = on_chip("apple-m2-ultra", "llama-2-7b", "q4_0", 512, 512);
+  const Throughput binned = on_chip("apple-m2-ultra-60c", "llama-2-7b", "q4_0", 512, 512);
+  CHECK(binned.prefill_tokens_per_s < 0.9 * full.prefill_tokens_per_s);
+  CHECK(on_chip("apple-m2-ultra-60c", "llama-2-7b", "q4_0").decode_tokens_per_s ==
+        Approx(on_chip("apple-m2-ultra", "llama-2-7b", "q4_0").decode_tokens_per_s));
+  // The 30-core M3 Max has 300 GB/s where the 40-core has 400; the M3 Pro 150 where the M2
+  // Pro had 200: the newer chip decodes slower.
+  CHECK(on_chip("apple-m3-max-30c", "llama-2-7b", "q4_0").decode_tokens_per_s <
+        0.8 * on_chip("apple-m3-max", "llama-2-7b", "q4_0").decode_tokens_per_s);
+  CHECK(on_chip("apple-m3-pro", "llama-2-7b", "q4_0").decode_tokens_per_s <
+        on_chip("apple-m2-pro", "llama-2-7b", "q4_0").decode_tokens_per_s);
+}
