@@ -87,6 +87,8 @@ struct Engine {  // a decode engine (--engine)
   // Whether llama.cpp's --split-mode row exists on this back end (engines.*.row_split; not on
   // Vulkan); only llama.cpp engines split rows at all.
   bool row_split = true;
+  // Its int4/int8 formats quantize the LM head with the rest (MLX); else the head stays 16-bit.
+  bool quantized_head = false;
   // The ecosystems it has a back end for (engines.*.runs_on; empty: every card).
   std::vector<std::string> runs_on;
   // per mixture-of-experts layer per decode step, beside its bytes (router, top-k, grouped

@@ -31,7 +31,9 @@ double weight_bytes(const Workload& w, const Shape& s, const K& k) {
     return experts * w.linear_bits / 8 + (s.matmul - experts) * 2;
   }
   bpv = linear_weight_bytes(w, bpv);  // --weight-bits: the bits the user gave, as memory
-  return (s.matmul - s.head) * bpv + s.head * std::max(2.0, bpv);  // LM head stays 16-bit
+  // The LM head stays 16-bit in GPTQ/AWQ checkpoints; MLX quantizes it with the rest.
+  const double head = engine_for(w, k).quantized_head ? bpv : std::max(2.0, bpv);
+  return (s.matmul - s.head) * bpv + s.head * head;
 }
 
 namespace {

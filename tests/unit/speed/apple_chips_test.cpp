@@ -61,3 +61,24 @@ TEST_CASE("a binned Apple chip decodes as its bandwidth says and prompts as its 
   CHECK(on_chip("apple-m3-pro", "llama-2-7b", "q4_0").decode_tokens_per_s <
         on_chip("apple-m2-pro", "llama-2-7b", "q4_0").decode_tokens_per_s);
 }
+
+// MLX quantizes the LM head with the rest (mlx_lm quantize_model), and its quantized weights
+// stream at the 16-bit per-byte rate beside 63 us per layer (mlx-lm BENCHMARKS.md: one M4 Max,
+// one build, Qwen3-4B in bf16, 8-bit and 4-bit).
+TEST_CASE("MLX reads a 4-bit LM head at 4.5 bits, at the 16-bit per-byte rate") {
+  const auto run = [](const char* engine, const char* precision) {
+    return estimate_throughput(preset_inference("llama-3.1-8b", precision, engine, 129, 1),
+                               shipped_gpu("apple-m4-max"), 1, false);
+  };
+  const Throughput bf16 = run("mlx", "bf16"), int4 = run("mlx", "int4");
+  // About 15.0 / 4.2 GB of weights, less the 32 x 63 us that does not shrink with the bits.
+  const double ratio = int4.decode_tokens_per_s / bf16.decode_tokens_per_s;
+  CHECK(ratio > 3.0);  // a 16-bit head would leave about 2.7
+  CHECK(ratio < 3.3);
+  CHECK(says(int4, "63 us per layer [engines.mlx.layer_overhead_us]"));
+  CHECK_FALSE(says(int4, "for int4 weights"));
+  // llama.cpp's --precision int4 (GPTQ-style) keeps the head at 16 bits: a smaller gain.
+  CHECK(run("llama.cpp", "int4").decode_tokens_per_s /
+            run("llama.cpp", "bf16").decode_tokens_per_s <
+        ratio);
+}
