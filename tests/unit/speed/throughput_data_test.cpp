@@ -276,3 +276,15 @@ TEST_CASE("Gaudi's FP8 gain is its own measured figure, below Transformer Engine
     if (e["id"] == "gaudi") e["fp8_factor"] = 2.5;
   CHECK_THROWS_AS(parse_throughput_constants(doc, "t.json"), Error);
 }
+
+// Cards whose vendor publishes no 16-bit tensor figure run at a measured matmul rate, not at
+// their FP32 rate x the default fraction: DGX Spark's GB10 (92.3 TFLOPS BF16, huggingface/kernels
+// #283), the A10G (69.47, half-rate FP32 accumulate), GeForce Pascal (FP32 SGEMM, 0.87).
+TEST_CASE("cards without a vendor 16-bit figure train at their measured matmul rate") {
+  const Workload w = throughput_llama(7, Mode::full);
+  CHECK(estimate_throughput(w, data_gpu("dgx-spark"), 1, false).tflops_used == Approx(92.3));
+  CHECK(estimate_throughput(w, data_gpu("a10g"), 1, false).tflops_used == Approx(69.47));
+  const Throughput pascal = estimate_throughput(w, data_gpu("gtx-1080-ti"), 1, false);
+  CHECK(pascal.tflops_used == Approx(data_gpu("gtx-1080-ti").fp32_tflops * 0.87));
+  CHECK(joined(pascal).find("matmul.pascal-geforce") != std::string::npos);
+}
