@@ -89,8 +89,6 @@ struct Engine {  // a decode engine (--engine)
   bool row_split = true;
   // Its int4/int8 formats quantize the LM head with the rest (MLX); else the head stays 16-bit.
   bool quantized_head = false;
-  // The ecosystems it has a back end for (engines.*.runs_on; empty: every card).
-  std::vector<std::string> runs_on;
   // per mixture-of-experts layer per decode step, beside its bytes (router, top-k, grouped
   // GEMMs, combine); 0 where the engine's figure has none
   double moe_layer_overhead_s = 0;

@@ -12,6 +12,7 @@
 #include <tuple>
 
 #include "gpusel/base/error.hpp"
+#include "gpusel/data/engines.hpp"
 #include "gpusel/data/models.hpp"
 #include "gpusel/memory/estimator.hpp"
 #include "gpusel/memory/kv_cache.hpp"
@@ -20,7 +21,7 @@
 
 namespace gpusel::tput {
 
-double weight_bytes(const Workload& w, const Shape& s, const K& k) {
+double weight_bytes(const Workload& w, const Shape& s, const K& k, const Engine& e) {
   // A GGUF file's bits per weight already cover every tensor, the output included.
   if (w.weight_bits > 0) return s.matmul * w.weight_bits / 8;
   double bpv = bytes_per_value(w.precision);
@@ -32,7 +33,7 @@ double weight_bytes(const Workload& w, const Shape& s, const K& k) {
   }
   bpv = linear_weight_bytes(w, bpv);  // --weight-bits: the bits the user gave, as memory
   // The LM head stays 16-bit in GPTQ/AWQ checkpoints; MLX quantizes it with the rest.
-  const double head = engine_for(w, k).quantized_head ? bpv : std::max(2.0, bpv);
+  const double head = e.quantized_head ? bpv : std::max(2.0, bpv);
   return (s.matmul - s.head) * bpv + s.head * head;
 }
 
@@ -57,13 +58,14 @@ double kv_step_bytes(const Workload& w, const K& k, int split) {
 }
 
 // MoE: bytes of every routed expert and the share k/E a token picks (0, 0 when dense).
-std::pair<double, double> routed_experts(const Workload& w, const Shape& s, const K& k) {
+std::pair<double, double> routed_experts(const Workload& w, const Shape& s, const K& k,
+                                         const Engine& e) {
   const ModelArch& m = w.model;
   if (!m.moe || m.moe->experts <= m.moe->active) return {0, 0};
   const ArchParams a = arch_params(m);
   const double routed = (a.total - a.active) / (m.moe->experts - m.moe->active) * m.moe->experts;
   const double per_param =
-      w.bits_experts_only ? w.linear_bits / 8 : weight_bytes(w, s, k) / std::max(1.0, s.matmul);
+      w.bits_experts_only ? w.linear_bits / 8 : weight_bytes(w, s, k, e) / std::max(1.0, s.matmul);
   return {routed * per_param, double(m.moe->active) / m.moe->experts};
 }
 
@@ -97,8 +99,8 @@ void apply_row_split(const Ctx& c, int row, StepModel& m) {
 StepModel build_step(const Ctx& c, int tp, int stages, int row = 1) {
   StepModel m;
   m.engine = c.e.name, m.tp = tp, m.stages = stages, m.layers = c.s.layers;
-  m.weight_bytes = weight_bytes(c.w, c.s, c.k);
-  std::tie(m.routed_bytes, m.route_fraction) = routed_experts(c.w, c.s, c.k);
+  m.weight_bytes = weight_bytes(c.w, c.s, c.k, c.e);
+  std::tie(m.routed_bytes, m.route_fraction) = routed_experts(c.w, c.s, c.k, c.e);
   m.bandwidth = c.bw;
   m.kv_bytes_per_seq = kv_seq_bytes(c.w, c.k, tp);
   m.fixed_s = c.s.layers * c.e.layer_overhead_s + moe_layers(c.w.model) * c.e.moe_layer_overhead_s;
@@ -194,7 +196,7 @@ double prefill_rate(const Ctx& c) {
     group.count = c.tp, group.nodes = 1;
     t_tok += 2 * c.s.layers * allreduce_s(group, c.s.hidden * 2);
   }
-  const double floor = weight_bytes(c.w, c.s, c.k) / (width * c.bw) / (prompt * c.w.batch);
+  const double floor = weight_bytes(c.w, c.s, c.k, c.e) / (width * c.bw) / (prompt * c.w.batch);
   double rate = 1 / std::max(t_tok, floor);
   if (c.stages > 1 && is_llama_cpp(c.e.name)) {  // prompt chunks pipelined
     const double chunks = std::ceil(prompt / c.k.llama_cpp_ubatch);
@@ -206,7 +208,7 @@ double prefill_rate(const Ctx& c) {
 void describe(const Ctx& c, int count, Throughput& t) {
   const Workload& w = c.w;
   t.assumptions.push_back(
-      "decode: " + num(weight_bytes(w, c.s, c.k) / 1e9) + " GB of weights + KV cache at " +
+      "decode: " + num(weight_bytes(w, c.s, c.k, c.e) / 1e9) + " GB of weights + KV cache at " +
       num(decode_context(w)) + " tokens (" + num(kv_step_bytes(w, c.k, c.tp) / 1e9) +
       " GB, by attention kind) per step + " + num(c.e.layer_overhead_s * 1e6) +
       " us per layer [engines." + c.e.name + ".layer_overhead_us]" +
@@ -283,8 +285,7 @@ void estimate_inference(const Workload& w, const Gpu& g, int count, bool linked,
   // An engine the user named that has no backend for the card (MLX on a GeForce, Vulkan on an
   // Arc) gives no figure: its kernels' speed there would be a number nobody can run.
   if (const Engine& asked = engine_for(w, k);
-      !w.engine.empty() && !asked.runs_on.empty() &&
-      std::find(asked.runs_on.begin(), asked.runs_on.end(), g.ecosystem) == asked.runs_on.end()) {
+      !w.engine.empty() && !engine_runs_on(asked.name, g.ecosystem)) {
     t.engine = asked.name;
     t.assumptions.push_back(asked.label + " has no backend for " + g.ecosystem +
                             " cards: no speed figure [engines." + asked.name + ".runs_on]");

@@ -29,7 +29,7 @@ struct Ctx {
 };
 
 // Bytes of weights one decode step reads (GGUF bits, --weight-bits, int4/int8 figures).
-double weight_bytes(const Workload& w, const Shape& s, const K& k);
+double weight_bytes(const Workload& w, const Shape& s, const K& k, const Engine& e);
 
 // "hbm", "unified" (Apple) or "gddr": which of an engine's kernel figures a card takes.
 std::string memory_class(const Gpu& g);

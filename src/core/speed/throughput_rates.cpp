@@ -66,7 +66,7 @@ bool dequantizes_for_cublas(const Ctx& c) {
 void dequant_pass(Ctx& c, Throughput& t) {
   Shape linear = c.s;
   linear.matmul -= linear.head, linear.head = 0;
-  const double read = weight_bytes(c.w, linear, c.k), written = 2 * linear.matmul;
+  const double read = weight_bytes(c.w, linear, c.k, c.e), written = 2 * linear.matmul;
   // The engine's own streaming kernels: its decode rate for this memory class, without what
   // dequantizing inside a matrix-vector product costs (int4/int8 factor).
   const Precision p = c.w.precision;

@@ -215,7 +215,6 @@ Engine parse_engine(const std::string& name, const json& e, const std::string& a
   g.layer_overhead_s = number(e, "layer_overhead_us", at, 0, 1e4) * 1e-6;
   if (e.contains("row_split")) g.row_split = flag(e, "row_split", at);
   if (e.contains("quantized_head")) g.quantized_head = flag(e, "quantized_head", at);
-  if (e.contains("runs_on")) g.runs_on = texts(e["runs_on"], "value", at + ".runs_on");
   if (e.contains("moe_layer_overhead_us"))
     g.moe_layer_overhead_s = number(e, "moe_layer_overhead_us", at, 0, 1e4) * 1e-6;
   if (e.contains("host_step_us")) g.host_step_s = number(e, "host_step_us", at, 0, 1e6) * 1e-6;

@@ -96,6 +96,7 @@ inline Workload training(Mode mode, double params) {
 inline Gpu card(double bf16 = 100, std::optional<double> acc16 = std::nullopt) {
   Gpu g;
   g.id = "round", g.vendor = "nvidia", g.segment = "datacenter", g.form_factor = "sxm";
+  g.ecosystem = "cuda";
   g.architecture = "Test", g.memory_type = "GDDR6";
   g.bandwidth_gbs = 1000, g.fp32_tflops = bf16 / 4;
   g.bf16_tflops_dense = g.fp16_tflops_dense = bf16;
