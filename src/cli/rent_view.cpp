@@ -90,6 +90,19 @@ std::string offer_warnings(const std::vector<RentalOption>& shown) {
   return out.empty() ? "" : tr("Warnings:") + "\n" + out;
 }
 
+// How many fitting offers miss the job's deadline, and where they were ranked.
+std::string deadline_line(const RentAnswer& a, int max_gpus) {
+  if (!a.deadline_hours || a.ranking.too_slow == 0) return "";
+  return trf("{} of the offers that fit cannot finish the job within {:g} days ({}), even on up "
+             "to {} GPUs (--max-gpus): ranked after those that can, those that take fewer deadlines "
+             "first.",
+             a.ranking.too_slow, *a.deadline_hours / 24,
+             a.deadline_default ? tr("the default, data/scoring.json; --deadline-days sets it")
+                                : tr("--deadline-days"),
+             max_gpus) +
+         "\n";
+}
+
 std::string bullets(const std::vector<std::string>& items) {
   std::string s;
   for (const auto& i : items) s += "  - " + i + "\n";
@@ -109,6 +122,10 @@ void add_rent_options(CLI::App* cmd, RentArgs& a) {
   cmd->add_option("--egress-gb", a.egress_gb, "data downloaded out of the cloud, GB (K28)");
   cmd->add_option("--storage-price", a.storage_price, "per GB-month (default: data/cloud.json)");
   cmd->add_option("--egress-price", a.egress_price, "per GB (default: data/cloud.json)");
+  cmd->add_option("--deadline-days", a.deadline_days,
+                  "with --rent and --tokens: the job must finish within this many days (default "
+                  "data/scoring.json's job_deadline_days, 30): more RDMA-linked instances where "
+                  "that makes it, else ranked after the offers that do");
 }
 
 void check_rent_args(const RentArgs& a, const RankArgs& rank) {
@@ -119,6 +136,10 @@ void check_rent_args(const RentArgs& a, const RankArgs& rank) {
     throw usage_error(fmt::format("--hours {} must be > 0", *a.hours));
   if (a.hours && !a.rent && !a.compare)
     throw usage_error("--hours goes with --rent or --compare-rent");
+  if (a.deadline_days && !(*a.deadline_days > 0 && *a.deadline_days <= 1e6))
+    throw usage_error(fmt::format("--deadline-days {} must be > 0 and at most 1e6", *a.deadline_days));
+  if (a.deadline_days && (!a.rent || (rank.tokens.empty() && rank.dataset_tokens.empty())))
+    throw usage_error("--deadline-days goes with --rent and --tokens (--dataset-tokens): a job");
   // Buying has no cloud disk or egress: without a rental the figures would be ignored.
   if ((a.storage_gb != 0 || a.egress_gb != 0 || a.storage_price || a.egress_price) && !a.rent &&
       !a.compare)
@@ -130,7 +151,9 @@ void check_rent_args(const RentArgs& a, const RankArgs& rank) {
 }
 
 RentalRequest rental_request(const RentArgs& a) {
-  return {a.hours, a.storage_gb, a.egress_gb, a.storage_price, a.egress_price};
+  RentalRequest r{a.hours, a.storage_gb, a.egress_gb, a.storage_price, a.egress_price, {}, false};
+  if (a.deadline_days) r.deadline_hours = *a.deadline_days * 24;
+  return r;
 }
 
 Output rent_output(const Session& s, const RentAnswer& answer, const std::string& cloud_origin,
@@ -165,6 +188,7 @@ Output rent_output(const Session& s, const RentAnswer& answer, const std::string
                                          ranking.spot_only)
                              : std::string()) +
       "\n";
+  o.after += deadline_line(answer, s.request.max_gpus);
   o.after += offer_warnings(answer.shown) + tr("Notes:") + "\n" + bullets(answer.notes);
   if (f != Format::json && f != Format::csv) return o;  // a table shows neither
   o.json = {{"schema_version", 1},
@@ -178,7 +202,10 @@ Output rent_output(const Session& s, const RentAnswer& answer, const std::string
             {"too_small", ranking.too_small},
             {"excluded_by_rule", ranking.excluded_by_rule},
             {"filtered", ranking.filtered},
-            {"spot_only", ranking.spot_only}};
+            {"spot_only", ranking.spot_only},
+            {"deadline_hours",
+             answer.deadline_hours ? nlohmann::json(*answer.deadline_hours) : nlohmann::json()},
+            {"too_slow", ranking.too_slow}};
   for (const auto& x : answer.shown) o.json["offers"].push_back(option_json(x, cur));
   o.csv = json_rows(o.json["offers"], {{"offer", "/offer"},
                                        {"provider", "/provider"},

@@ -15,12 +15,14 @@ struct RentArgs {
   std::optional<double> hours;
   double storage_gb = 0, egress_gb = 0;
   std::optional<double> storage_price, egress_price;
+  std::optional<double> deadline_days;
 };
 
 // --rent, --compare-rent, --hours and the storage/egress figures (K28).
 void add_rent_options(CLI::App* cmd, RentArgs& a);
 
-// Error(usage) for --rent with --compare-rent, --hours with --tokens, or --hours <= 0.
+// Error(usage) for --rent with --compare-rent, --hours with --tokens, --hours <= 0, or a
+// --deadline-days that is not > 0 or comes without --rent and --tokens.
 void check_rent_args(const RentArgs& a, const RankArgs& rank);
 
 // The rental request the flags describe.

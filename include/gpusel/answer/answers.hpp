@@ -71,6 +71,8 @@ struct RentAnswer {
   std::vector<std::string> notes;
   std::optional<double> hours;    // the job length asked (--hours), if any
   bool converted_prices = false;  // a shown offer is priced in another currency
+  std::optional<double> deadline_hours;  // a job's (--deadline-days, or the default)
+  bool deadline_default = false;         // data/scoring.json's job_deadline_days
 };
 
 // `recommend --rent`: the cloud offers that fit the workload, cheapest job first.

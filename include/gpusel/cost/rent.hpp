@@ -18,6 +18,10 @@ struct RentalRequest {
   std::optional<double> hours;  // known job length; else RankRequest::tokens sets it
   double storage_gb = 0, egress_gb = 0;
   std::optional<double> storage_price, egress_price;  // session currency; else cloud defaults
+  // A job of RankRequest::tokens must finish within this many hours (ignored with `hours`):
+  // offers spread over more RDMA-linked instances to meet it; those that cannot rank last.
+  std::optional<double> deadline_hours;
+  bool deadline_default = false;  // the deadline is data/scoring.json's, not the user's
 };
 
 struct RentalOption {
@@ -37,6 +41,7 @@ struct RentalRanking {
   int fitting = 0;                    // every offer that fits (options holds the first of them)
   int considered = 0, too_small = 0, excluded_by_rule = 0, filtered = 0;
   int spot_only = 0;  // offers with no on-demand price: never ranked for a whole job
+  int too_slow = 0;   // fitting offers that cannot finish the job by the deadline
   double storage_price = 0, egress_price = 0;  // per GB-month / per GB, session currency
 };
 

@@ -59,6 +59,7 @@ struct ScoringConstants {
   std::map<std::string, double> ecosystem_base;  // 0-100 per ecosystem
   double compute_decades = 2;       // a score falls 100/decades points per 10x below the best
   double budget_value_share = 0.7;  // budget score: value share, rest = unspent budget share
+  double job_deadline_days = 30;     // a rented job longer than this spreads out or ranks last
 };
 const ScoringConstants& scoring_constants();
 

@@ -92,12 +92,22 @@ void add_changes(const Sources& src, const RankRequest& req, std::vector<Remedy>
   }
 }
 
+// A job of --tokens without the user's deadline gets data/scoring.json's: ranked on cost
+// alone, the cheapest job is nearly always the fewest GPUs, however many years it takes.
+RentalRequest with_deadline(const RankRequest& req, RentalRequest rr) {
+  if (req.tokens && !rr.hours && !rr.deadline_hours) {
+    rr.deadline_hours = scoring_constants().job_deadline_days * 24;
+    rr.deadline_default = true;
+  }
+  return rr;
+}
+
 // Renting: the cheapest fitting cloud offer for the same workload and filters.
 void add_rent(const Sources& src, const RecommendQuery& q, RecommendAnswer& a) {
   const Cloud* cloud = src.offers();
   if (!cloud) return;
-  RentalRanking rr =
-      rank_rentals(src.catalog, *cloud, src.rules, src.rates, q.request, q.rental, 1);
+  RentalRanking rr = rank_rentals(src.catalog, *cloud, src.rules, src.rates, q.request,
+                                  with_deadline(q.request, q.rental), 1);
   if (rr.options.empty()) return;
   Remedy m;
   m.kind = Remedy::Kind::rent;
@@ -147,8 +157,11 @@ RecommendAnswer recommend(const Sources& src, const RecommendQuery& query) {
   return a;
 }
 
-RentAnswer rent(const Sources& src, const RankRequest& req, const RentalRequest& rr, int top) {
+RentAnswer rent(const Sources& src, const RankRequest& req, const RentalRequest& asked, int top) {
   RentAnswer a;
+  const RentalRequest rr = with_deadline(req, asked);
+  a.deadline_hours = rr.deadline_hours;
+  a.deadline_default = rr.deadline_default;
   a.one_gpu_need = estimate(without_model_parallel(req.workload));
   const Cloud* cloud = src.offers();
   if (!cloud) throw data_error("no cloud offers loaded");

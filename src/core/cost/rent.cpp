@@ -66,10 +66,15 @@ struct CostKey {
   std::optional<double> on_demand_cost;
   double per_million_tokens = 0;
   double tokens_per_s = 0;
+  int deadlines = 0;  // a late job: how many deadlines it takes (2 or more); 0: in time
 };
 
-// Cheapest job first when its length is known, else cheapest per token; then fastest.
+// A job that finishes by its deadline before one that does not, and of those the ones that
+// take fewer deadlines first (three months against two years matters, 84 days against 88
+// does not); then the cheapest job when its length is known, else cheapest per token; then
+// the fastest.
 bool cheaper(const CostKey& a, const CostKey& b) {
+  if (a.deadlines != b.deadlines) return a.deadlines < b.deadlines;
   if (a.on_demand_cost && b.on_demand_cost && *a.on_demand_cost != *b.on_demand_cost)
     return *a.on_demand_cost < *b.on_demand_cost;
   if (a.on_demand_cost.has_value() != b.on_demand_cost.has_value())
@@ -81,7 +86,7 @@ bool cheaper(const CostKey& a, const CostKey& b) {
 }
 
 CostKey key_of(const RentalOption& o) {
-  return {o.on_demand_cost, o.per_million_tokens, o.eval.tokens_per_s};
+  return {o.on_demand_cost, o.per_million_tokens, o.eval.tokens_per_s, 0};
 }
 
 bool cheaper(const RentalOption& a, const RentalOption& b) { return cheaper(key_of(a), key_of(b)); }
@@ -126,6 +131,46 @@ Config instances_config(const Gpu& gpu, int gpus, const Workload& w, const Offer
   return c;
 }
 
+using Evaluation = std::pair<Config, Result>;
+
+// How an offer runs the job: its instances and their evaluation (none when nothing fits).
+struct Choice {
+  const Evaluation* eval = nullptr;
+  int instances = 1;
+  bool excluded = false;  // a rule excludes the card: no number of instances helps
+};
+
+bool late(const Evaluation* e, std::optional<double> deadline) {
+  return deadline && e->second.hours && *e->second.hours > *deadline;
+}
+
+// One instance where the job fits; else as many as it needs, up to --max-gpus, joined by the
+// provider's network (as a cluster of bought nodes is by its own): where it is GPUDirect RDMA
+// (EFA, InfiniBand) or one NVLink domain, never marketplace boxes over TCP (a model split
+// across them waits on the network every layer). A job that would miss its deadline doubles
+// the instances while that makes it faster, until it is in time.
+template <class Evaluated>
+Choice choose_instances(const Offer& o, const Gpu& gpu, const RankRequest& req,
+                        const InstanceNetwork& net, std::optional<double> deadline,
+                        Evaluated&& evaluated) {
+  const Evaluation* one =
+      &evaluated(gpu, working_gpus(req.workload, o.gpus_per_instance), nullptr, {});
+  Choice c{fits(one->second) ? one : nullptr, 1, one->second.rules.excluded};
+  const bool clusters = net.rdma || net.nvlink_domain > o.gpus_per_instance;
+  if (!clusters || c.excluded) return c;
+  auto on = [&](int n) -> const Evaluation* {
+    return &evaluated(gpu, working_gpus(req.workload, n * o.gpus_per_instance), &o, net);
+  };
+  for (int n = 2; !c.eval && n * o.gpus_per_instance <= req.max_gpus; n *= 2)
+    if (const Evaluation* more = on(n); fits(more->second)) c.eval = more, c.instances = n;
+  for (int n = c.instances * 2;
+       c.eval && late(c.eval, deadline) && n * o.gpus_per_instance <= req.max_gpus; n *= 2)
+    if (const Evaluation* more = on(n);
+        fits(more->second) && more->second.tokens_per_s > c.eval->second.tokens_per_s)
+      c.eval = more, c.instances = n;
+  return c;
+}
+
 }  // namespace
 
 RentalRanking rank_rentals(const Catalog& catalog, const Cloud& cloud, const RuleSet& rules,
@@ -147,9 +192,9 @@ RentalRanking rank_rentals(const Catalog& catalog, const Cloud& cloud, const Rul
   };
   // Keyed by the card, the GPUs used, and for several instances the instance size and network.
   using Key = std::tuple<const Gpu*, int, int, double, bool, int, bool>;
-  std::map<Key, std::pair<Config, Result>> evaluations;
+  std::map<Key, Evaluation> evaluations;
   auto evaluated = [&](const Gpu& gpu, int used, const Offer* several,
-                       const InstanceNetwork& net) -> const std::pair<Config, Result>& {
+                       const InstanceNetwork& net) -> const Evaluation& {
     const Key key = several ? Key{&gpu,         used,     several->gpus_per_instance,
                                   net.gbps,     net.rdma, net.nvlink_domain,
                                   net.published}
@@ -167,9 +212,11 @@ RentalRanking rank_rentals(const Catalog& catalog, const Cloud& cloud, const Rul
     CostKey key;
     const Offer* offer;
     int instances;
-    const std::pair<Config, Result>* eval;  // in `evaluations`, whose nodes do not move
+    const Evaluation* eval;  // in `evaluations`, whose nodes do not move
     std::optional<double> hours;
   };
+  // A rental window (--hours) has no deadline: it is as long as it was asked to be.
+  const std::optional<double> deadline = rr.hours ? std::nullopt : rr.deadline_hours;
   std::vector<Fit> fitting;
   for (const auto& o : cloud.offers) {
     ++out.considered;
@@ -186,36 +233,28 @@ RentalRanking rank_rentals(const Catalog& catalog, const Cloud& cloud, const Rul
       ++out.spot_only;
       continue;
     }
-    const int used = working_gpus(req.workload, o.gpus_per_instance);
-    const auto* one = &evaluated(*gpu, used, nullptr, {});
-    const auto* chosen = fits(one->second) ? one : nullptr;
-    int instances = 1;
-    // Too small as one instance: as many instances as the job needs, up to --max-gpus,
-    // joined by the provider's network (as a cluster of bought nodes is by its own): where
-    // it is GPUDirect RDMA (EFA, InfiniBand) or one NVLink domain, never marketplace boxes
-    // over TCP (a model split across them waits on the network every layer).
-    const InstanceNetwork net = instance_network(o, cloud.defaults);
-    const bool clusters = net.rdma || net.nvlink_domain > o.gpus_per_instance;
-    for (int n = 2; clusters && !chosen && !one->second.rules.excluded &&
-                    n * o.gpus_per_instance <= req.max_gpus;
-         n *= 2) {
-      const auto* more =
-          &evaluated(*gpu, working_gpus(req.workload, n * o.gpus_per_instance), &o, net);
-      if (fits(more->second)) chosen = more, instances = n;
-    }
-    if (one->second.rules.excluded)
+    const Choice ch = choose_instances(o, *gpu, req, instance_network(o, cloud.defaults),
+                                       deadline, evaluated);
+    if (ch.excluded)
       ++out.excluded_by_rule;
-    else if (!chosen)
+    else if (!ch.eval)
       ++out.too_small;
-    if (!chosen) continue;
-    const Result& eval = chosen->second;
+    if (!ch.eval) continue;
+    const Result& eval = ch.eval->second;
     const auto hours = rr.hours ? rr.hours : eval.hours;
-    const RentalOption terms = priced_terms(o, instances, eval, cloud, rates, cur, hours, extras);
+    const RentalOption terms =
+        priced_terms(o, ch.instances, eval, cloud, rates, cur, hours, extras);
     // A job of --tokens is ranked by what it costs; a rental window of --hours costs the
     // window on any offer, so it is ranked by what the window buys: cost per token.
     const auto job_cost = rr.hours ? std::nullopt : terms.on_demand_cost;
-    fitting.push_back(
-        {{job_cost, terms.per_million_tokens, eval.tokens_per_s}, &o, instances, chosen, hours});
+    const int deadlines =
+        late(ch.eval, deadline) ? static_cast<int>(std::ceil(*eval.hours / *deadline)) : 0;
+    if (deadlines > 0) ++out.too_slow;
+    fitting.push_back({{job_cost, terms.per_million_tokens, eval.tokens_per_s, deadlines},
+                       &o,
+                       ch.instances,
+                       ch.eval,
+                       hours});
   }
   std::stable_sort(fitting.begin(), fitting.end(),
                    [](const Fit& a, const Fit& b) { return cheaper(a.key, b.key); });

@@ -28,6 +28,7 @@ const ScoringConstants& scoring_constants() {
       s.ecosystem_base[eco] = v.at("value").get<double>();
     s.compute_decades = doc.at("compute_decades").at("value").get<double>();
     s.budget_value_share = doc.at("budget_value_share").at("value").get<double>();
+    s.job_deadline_days = doc.at("job_deadline_days").at("value").get<double>();
     return s;
   }();
   return c;
