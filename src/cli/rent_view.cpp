@@ -93,13 +93,17 @@ std::string offer_warnings(const std::vector<RentalOption>& shown) {
 // How many fitting offers miss the job's deadline, and where they were ranked.
 std::string deadline_line(const RentAnswer& a, int max_gpus) {
   if (!a.deadline_hours || a.ranking.too_slow == 0) return "";
-  return trf("{} of the offers that fit cannot finish the job within {:g} days ({}), even on up "
-             "to {} GPUs (--max-gpus): ranked after those that can, those that take fewer deadlines "
-             "first.",
-             a.ranking.too_slow, *a.deadline_hours / 24,
-             a.deadline_default ? tr("the default, data/scoring.json; --deadline-days sets it")
-                                : tr("--deadline-days"),
-             max_gpus) +
+  const double days = *a.deadline_hours / 24;
+  return (a.deadline_default
+              ? trf("{} of the offers that fit cannot finish the job within {:g} days (the "
+                    "default of data/scoring.json; --deadline-days sets it), even on up to {} "
+                    "GPUs (--max-gpus): ranked after those that can, those that take fewer "
+                    "deadlines first.",
+                    a.ranking.too_slow, days, max_gpus)
+              : trf("{} of the offers that fit cannot finish the job within {:g} days "
+                    "(--deadline-days), even on up to {} GPUs (--max-gpus): ranked after those "
+                    "that can, those that take fewer deadlines first.",
+                    a.ranking.too_slow, days, max_gpus)) +
          "\n";
 }
 

@@ -9,6 +9,8 @@
 
 namespace gpusel {
 
+struct Gpu;
+
 // How many entries a chain of engines.*.like may pass through (llama.cpp-cublas ->
 // llama.cpp-2024 -> llama.cpp is two); a longer chain is taken for a loop, a data error.
 constexpr int kMaxLikeDepth = 4;
@@ -27,6 +29,10 @@ bool engine_splits_layers(const std::string& engine_key);
 // oneapi, synapseai, cann, metal); true for a name the data does not know (the speed stage
 // refuses those).
 bool engine_runs_on(const std::string& engine_key, const std::string& ecosystem);
+// The same for one card: its ecosystem, and its kernel target among the engine's supported
+// ones where the data lists them (engines.*.targets: vLLM needs compute capability 7.5 on
+// CUDA and lists its ROCm targets).
+bool engine_runs_on(const std::string& engine_key, const Gpu& g);
 // Whether the engine has kernels for a weight format (engines.*.weight_kernels: "mxfp4",
 // "fp8") on the card: CUDA from a minimum compute capability ("sm_80"), ROCm on listed
 // targets. Empty where nothing constrains it (no such entry, another ecosystem).

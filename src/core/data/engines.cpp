@@ -63,6 +63,34 @@ std::vector<std::string> runs_on(const json& engines, const json& e, const std::
   return out;
 }
 
+// One {cuda_min, rocm} object: CUDA from a compute capability, ROCm on listed gfx targets.
+detail::WeightKernel cards_of(const json& k, const std::string& at) {
+  detail::WeightKernel w;
+  if (!k.is_object()) throw data_error(at + ": must be an object");
+  if (k.contains("cuda_min")) {
+    w.cuda_listed = true;
+    w.cuda_min =
+        k["cuda_min"].is_string() ? compute_capability(k["cuda_min"].get<std::string>()) : 0;
+    if (w.cuda_min == 0) throw data_error(at + ".cuda_min: must be sm_NN");
+  }
+  if (k.contains("rocm") && k["rocm"].is_array()) {
+    w.rocm_listed = true;
+    for (const json& t : k["rocm"])
+      if (t.is_string()) w.rocm.push_back(t.get<std::string>());
+  }
+  return w;
+}
+
+// Whether a card (ecosystem, kernel target) is among `w`'s; empty where `w` says nothing of
+// its ecosystem.
+std::optional<bool> among(const detail::WeightKernel& w, const std::string& ecosystem,
+                          const std::string& target) {
+  if (ecosystem == "cuda" && w.cuda_listed) return compute_capability(target) >= w.cuda_min;
+  if (ecosystem == "rocm" && w.rocm_listed)
+    return std::find(w.rocm.begin(), w.rocm.end(), target) != w.rocm.end();
+  return std::nullopt;
+}
+
 // engines.<name>.weight_kernels (own or up its chain of "like"); absent or null: none.
 std::map<std::string, detail::WeightKernel> weight_kernels(const json& engines, const json& e,
                                                            const std::string& at) {
@@ -71,23 +99,19 @@ std::map<std::string, detail::WeightKernel> weight_kernels(const json& engines, 
   if (!own) return out;
   const json v = own->is_object() ? own->value("value", json()) : json();
   if (!v.is_object()) throw data_error(at + ".weight_kernels.value: must be an object");
-  for (const auto& [format, k] : v.items()) {
-    detail::WeightKernel w;
-    if (k.contains("cuda_min")) {
-      w.cuda_listed = true;
-      w.cuda_min =
-          k["cuda_min"].is_string() ? compute_capability(k["cuda_min"].get<std::string>()) : 0;
-      if (w.cuda_min == 0)
-        throw data_error(at + ".weight_kernels.value." + format + ".cuda_min: must be sm_NN");
-    }
-    if (k.contains("rocm") && k["rocm"].is_array()) {
-      w.rocm_listed = true;
-      for (const json& t : k["rocm"])
-        if (t.is_string()) w.rocm.push_back(t.get<std::string>());
-    }
-    out[format] = w;
-  }
+  for (const auto& [format, k] : v.items())
+    out[format] = cards_of(k, at + ".weight_kernels.value." + format);
   return out;
+}
+
+// engines.<name>.targets (own or up its chain of "like"); absent or null: every card of its
+// runs_on ecosystems.
+std::optional<detail::WeightKernel> targets(const json& engines, const json& e,
+                                            const std::string& at) {
+  const json* own = find_own_or_like(engines, e, "targets");
+  if (!own) return std::nullopt;
+  return cards_of(own->is_object() ? own->value("value", json()) : json(),
+                  at + ".targets.value");
 }
 
 // constants.default_engine.value.<which>: an engine's key.
@@ -125,6 +149,7 @@ EngineSplits detail::parse_engine_splits(const json& doc, const std::string& ori
     t.layers[name] = splits_layers(engines, e, origin + ": engines." + name);
     t.runs_on[name] = runs_on(engines, e, origin + ": engines." + name);
     t.kernels[name] = weight_kernels(engines, e, origin + ": engines." + name);
+    if (auto cards = targets(engines, e, origin + ": engines." + name)) t.targets[name] = *cards;
   }
   t.batch1 = default_engine(doc, engines, "batch1", origin);
   t.batched = default_engine(doc, engines, "batched", origin);
@@ -151,6 +176,14 @@ bool engine_runs_on(const std::string& engine_key, const std::string& ecosystem)
          std::find(it->second.begin(), it->second.end(), ecosystem) != it->second.end();
 }
 
+bool engine_runs_on(const std::string& engine_key, const Gpu& g) {
+  if (!engine_runs_on(engine_key, g.ecosystem)) return false;
+  if (g.platform_target.empty()) return true;  // a card whose target nobody recorded
+  const auto& all = splits().targets;
+  const auto it = all.find(engine_key);
+  return it == all.end() || among(it->second, g.ecosystem, g.platform_target).value_or(true);
+}
+
 std::optional<bool> engine_loads_weights(const std::string& engine_key, const std::string& format,
                                          const std::string& ecosystem, const std::string& target) {
   const auto& all = splits().kernels;
@@ -158,11 +191,7 @@ std::optional<bool> engine_loads_weights(const std::string& engine_key, const st
   if (e == all.end()) return std::nullopt;
   const auto k = e->second.find(format);
   if (k == e->second.end()) return std::nullopt;
-  const detail::WeightKernel& w = k->second;
-  if (ecosystem == "cuda" && w.cuda_listed) return compute_capability(target) >= w.cuda_min;
-  if (ecosystem == "rocm" && w.rocm_listed)
-    return std::find(w.rocm.begin(), w.rocm.end(), target) != w.rocm.end();
-  return std::nullopt;
+  return among(k->second, ecosystem, target);
 }
 
 std::string engine_platforms(const std::string& engine_key) {

@@ -8,7 +8,8 @@
 
 namespace gpusel::detail {
 
-// The cards an engine has kernels for one weight format on (engines.*.weight_kernels).
+// The cards an engine has kernels for one weight format on (engines.*.weight_kernels), or
+// runs on at all (engines.*.targets).
 struct WeightKernel {
   int cuda_min = 0;               // compute capability x 10 (sm_80: 80); 0: CUDA not listed
   std::vector<std::string> rocm;  // gfx targets; empty: ROCm not listed
@@ -22,6 +23,7 @@ struct EngineSplits {
   std::map<std::string, std::vector<std::string>> runs_on;  // entry key -> ecosystems
   // entry key -> format -> where its kernels run (own or "like" entry's)
   std::map<std::string, std::map<std::string, WeightKernel>> kernels;
+  std::map<std::string, WeightKernel> targets;  // entry key -> the cards it supports, if listed
 };
 
 // Throws data_error naming `origin` and the field when an engine has no valid multi_gpu or

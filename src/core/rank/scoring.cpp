@@ -233,7 +233,7 @@ void facts_for(const Result& r, const Workload& w, const RankRequest& req, Confi
   // The engine the user named, where it has no backend for the card (MLX on a GeForce).
   if (!w.engine.empty()) {
     f.text(F::workload_engine, out.engine);
-    f.flag(F::config_engine_runs, engine_runs_on(out.engine, g.ecosystem));
+    f.flag(F::config_engine_runs, engine_runs_on(out.engine, g));
   }
   // Weights whose format needs the engine's own kernels (gpt-oss's MXFP4 on a V100).
   if (const char* format = weights_format(w)) {

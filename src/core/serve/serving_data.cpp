@@ -8,6 +8,7 @@
 #include "gpusel/base/error.hpp"
 #include "gpusel/base/text.hpp"
 #include "gpusel/data/card_memory.hpp"
+#include "gpusel/data/engines.hpp"
 #include "gpusel/json/embedded.hpp"
 #include "gpusel/json/json_schema.hpp"
 #include "gpusel/speed/throughput.hpp"
@@ -104,15 +105,21 @@ bool ServingEngine::predates(const Gpu& g) const {
   return std::find(not_on.begin(), not_on.end(), g.id) != not_on.end();
 }
 
+// Its own platforms, and the speed stage's engine's supported cards (vLLM: compute
+// capability 7.5 and listed ROCm targets, data/throughput.json engines.*.targets).
 bool ServingEngine::runs(const Gpu& g) const {
   if (predates(g)) return false;
-  return std::find(runs_on.begin(), runs_on.end(), g.ecosystem) != runs_on.end();
+  return std::find(runs_on.begin(), runs_on.end(), g.ecosystem) != runs_on.end() &&
+         engine_runs_on(name, g);
 }
 
 std::string ServingEngine::why_not_on(const Gpu& g) const {
   if (predates(g))
     return name + " (" + version + ") predates " + g.id + " (launched " +
            std::to_string(g.launch_year) + "): no kernels for its architecture";
+  if (std::find(runs_on.begin(), runs_on.end(), g.ecosystem) != runs_on.end())
+    return name + " does not support " + g.id + " (" + g.platform_target +
+           "): not among its supported GPUs [engines." + name + ".targets]";
   return name + " does not run on " + g.ecosystem;
 }
 

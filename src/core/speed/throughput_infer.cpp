@@ -283,12 +283,16 @@ Ctx make_ctx(const Workload& w, const Gpu& g, int count, bool linked, const K& k
 void estimate_inference(const Workload& w, const Gpu& g, int count, bool linked, const K& k,
                         const Shape& s, Throughput& t, const NodeNetwork* nodes) {
   // An engine the user named that has no backend for the card (MLX on a GeForce, Vulkan on an
-  // Arc) gives no figure: its kernels' speed there would be a number nobody can run.
-  if (const Engine& asked = engine_for(w, k);
-      !w.engine.empty() && !engine_runs_on(asked.name, g.ecosystem)) {
+  // Arc) or does not support its architecture (vLLM on a V100) gives no figure: its kernels'
+  // speed there would be a number nobody can run.
+  if (const Engine& asked = engine_for(w, k); !w.engine.empty() && !engine_runs_on(asked.name, g)) {
     t.engine = asked.name;
-    t.assumptions.push_back(asked.label + " has no backend for " + g.ecosystem +
-                            " cards: no speed figure [engines." + asked.name + ".runs_on]");
+    t.assumptions.push_back(
+        engine_runs_on(asked.name, g.ecosystem)
+            ? asked.label + " does not support " + g.platform_target +
+                  " cards: no speed figure [engines." + asked.name + ".targets]"
+            : asked.label + " has no backend for " + g.ecosystem +
+                  " cards: no speed figure [engines." + asked.name + ".runs_on]");
     return;
   }
   const Ctx c = make_ctx(w, g, count, linked, k, s, t, nodes);

@@ -176,10 +176,14 @@ TEST_CASE("weights load only where the engine has kernels for their format") {
     return check(src, request(w), require_gpu(catalog(), id), count);
   };
   // gpt-oss's MXFP4 experts: vLLM from compute capability 8.0, MI300-class and MI355 on ROCm.
+  const CheckAnswer turing = checked("gpt-oss-120b", "quadro-rtx-8000", 2, "vllm", {});
+  CHECK(turing.room);
+  CHECK_FALSE(turing.fits);
+  CHECK(turing.result.rules.exclude_rule == "weights-no-kernel");
+  // Current vLLM does not run on Volta at all (compute capability 7.5 and up).
   const CheckAnswer v100 = checked("gpt-oss-120b", "v100-sxm2-32gb", 8, "vllm", {});
   CHECK(v100.room);
-  CHECK_FALSE(v100.fits);
-  CHECK(v100.result.rules.exclude_rule == "weights-no-kernel");
+  CHECK(v100.result.rules.exclude_rule == "engine-not-on-card");
   CHECK(checked("gpt-oss-120b", "a100-80gb-sxm", 2, "vllm", {}).result.rules.exclude_rule !=
         "weights-no-kernel");
   CHECK(checked("gpt-oss-120b", "mi300x", 1, "vllm", {}).result.rules.exclude_rule !=

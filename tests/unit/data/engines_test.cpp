@@ -4,6 +4,7 @@
 
 #include "core/data/engines_internal.hpp"
 #include "gpusel/base/error.hpp"
+#include "gpusel/data/catalog.hpp"
 #include "gpusel/data/engines.hpp"
 
 using namespace gpusel;
@@ -78,6 +79,14 @@ TEST_CASE("the engine table: layouts inherit through like, aliases resolve") {
   const auto n = detail::parse_engine_splits(doc, "t.json");
   CHECK(n.kernels.at("cpp").count("fp8"));
   CHECK(n.kernels.at("cpp-old").empty());
+  // The cards an engine supports inherit the same way; null stops them.
+  doc["engines"]["cpp"]["targets"] = {{"value", {{"cuda_min", "sm_75"}, {"rocm", {"gfx942"}}}}};
+  doc["engines"]["cpp-older"]["targets"] = nullptr;
+  const auto c = detail::parse_engine_splits(doc, "t.json");
+  CHECK(c.targets.at("cpp-old").cuda_min == 75);
+  CHECK(c.targets.at("cpp-old").rocm == std::vector<std::string>{"gfx942"});
+  CHECK_FALSE(c.targets.count("cpp-older"));
+  CHECK_FALSE(c.targets.count("srv"));
 }
 
 TEST_CASE("a malformed engine table is a data error naming the file and the field") {
@@ -107,6 +116,12 @@ TEST_CASE("a malformed engine table is a data error naming the file and the fiel
   doc["engines"]["srv"].erase("runs_on");
   CHECK(error_of(doc) == "t.json: engines.srv.runs_on: missing");
   doc = table();
+  doc["engines"]["srv"]["targets"] = {{"value", {{"cuda_min", "volta"}}}};
+  CHECK(error_of(doc) == "t.json: engines.srv.targets.value.cuda_min: must be sm_NN");
+  doc = table();
+  doc["engines"]["srv"]["targets"] = {{"value", 3}};
+  CHECK(error_of(doc) == "t.json: engines.srv.targets.value: must be an object");
+  doc = table();
   doc["engines"]["srv"] = 3;
   CHECK(error_of(doc) == "t.json: engines.srv: must be an object");
   CHECK(error_of(nlohmann::json::object()) == "t.json: engines: missing (an object of engines)");
@@ -127,4 +142,45 @@ TEST_CASE("engines run on the platforms their documentation lists") {
   CHECK_FALSE(engine_runs_on("llama.cpp-hipblas", "cuda"));
   CHECK(engine_runs_on("ipex-llm", "oneapi"));
   CHECK(engine_platforms("gpt-fast") == "cuda, rocm");
+}
+
+namespace {
+
+Gpu card(const char* ecosystem, const char* target) {
+  Gpu g;
+  g.id = target, g.ecosystem = ecosystem, g.platform_target = target;
+  return g;
+}
+
+}  // namespace
+
+TEST_CASE("engines run only on the GPUs their installation pages support") {
+  // Current vLLM: compute capability 7.5 and up; its ROCm list (vLLM docs, gpu.*.inc.md).
+  for (const char* t : {"sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_100", "sm_120"}) {
+    INFO(t);
+    CHECK(engine_runs_on("vllm", card("cuda", t)));
+  }
+  for (const char* t : {"sm_70", "sm_61", "sm_60", "sm_52"}) {
+    INFO(t);
+    CHECK_FALSE(engine_runs_on("vllm", card("cuda", t)));
+  }
+  for (const char* t : {"gfx90a", "gfx942", "gfx950", "gfx1100", "gfx1101", "gfx1200", "gfx1201",
+                        "gfx1150", "gfx1151"}) {
+    INFO(t);
+    CHECK(engine_runs_on("vllm", card("rocm", t)));
+  }
+  for (const char* t : {"gfx906", "gfx908", "gfx1010", "gfx1030", "gfx1102", "gfx1103"}) {
+    INFO(t);
+    CHECK_FALSE(engine_runs_on("vllm", card("rocm", t)));
+  }
+  // vLLM 0.4-0.5 and the eager builds of that time still ran Volta, on three ROCm targets.
+  CHECK(engine_runs_on("vllm-0.5", card("cuda", "sm_70")));
+  CHECK(engine_runs_on("vllm-eager", card("cuda", "sm_70")));
+  CHECK_FALSE(engine_runs_on("vllm-0.5", card("rocm", "gfx1201")));
+  // transformers (like vllm-eager) runs wherever PyTorch does: the list is not inherited.
+  CHECK(engine_runs_on("transformers", card("cuda", "sm_61")));
+  CHECK(engine_runs_on("llama.cpp", card("rocm", "gfx906")));
+  // The platform still decides first; other ecosystems are not constrained by the list.
+  CHECK_FALSE(engine_runs_on("vllm", card("metal", "apple9")));
+  CHECK(engine_runs_on("vllm", card("oneapi", "xe-hpg")));
 }
