@@ -20,6 +20,26 @@ void score_fitting(std::vector<Result>& rs, const RankRequest& req) {
   for (auto& r : rs) r.scores = fits_memory(r) ? (next++)->scores : Scores{};
 }
 
+// The first K37 change that fits and that the rules let run on these cards: the memory stage
+// proposes changes without a card (FP8 weights on a Radeon VII or an Arc A380, whose engines
+// have no FP8 kernels there), so each is evaluated as the configuration itself was.
+std::optional<FitChange> runnable_change(const Sources& src, const RankRequest& req,
+                                         const Gpu& gpu, int count, const Config& c) {
+  const FitResult f = fit(workload_for(c, req), gpu, count, req.reserve);
+  for (const auto& ch : f.changes) {
+    if (!ch.fits) continue;
+    RankRequest changed = req;
+    changed.workload = ch.workload;
+    const Result r =
+        evaluate(make_config(gpu, count, ch.workload), src.rules, src.rates, changed);
+    if (!r.rules.excluded || r.config.rented) return ch;
+    Config rented = r.config;
+    rented.rented = true;  // a purchase-only exclusion does not stop the work running
+    if (!evaluate(rented, src.rules, src.rates, changed).rules.excluded) return ch;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 CheckAnswer check(const Sources& src, const RankRequest& req, const Gpu& gpu, int count) {
@@ -38,14 +58,7 @@ CheckAnswer check(const Sources& src, const RankRequest& req, const Gpu& gpu, in
   a.fits = a.room && (!a.result.rules.excluded || a.purchase_only);
   // English (JSON and scripts read it); marked so that the table's translation exists.
   a.verdict = a.fits ? N_("fits") : a.room ? N_("excluded") : N_("does not fit");
-  if (!a.fits && !a.result.rules.excluded) {
-    const FitResult f = fit(workload_for(c, req), gpu, count, req.reserve);
-    for (const auto& ch : f.changes)
-      if (ch.fits) {
-        a.remedy = ch;
-        break;
-      }
-  }
+  if (!a.fits && !a.result.rules.excluded) a.remedy = runnable_change(src, req, gpu, count, c);
   return a;
 }
 

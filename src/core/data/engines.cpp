@@ -63,7 +63,8 @@ std::vector<std::string> runs_on(const json& engines, const json& e, const std::
   return out;
 }
 
-// One {cuda_min, rocm} object: CUDA from a compute capability, ROCm on listed gfx targets.
+// One {cuda_min, rocm, oneapi} object: CUDA from a compute capability, ROCm and Intel on
+// listed targets.
 detail::WeightKernel cards_of(const json& k, const std::string& at) {
   detail::WeightKernel w;
   if (!k.is_object()) throw data_error(at + ": must be an object");
@@ -73,11 +74,14 @@ detail::WeightKernel cards_of(const json& k, const std::string& at) {
         k["cuda_min"].is_string() ? compute_capability(k["cuda_min"].get<std::string>()) : 0;
     if (w.cuda_min == 0) throw data_error(at + ".cuda_min: must be sm_NN");
   }
-  if (k.contains("rocm") && k["rocm"].is_array()) {
-    w.rocm_listed = true;
-    for (const json& t : k["rocm"])
-      if (t.is_string()) w.rocm.push_back(t.get<std::string>());
-  }
+  auto list = [&](const char* field, bool& listed, std::vector<std::string>& out) {
+    if (!k.contains(field) || !k[field].is_array()) return;
+    listed = true;
+    for (const json& t : k[field])
+      if (t.is_string()) out.push_back(t.get<std::string>());
+  };
+  list("rocm", w.rocm_listed, w.rocm);
+  list("oneapi", w.oneapi_listed, w.oneapi);
   return w;
 }
 
@@ -88,6 +92,8 @@ std::optional<bool> among(const detail::WeightKernel& w, const std::string& ecos
   if (ecosystem == "cuda" && w.cuda_listed) return compute_capability(target) >= w.cuda_min;
   if (ecosystem == "rocm" && w.rocm_listed)
     return std::find(w.rocm.begin(), w.rocm.end(), target) != w.rocm.end();
+  if (ecosystem == "oneapi" && w.oneapi_listed)
+    return std::find(w.oneapi.begin(), w.oneapi.end(), target) != w.oneapi.end();
   return std::nullopt;
 }
 

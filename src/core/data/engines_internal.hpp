@@ -12,8 +12,9 @@ namespace gpusel::detail {
 // runs on at all (engines.*.targets).
 struct WeightKernel {
   int cuda_min = 0;               // compute capability x 10 (sm_80: 80); 0: CUDA not listed
-  std::vector<std::string> rocm;  // gfx targets; empty: ROCm not listed
-  bool cuda_listed = false, rocm_listed = false;
+  std::vector<std::string> rocm;    // gfx targets; empty: ROCm not listed
+  std::vector<std::string> oneapi;  // Intel kernel targets (an empty list: none has them)
+  bool cuda_listed = false, rocm_listed = false, oneapi_listed = false;
 };
 
 struct EngineSplits {

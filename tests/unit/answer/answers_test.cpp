@@ -199,3 +199,19 @@ TEST_CASE("weights load only where the engine has kernels for their format") {
   CHECK(checked("llama-3.1-8b", "rtx-3090", 1, "vllm", Precision::fp8).fits);
   CHECK(checked("llama-3.1-8b", "rtx-4090", 1, "vllm", Precision::fp8).fits);
 }
+
+TEST_CASE("check's remedy is a change the rules let run on the card, not memory alone") {
+  const Sources src = sources();
+  auto remedy = [&](const char* model, const char* id) {
+    Workload w = preset(model, Mode::inference);
+    w.engine = "vllm";
+    const CheckAnswer a = check(src, request(w), require_gpu(catalog(), id), 1);
+    REQUIRE_FALSE(a.fits);
+    REQUIRE(a.remedy);
+    return a.remedy->change;
+  };
+  // vLLM has no FP8 kernels on Intel GPUs: 8-bit weights there are int8.
+  CHECK(remedy("llama-3.2-3b", "arc-a380") == "--precision int8");
+  // On an Ada card FP8 runs natively and stays the first suggestion.
+  CHECK(remedy("llama-3.1-8b", "rtx-4060-ti-16gb") == "--precision fp8");
+}
