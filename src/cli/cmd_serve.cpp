@@ -18,6 +18,7 @@ struct ServeArgs {
   std::string gpu, prompt = "222:172", output = "219:172", rank_by = "buy";
   int count = kNotGiven, top = 10;
   std::optional<double> rps, users;
+  double think_s = 0;
   double ttft_ms = 2000, tpot_ms = 200, percentile = 99, years = 0;
 };
 
@@ -55,7 +56,11 @@ ServeTarget target_of(const ServeArgs& a) {
   if (a.years < 0) throw usage_error("--years must be positive");
   ServeTarget t;
   t.rps = a.rps, t.users = a.users;
-  t.traffic = {parse_lengths("--prompt-len", a.prompt), parse_lengths("--output-len", a.output)};
+  if (!(a.think_s >= 0 && a.think_s <= 1e6))
+    throw usage_error("--think-s must be 0..1,000,000 seconds");
+  if (a.think_s > 0 && !a.users) throw usage_error("--think-s goes with --users");
+  t.traffic = {parse_lengths("--prompt-len", a.prompt), parse_lengths("--output-len", a.output),
+               a.think_s};
   t.targets = targets_of(a);
   // --engine is the workload flag every command shares; serve models the engines of
   // data/serving.json (an engine speed/ knows but serving does not: usage error).
@@ -118,7 +123,10 @@ void add_serve_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--rps", a->rps, "requests per second to serve (Poisson arrivals)");
   cmd->add_option("--users", a->users,
                   "concurrent users, each sending the next request when "
-                  "the last one ends");
+                  "the last one ends (after --think-s)");
+  cmd->add_option("--think-s", a->think_s,
+                  "with --users: seconds each user reads and types between an answer and the "
+                  "next request (default 0: a benchmark's concurrency)");
   cmd->add_option("--prompt-len", a->prompt,
                   "prompt tokens per request, mean or mean:sd (default 222:172, MLPerf's "
                   "OpenOrca set)");

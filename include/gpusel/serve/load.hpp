@@ -45,9 +45,13 @@ bool meets(const LoadPoint& p, const Targets& t);
 // The highest rate whose latency percentiles meet the targets (at saturation when there are
 // none). nullopt when even a nearly idle replica misses them (the latency floor is too high).
 std::optional<LoadPoint> within_targets(const Replica& r, const Targets& t);
-// A closed loop of `users` clients, each sending its next request when the last one ends:
-// the rate at which users = rate x (TTFT + O x TPOT).
+// A closed loop of `users` clients, each sending its next request when the last one ends
+// (after the traffic's think time): the rate at which users = rate x (TTFT + O x TPOT + think).
 LoadPoint at_users(const Replica& r, double users);
+// The most such clients the replica serves within the targets, given `cap`, within_targets'
+// point: its users, and where that point is the throughput ceiling, those who can wait for
+// admission within the TTFT target too (at_users adds that wait; TPOT does not grow).
+double users_within_targets(const Replica& r, const Targets& t, const LoadPoint& cap);
 // The latency floor: a nearly idle replica (one request at a time).
 LoadPoint idle_point(const Replica& r);
 

@@ -19,6 +19,9 @@ struct Lengths {
 
 struct Traffic {
   Lengths prompt, output;
+  // --users: seconds a client waits after an answer before its next request (0: the
+  // concurrency of a benchmark client; people reading and typing take tens of seconds).
+  double think_s = 0;
 };
 
 struct Replica {

@@ -195,8 +195,9 @@ LoadPoint base_point(const Replica& r, double rate, Waits& w) {
   return p;
 }
 
+// Little's law over a client's cycle: waiting for the first token, reading the rest, thinking.
 double users_of(const Replica& r, const LoadPoint& p, double ttft_mean) {
-  return p.rate * (ttft_mean + mean_output(r) * p.iteration_s);
+  return p.rate * (ttft_mean + mean_output(r) * p.iteration_s + r.traffic.think_s);
 }
 
 // meets(at_rate(r, rate), t), computing only the percentiles the targets name.
@@ -276,6 +277,15 @@ LoadPoint at_users(const Replica& r, double users) {
     p.users = users;
   }
   return p;
+}
+
+double users_within_targets(const Replica& r, const Targets& t, const LoadPoint& cap) {
+  const double sat = saturation_rate(r);
+  // Below the ceiling the TTFT or TPOT target binds: one more client raises the rate and
+  // breaks it. Without a TTFT target, waiting is not bounded: keep the ceiling's own users.
+  if (!cap.stable || cap.rate < sat * (1 - 1e-4) || !t.ttft_s) return cap.users;
+  const double slack = *t.ttft_s - cap.ttft.at(t.percentile);
+  return cap.users + std::max(0.0, slack) * cap.rate;
 }
 
 }  // namespace gpusel

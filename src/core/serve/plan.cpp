@@ -165,7 +165,7 @@ ServeOption evaluate_option(const Gpu& g, int count, std::optional<int> fixed_re
     o.capacity.reset();
     return o;
   }
-  o.capacity_users = o.capacity->users;
+  o.capacity_users = users_within_targets(o.replica, req.target.targets, *o.capacity);
   o.replicas_needed = replicas_for(req.target, *o.capacity, o.capacity_users);
   o.replicas = fixed_replicas.value_or(o.replicas_needed);
   o.cards = count * o.replicas;

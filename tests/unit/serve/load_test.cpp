@@ -110,3 +110,38 @@ TEST_CASE("load: more concurrent users never need less memory, nor get a faster 
     last = p;
   }
 }
+
+TEST_CASE("load: users who can wait for admission within the TTFT target still count",
+          "[serve]") {
+  const Replica& r = chat_8b();
+  Targets loose;
+  loose.ttft_s = 5.0, loose.tpot_s = 1.0;
+  const auto cap = within_targets(r, loose);
+  REQUIRE(cap);
+  REQUIRE(cap->rate == Approx(saturation_rate(r)).epsilon(1e-4));  // the ceiling binds
+  const double users = users_within_targets(r, loose, *cap);
+  CHECK(users > cap->users);
+  // That many clients in a closed loop meet the targets: the extra ones wait for admission.
+  const LoadPoint at = at_users(r, users * 0.999);
+  CHECK(meets(at, loose));
+  CHECK(at.ttft.p99 == Approx(5.0).epsilon(0.01));
+  CHECK_FALSE(meets(at_users(r, users * 1.05), loose));
+  // A latency-bound target (tighter than the ceiling's) keeps the point's own users.
+  Targets tight;
+  tight.ttft_s = idle_point(r).ttft.p99 * 1.5;
+  const auto tcap = within_targets(r, tight);
+  REQUIRE(tcap);
+  CHECK(tcap->rate < saturation_rate(r));
+  CHECK(users_within_targets(r, tight, *tcap) == tcap->users);
+}
+
+TEST_CASE("load: a think time between requests lets the same rate serve more users",
+          "[serve]") {
+  Replica r = chat_8b();
+  const LoadPoint busy = at_rate(r, 0.5 * saturation_rate(r));
+  r.traffic.think_s = 30;
+  const LoadPoint reading = at_rate(r, 0.5 * saturation_rate(r));
+  CHECK(reading.users == Approx(busy.users + 30 * busy.rate));
+  // And users map back to the same rate.
+  CHECK(at_users(r, reading.users).rate == Approx(reading.rate).epsilon(1e-3));
+}
