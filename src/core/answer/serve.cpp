@@ -37,14 +37,16 @@ std::string ms_flag(const char* flag, double s) {
   return fmt::format("{} {:.0f}", flag, std::ceil(s * 100) * 10);  // up to the next 10 ms
 }
 
-// The largest preset of the same family with fewer parameters.
+// The largest preset of the same family with fewer parameters and at least the model's
+// context window: a family spans generations (LLaMA 1's 2k-token 7B is no stand-in for
+// Llama 3.1 8B; Llama 3.2 3B, with the same 128k window, is).
 const ModelArch* smaller_model(const ServeQuery& q) {
   if (!q.models) return nullptr;
   const ModelArch& m = q.request.rank.workload.model;
   const ModelArch* pick = nullptr;
   for (const auto& c : *q.models)
     if (c.family == m.family && !c.family.empty() && c.kind == m.kind &&
-        arch_params(c).total < arch_params(m).total &&
+        c.max_context >= m.max_context && arch_params(c).total < arch_params(m).total &&
         (!pick || arch_params(c).total > arch_params(*pick).total))
       pick = &c;
   return pick;
