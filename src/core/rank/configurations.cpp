@@ -10,11 +10,12 @@
 namespace gpusel {
 namespace detail {
 
-// Consumer boards take two cards (KNOWLEDGE K18); a unified-memory SoC is one per machine;
-// server and workstation platforms take up to eight per machine, and machines join into
-// clusters where the card has a cluster network (speed/: InfiniBand, RoCE, Gaudi's ports).
+// Consumer boards take two cards (KNOWLEDGE K18); a unified-memory SoC or a laptop GPU is one
+// per machine; server and workstation platforms take up to eight per machine, and machines
+// join into clusters where the card has a cluster network (speed/: InfiniBand, RoCE, Gaudi's
+// ports).
 int platform_limit(const Gpu& g) {
-  if (g.unified_memory || g.form_factor == "soc") return 1;
+  if (g.unified_memory || g.form_factor == "soc" || g.form_factor == "mobile") return 1;
   if (g.segment == "consumer") return 2;
   return cluster_network(g) ? std::numeric_limits<int>::max() : node_size(g);
 }

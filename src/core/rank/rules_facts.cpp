@@ -23,7 +23,7 @@ std::vector<FactInfo> make_vocabulary() {
       {"gpu.form_factor",
        T::text,
        "form factor",
-       {"pcie", "sxm", "oam", "mezzanine", "superchip", "soc"}},
+       {"pcie", "sxm", "oam", "mezzanine", "superchip", "soc", "mobile"}},
       {"gpu.vram_gb", T::number, "memory per card as marketed, GB", {}},
       {"gpu.memory_type", T::text, "memory type: GDDR6X, HBM3, LPDDR5X, ...", {}},
       {"gpu.ecc", T::boolean, "ECC on the card's memory", {}},

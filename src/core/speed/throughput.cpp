@@ -266,7 +266,7 @@ void require_split_mode(const Workload& w) {
 }
 
 int node_size(const Gpu& g) {
-  if (g.unified_memory || g.form_factor == "soc") return 1;
+  if (g.unified_memory || g.form_factor == "soc" || g.form_factor == "mobile") return 1;
   return g.interconnect.kind != "none" && g.interconnect.max_gpus > 8 ? g.interconnect.max_gpus : 8;
 }
 

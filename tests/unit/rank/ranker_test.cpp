@@ -61,6 +61,12 @@ TEST_CASE("configurations: an Apple SoC is one GPU, whatever max_gpus") {
   CHECK(cs[0].shard == Shard::none);
 }
 
+TEST_CASE("configurations: a laptop GPU is one per machine, whatever max_gpus") {
+  const Gpu laptop = make_card("consumer", "mobile", "none", 1);
+  CHECK(gpu_counts(configurations(laptop, 8, training())) == std::vector<int>{1});
+  CHECK(gpu_counts(configurations(laptop, 8, inference())) == std::vector<int>{1});
+}
+
 TEST_CASE("configurations: counts 1, 2, 4, 8 up to max_gpus") {
   const Gpu dc = make_card("datacenter", "sxm", "nvlink", 8);
   CHECK(gpu_counts(configurations(dc, 8, training())) == std::vector<int>{1, 2, 4, 8});

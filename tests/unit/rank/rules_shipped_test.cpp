@@ -151,6 +151,9 @@ const std::vector<Case>& cases() {
         {{"gpu.used_price", true}, {"gpu.segment", "datacenter"s}},
         {{"gpu.used_price", true}, {"gpu.form_factor", "soc"s}},    // a used Mac: no VBIOS
         {{"gpu.used_price", true}, {"gpu.launch_year", 2024.0}}}},  // after the mining era
+      {"laptop-gpu-power-limit",  // laptop parts only: not desktop cards nor SoCs
+       {{{"gpu.form_factor", "mobile"s}}},
+       {{}, {{"gpu.form_factor", "soc"s}}}},
       {"bnb-rocm-recent-backend",
        {amd({{"workload.needs_bitsandbytes", true}})},
        {amd({}), {{"workload.needs_bitsandbytes", true}}}},
