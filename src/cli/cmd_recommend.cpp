@@ -103,6 +103,32 @@ std::string summary_text(const Session& s, const RecommendAnswer& ans,
   return out;
 }
 
+// A job bought outright that costs less rented: said under the ranking.
+std::string job_rental_text(const Session& s, const RecommendAnswer& ans) {
+  if (!ans.job_rental || ans.top.empty()) return "";
+  const RentalOption& r = *ans.job_rental;
+  const Result& b = ans.top.front();
+  const std::string& cur = s.request.price.currency;
+  return "\n" +
+         trf("Renting #1's work instead: {} x{} ({}) does the job in {} for {} on-demand, "
+             "against {} to buy ({:.0f}x): a one-off job is cheaper rented (--compare-rent "
+             "weighs every row, --rent ranks the offers).",
+             r.offer->id, r.instances, config_label(r.eval.config), duration(*r.hours),
+             money(*r.on_demand_cost, cur), money(b.price, cur), b.price / *r.on_demand_cost) +
+         "\n";
+}
+
+nlohmann::json job_rental_json(const RecommendAnswer& ans) {
+  if (!ans.job_rental) return nullptr;
+  const RentalOption& r = *ans.job_rental;
+  return {{"offer", r.offer->id},
+          {"instances", r.instances},
+          {"gpu", r.eval.config.gpu->id},
+          {"count", r.eval.config.count},
+          {"hours", *r.hours},
+          {"on_demand_cost", *r.on_demand_cost}};
+}
+
 std::vector<std::string> remedies(const Session& s, const RecommendAnswer& ans) {
   std::vector<std::string> fixes;
   for (const auto& r : ans.remedies) fixes.push_back(remedy_text(r, s.request.price.currency));
@@ -118,7 +144,8 @@ Output build_output(const Session& s, const RecommendAnswer& ans, const Recommen
   Output o;
   o.before = header_text(s, ans.one_gpu_need, converted_note(s, ans.converted_prices));
   o.table = results_table(ans.top, true, s.request.tokens.has_value());
-  o.after = "\n" + warnings_text(ans.top, 2) + summary_text(s, ans, fixes);
+  o.after = "\n" + warnings_text(ans.top, 2) + summary_text(s, ans, fixes) +
+            job_rental_text(s, ans);
   if (a.rank.explain) o.after += "\n" + explain_text(ans.top, s.request);
   o.highlights = {{tr("Warnings:"), Tone::warn}, {tr("Nothing fits."), Tone::bad}};
   if (f != Format::json && f != Format::csv) return o;
@@ -133,7 +160,8 @@ Output build_output(const Session& s, const RecommendAnswer& ans, const Recommen
               {"ecosystem", s.request.weights.ecosystem}}},
             {"results", nlohmann::json::array()},
             {"rejected", rejected_json(ranking)},
-            {"suggestions", fixes}};
+            {"suggestions", fixes},
+            {"job_rental", job_rental_json(ans)}};
   int rank = 0;
   for (const auto& r : ans.top) o.json["results"].push_back(result_json(r, ++rank));
   o.csv = json_rows(o.json["results"], result_csv_columns());

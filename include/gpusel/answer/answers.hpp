@@ -60,6 +60,9 @@ struct RecommendAnswer {
   std::vector<RentComparison> compare_rent;  // one per top result, with compare_rent
   std::vector<std::string> compare_rent_notes;
   bool converted_prices = false;  // a shown price came through the rates table
+  // With --tokens (a job) and no --compare-rent: renting the first result's work, when that
+  // costs less than buying it (a one-off job rarely pays for hardware).
+  std::optional<RentalOption> job_rental;
 };
 
 RecommendAnswer recommend(const Sources& src, const RecommendQuery& q);

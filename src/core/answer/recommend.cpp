@@ -115,6 +115,16 @@ void add_rent(const Sources& src, const RecommendQuery& q, RecommendAnswer& a) {
   a.remedies.push_back(std::move(m));
 }
 
+// A job of --tokens bought outright: what renting the same work would cost, said when it is
+// less (64 B200s bought for a 1.8-hour job cost thousands of times its rental).
+void add_job_rental(const Sources& src, const RecommendQuery& q, RecommendAnswer& a) {
+  const Cloud* cloud = src.offers();
+  const Result& bought = a.top.front();
+  if (!cloud || !(bought.price > 0)) return;
+  auto r = rent_same_work(bought, *cloud, src.rules, src.rates, q.request, q.rental);
+  if (r && r->on_demand_cost && *r->on_demand_cost < bought.price) a.job_rental = std::move(r);
+}
+
 void add_compare_rent(const Sources& src, const RecommendQuery& q, RecommendAnswer& a) {
   const Cloud* cloud = src.offers();
   if (!cloud) return;
@@ -154,6 +164,7 @@ RecommendAnswer recommend(const Sources& src, const RecommendQuery& query) {
     add_over_budget(q.request, a.ranking, std::move(lighter_over), a.remedies);
   }
   if (q.compare_rent) add_compare_rent(src, q, a);
+  if (q.request.tokens && !q.compare_rent && !a.top.empty()) add_job_rental(src, q, a);
   return a;
 }
 
