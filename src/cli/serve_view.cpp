@@ -168,8 +168,10 @@ std::string verdict_text(const ServeOption& o, const ServeView& v) {
       fmt::format("{:.3g}", o.capacity_users) == "1" ? "" : "s", rate(o.capacity->tokens_per_s),
       o.replica.memory_seqs, o.replica.max_seqs, o.replica.seq_limit);
   const ServeTarget& t = v.query.request.target;
+  // The latencies at the load asked, which may break the targets the capacity meets.
   if (t.rps || t.users)
-    s += fmt::format(". At the target: TTFT {} ms, TPOT {} ms (p50/{})",
+    s += fmt::format(". At the load asked ({}): TTFT {} ms, TPOT {} ms (p50/{})",
+                     t.rps ? fmt::format("{:g} req/s", *t.rps) : fmt::format("{:g} users", *t.users),
                      pair_ms(o.served.ttft, pct), pair_ms(o.served.tpot, pct), pct_label(pct));
   if (!o.meets) s += fmt::format(". Not enough: {}", o.why_not);
   if (o.eval.rules.excluded) s += ". Excluded: " + o.eval.rules.exclude_reason;
