@@ -129,7 +129,7 @@ void decide(CostReport& r) {
   const Option& best = opts[0];
   const Option& next = opts[1];
   r.verdict.choice = best.choice;
-  r.verdict.reasons.push_back(trf("{} is the cheapest: {}; next is {} at {} ({:.0f} % more)",
+  r.verdict.reasons.push_back(trf("{} is the cheapest at published prices: {}; the next is {} at {} ({:.0f} % more)",
                                   describe(best), amount(best.total, r), describe(next),
                                   amount(next.total, r),
                                   best.total > 0 ? (next.total / best.total - 1) * 100 : 0.0));
