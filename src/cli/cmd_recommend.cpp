@@ -118,6 +118,31 @@ std::string job_rental_text(const Session& s, const RecommendAnswer& ans) {
          "\n";
 }
 
+// Smaller micro-batches accumulated to the same step, where another configuration is faster.
+std::string accumulation_text(const Session& s, const RecommendAnswer& ans) {
+  if (!ans.accumulation) return "";
+  const auto& x = *ans.accumulation;
+  const Result& b = x.best;
+  return "\n" +
+         trf("--batch is per GPU: with --batch {} --grad-accum {} (the same {} samples per GPU "
+             "per optimizer step), {} ranks first at {} {} for {}.",
+             x.batch, x.grad_accum, x.batch * x.grad_accum, config_label(b.config),
+             rate(b.tokens_per_s), rate_unit(b.throughput.unit),
+             b.price > 0 ? money(b.price, s.request.price.currency) : tr("no price")) +
+         "\n";
+}
+
+nlohmann::json accumulation_json(const RecommendAnswer& ans) {
+  if (!ans.accumulation) return nullptr;
+  const auto& x = *ans.accumulation;
+  return {{"batch", x.batch},
+          {"grad_accum", x.grad_accum},
+          {"gpu", x.best.config.gpu->id},
+          {"count", x.best.config.count},
+          {"rate", x.best.tokens_per_s},
+          {"price", x.best.price}};
+}
+
 nlohmann::json job_rental_json(const RecommendAnswer& ans) {
   if (!ans.job_rental) return nullptr;
   const RentalOption& r = *ans.job_rental;
@@ -145,7 +170,7 @@ Output build_output(const Session& s, const RecommendAnswer& ans, const Recommen
   o.before = header_text(s, ans.one_gpu_need, converted_note(s, ans.converted_prices));
   o.table = results_table(ans.top, true, s.request.tokens.has_value());
   o.after = "\n" + warnings_text(ans.top, 2) + summary_text(s, ans, fixes) +
-            job_rental_text(s, ans);
+            accumulation_text(s, ans) + job_rental_text(s, ans);
   if (a.rank.explain) o.after += "\n" + explain_text(ans.top, s.request);
   o.highlights = {{tr("Warnings:"), Tone::warn}, {tr("Nothing fits."), Tone::bad}};
   if (f != Format::json && f != Format::csv) return o;
@@ -161,7 +186,8 @@ Output build_output(const Session& s, const RecommendAnswer& ans, const Recommen
             {"results", nlohmann::json::array()},
             {"rejected", rejected_json(ranking)},
             {"suggestions", fixes},
-            {"job_rental", job_rental_json(ans)}};
+            {"job_rental", job_rental_json(ans)},
+            {"accumulation", accumulation_json(ans)}};
   int rank = 0;
   for (const auto& r : ans.top) o.json["results"].push_back(result_json(r, ++rank));
   o.csv = json_rows(o.json["results"], result_csv_columns());

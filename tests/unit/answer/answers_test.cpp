@@ -215,3 +215,27 @@ TEST_CASE("check's remedy is a change the rules let run on the card, not memory 
   // On an Ada card FP8 runs natively and stays the first suggestion.
   CHECK(remedy("llama-3.1-8b", "rtx-4060-ti-16gb") == "--precision fp8");
 }
+
+TEST_CASE("a large training micro-batch names the faster configuration accumulation allows") {
+  const Sources src = sources();
+  Workload w = preset("llama-3.1-8b", Mode::lora);
+  w.batch = 8;
+  const RecommendAnswer a = recommend(src, {request(w, 3000), 3, false, {}});
+  REQUIRE(a.accumulation);
+  const auto& x = *a.accumulation;
+  CHECK(x.batch * x.grad_accum == 8);  // the same samples per GPU per optimizer step
+  CHECK(x.batch < 8);
+  CHECK(x.best.price <= 3000);  // it honours the budget as the ranking does
+  CHECK(x.best.need.fits_within(x.best.usable_bytes));
+  if (!a.top.empty()) {
+    CHECK(x.best.tokens_per_s > a.top.front().tokens_per_s);
+    CHECK((x.best.config.gpu != a.top.front().config.gpu ||
+           x.best.config.count != a.top.front().config.count));
+  }
+  // Inference has no optimizer step to accumulate towards; a micro-batch of 1 nothing to halve.
+  Workload infer = preset("llama-3.1-8b", Mode::inference);
+  infer.batch = 8;
+  CHECK_FALSE(recommend(src, {request(infer, 3000), 3, false, {}}).accumulation);
+  Workload one = preset("llama-3.1-8b", Mode::lora);
+  CHECK_FALSE(recommend(src, {request(one, 3000), 3, false, {}}).accumulation);
+}
