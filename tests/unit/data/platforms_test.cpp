@@ -74,6 +74,21 @@ TEST_CASE("modules need their server, beyond one host a network per GPU") {
   CHECK(platforms_quote("v100-sxm2-32gb", 8, false).platform->id == "hgx-server");
 }
 
+TEST_CASE("used passive cards go in a used server, new ones in a new one") {
+  const PlatformQuote used = platforms_quote("tesla-p40", 2, true);
+  CHECK(used.platform->id == "used-pcie-server");
+  CHECK(used.hosts == 1);
+  CHECK(platforms_quote("tesla-p40", 4, true).hosts == 1);  // a 2U server takes four
+  CHECK(platforms_quote("tesla-p40", 2, false).platform->id == "small-server");
+  CHECK(used.total_usd < platforms_quote("tesla-p40", 2, false).total_usd);
+}
+
+TEST_CASE("a laptop GPU is priced in its laptop: no host beside it") {
+  const PlatformQuote q = platforms_quote("rtx-4090-laptop", 1);
+  CHECK(q.platform->id == "laptop");
+  CHECK(q.total_usd == 0);
+}
+
 TEST_CASE("a unified-memory machine is its own platform, at no extra cost") {
   for (const auto& g : shipped().gpus)
     if (g.unified_memory) {
