@@ -217,7 +217,8 @@ int run_recommend(Context& ctx, const RecommendArgs& a) {
   Output o = build_output(s, ans, a, f);
   if (compare) add_compare_rent(o, s, ans);
   if (f == Format::html)
-    o.html = recommend_html(ctx, s, ans, summary_text(s, ans, remedies(s, ans)));
+    o.html = recommend_html(ctx, s, ans,
+                            summary_text(s, ans, remedies(s, ans)) + accumulation_text(s, ans));
   write_out(ctx, o, f, a.output);
   return ans.ranking.results.empty() ? static_cast<int>(ExitCode::negative) : 0;
 }
