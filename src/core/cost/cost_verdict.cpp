@@ -67,12 +67,14 @@ std::string months_reason(const BreakEven& b, const CostReport& r) {
   const std::string kind = tr(rent_kind_name(b.kind));
   if (!b.months) return trf("at this use owning never beats {}", kind);
   if (*b.months == 0)
-    return trf("at {:g} h/day owning is cheaper than {} from the start", r.query.hours_per_day,
+    return trf("at {:g} h/day owning is cheaper than {} from the start, counting what the cards "
+               "resell for then", r.query.hours_per_day,
                kind);
   if (*b.months > kLongestMonths)
     return trf("at {:g} h/day owning beats {} only after more than {:.0f} years",
                r.query.hours_per_day, kind, kLongestMonths / 12);
-  return trf("at {:g} h/day owning beats {} after {:.1f} months (project: {:g})",
+  return trf("at {:g} h/day owning beats {} after {:.1f} months, counting what the cards resell "
+             "for then (project: {:g})",
              r.query.hours_per_day, kind, *b.months, r.query.months);
 }
 
