@@ -141,7 +141,8 @@ void check_rent_args(const RentArgs& a, const RankArgs& rank) {
   if (a.hours && !a.rent && !a.compare)
     throw usage_error("--hours goes with --rent or --compare-rent");
   if (a.deadline_days && !(*a.deadline_days > 0 && *a.deadline_days <= 1e6))
-    throw usage_error(fmt::format("--deadline-days {} must be > 0 and at most 1e6", *a.deadline_days));
+    throw usage_error(
+        fmt::format("--deadline-days {} must be > 0 and at most 1e6", *a.deadline_days));
   if (a.deadline_days && (!a.rent || (rank.tokens.empty() && rank.dataset_tokens.empty())))
     throw usage_error("--deadline-days goes with --rent and --tokens (--dataset-tokens): a job");
   // Buying has no cloud disk or egress: without a rental the figures would be ignored.

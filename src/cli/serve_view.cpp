@@ -170,9 +170,10 @@ std::string verdict_text(const ServeOption& o, const ServeView& v) {
   const ServeTarget& t = v.query.request.target;
   // The latencies at the load asked, which may break the targets the capacity meets.
   if (t.rps || t.users)
-    s += fmt::format(". At the load asked ({}): TTFT {} ms, TPOT {} ms (p50/{})",
-                     t.rps ? fmt::format("{:g} req/s", *t.rps) : fmt::format("{:g} users", *t.users),
-                     pair_ms(o.served.ttft, pct), pair_ms(o.served.tpot, pct), pct_label(pct));
+    s +=
+        fmt::format(". At the load asked ({}): TTFT {} ms, TPOT {} ms (p50/{})",
+                    t.rps ? fmt::format("{:g} req/s", *t.rps) : fmt::format("{:g} users", *t.users),
+                    pair_ms(o.served.ttft, pct), pair_ms(o.served.tpot, pct), pct_label(pct));
   if (!o.meets) s += fmt::format(". Not enough: {}", o.why_not);
   if (o.eval.rules.excluded) s += ". Excluded: " + o.eval.rules.exclude_reason;
   return s + ".";

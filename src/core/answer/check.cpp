@@ -23,15 +23,14 @@ void score_fitting(std::vector<Result>& rs, const RankRequest& req) {
 // The first K37 change that fits and that the rules let run on these cards: the memory stage
 // proposes changes without a card (FP8 weights on a Radeon VII or an Arc A380, whose engines
 // have no FP8 kernels there), so each is evaluated as the configuration itself was.
-std::optional<FitChange> runnable_change(const Sources& src, const RankRequest& req,
-                                         const Gpu& gpu, int count, const Config& c) {
+std::optional<FitChange> runnable_change(const Sources& src, const RankRequest& req, const Gpu& gpu,
+                                         int count, const Config& c) {
   const FitResult f = fit(workload_for(c, req), gpu, count, req.reserve);
   for (const auto& ch : f.changes) {
     if (!ch.fits) continue;
     RankRequest changed = req;
     changed.workload = ch.workload;
-    const Result r =
-        evaluate(make_config(gpu, count, ch.workload), src.rules, src.rates, changed);
+    const Result r = evaluate(make_config(gpu, count, ch.workload), src.rules, src.rates, changed);
     if (!r.rules.excluded || r.config.rented) return ch;
     Config rented = r.config;
     rented.rented = true;  // a purchase-only exclusion does not stop the work running

@@ -145,11 +145,11 @@ void add_accumulation(const Sources& src, const RecommendQuery& q, RecommendAnsw
     const Ranking ranked = rank(src.catalog, src.rules, src.rates, r);
     if (ranked.results.empty()) continue;
     const Result& best = ranked.results.front();
-    const bool other = !asked || best.config.gpu != asked->config.gpu ||
-                       best.config.count != asked->config.count;
+    const bool other =
+        !asked || best.config.gpu != asked->config.gpu || best.config.count != asked->config.count;
     const double beat = a.accumulation ? a.accumulation->best.tokens_per_s
-                        : asked       ? asked->tokens_per_s
-                                      : 0;
+                        : asked        ? asked->tokens_per_s
+                                       : 0;
     if (other && best.tokens_per_s > beat)
       a.accumulation = RecommendAnswer::Accumulation{r.workload.batch, r.workload.grad_accum, best};
   }

@@ -233,8 +233,8 @@ RentalRanking rank_rentals(const Catalog& catalog, const Cloud& cloud, const Rul
       ++out.spot_only;
       continue;
     }
-    const Choice ch = choose_instances(o, *gpu, req, instance_network(o, cloud.defaults),
-                                       deadline, evaluated);
+    const Choice ch =
+        choose_instances(o, *gpu, req, instance_network(o, cloud.defaults), deadline, evaluated);
     if (ch.excluded)
       ++out.excluded_by_rule;
     else if (!ch.eval)

@@ -116,8 +116,7 @@ std::optional<detail::WeightKernel> targets(const json& engines, const json& e,
                                             const std::string& at) {
   const json* own = find_own_or_like(engines, e, "targets");
   if (!own) return std::nullopt;
-  return cards_of(own->is_object() ? own->value("value", json()) : json(),
-                  at + ".targets.value");
+  return cards_of(own->is_object() ? own->value("value", json()) : json(), at + ".targets.value");
 }
 
 // constants.default_engine.value.<which>: an engine's key.

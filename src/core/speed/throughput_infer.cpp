@@ -287,12 +287,12 @@ void estimate_inference(const Workload& w, const Gpu& g, int count, bool linked,
   // speed there would be a number nobody can run.
   if (const Engine& asked = engine_for(w, k); !w.engine.empty() && !engine_runs_on(asked.name, g)) {
     t.engine = asked.name;
-    t.assumptions.push_back(
-        engine_runs_on(asked.name, g.ecosystem)
-            ? asked.label + " does not support " + g.platform_target +
-                  " cards: no speed figure [engines." + asked.name + ".targets]"
-            : asked.label + " has no backend for " + g.ecosystem +
-                  " cards: no speed figure [engines." + asked.name + ".runs_on]");
+    t.assumptions.push_back(engine_runs_on(asked.name, g.ecosystem)
+                                ? asked.label + " does not support " + g.platform_target +
+                                      " cards: no speed figure [engines." + asked.name + ".targets]"
+                                : asked.label + " has no backend for " + g.ecosystem +
+                                      " cards: no speed figure [engines." + asked.name +
+                                      ".runs_on]");
     return;
   }
   const Ctx c = make_ctx(w, g, count, linked, k, s, t, nodes);

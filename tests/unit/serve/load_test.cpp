@@ -111,8 +111,7 @@ TEST_CASE("load: more concurrent users never need less memory, nor get a faster 
   }
 }
 
-TEST_CASE("load: users who can wait for admission within the TTFT target still count",
-          "[serve]") {
+TEST_CASE("load: users who can wait for admission within the TTFT target still count", "[serve]") {
   const Replica& r = chat_8b();
   Targets loose;
   loose.ttft_s = 5.0, loose.tpot_s = 1.0;
@@ -135,8 +134,7 @@ TEST_CASE("load: users who can wait for admission within the TTFT target still c
   CHECK(users_within_targets(r, tight, *tcap) == tcap->users);
 }
 
-TEST_CASE("load: a think time between requests lets the same rate serve more users",
-          "[serve]") {
+TEST_CASE("load: a think time between requests lets the same rate serve more users", "[serve]") {
   Replica r = chat_8b();
   const LoadPoint busy = at_rate(r, 0.5 * saturation_rate(r));
   r.traffic.think_s = 30;
