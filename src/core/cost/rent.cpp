@@ -247,8 +247,10 @@ RentalRanking rank_rentals(const Catalog& catalog, const Cloud& cloud, const Rul
     // A job of --tokens is ranked by what it costs; a rental window of --hours costs the
     // window on any offer, so it is ranked by what the window buys: cost per token.
     const auto job_cost = rr.hours ? std::nullopt : terms.on_demand_cost;
-    const int deadlines =
-        late(ch.eval, deadline) ? static_cast<int>(std::ceil(*eval.hours / *deadline)) : 0;
+    // Capped: a job of 10^15 tokens on a slow card takes more deadlines than an int holds.
+    const int deadlines = late(ch.eval, deadline)
+                              ? static_cast<int>(std::min(std::ceil(*eval.hours / *deadline), 1e9))
+                              : 0;
     if (deadlines > 0) ++out.too_slow;
     fitting.push_back({{job_cost, terms.per_million_tokens, eval.tokens_per_s, deadlines},
                        &o,
