@@ -83,6 +83,9 @@ struct Workload {
   bool bits_experts_only = false;
   KvDtype kv_dtype = KvDtype::compute;
   std::string engine;  // inference engine (--engine, speed/ knows them); empty: by batch
+  // Set by the ranker's workload_for where the default engine (this one) does not run on the
+  // card and `engine` holds the other default that does: not the user's choice.
+  std::string engine_instead_of;
   // --split-mode row: llama.cpp splits every weight matrix by rows over the cards (the
   // default before ggml-org/llama.cpp#4766, `-sm row` since); false: its layer split.
   bool row_split = false;

@@ -41,7 +41,9 @@ class Evaluator {
   };
   // Filled in the order counts are first asked for, so a count on_gpus refuses throws where it
   // did (the first card reaching it).
-  Plan& plan(int count);
+  // With a card: that card's plan, which differs only where the default engine does not run
+  // on it (workload_for swaps it).
+  Plan& plan(int count, const Gpu* gpu = nullptr);
   const Estimate& need(Plan& p);
   const std::vector<std::optional<bool>>& rules_decided(Plan& p);
   // The rules the card's facts and the shared workload facts leave open or know to fire (after
@@ -69,7 +71,7 @@ class Evaluator {
   const RuleSet& rules_;
   const Rates& rates_;
   const RankRequest& req_;
-  std::map<int, Plan> plans_;
+  std::map<std::pair<int, bool>, Plan> plans_;  // by count, and whether the engine is swapped
   std::optional<double> one_card_;
   std::unique_ptr<detail::ConfigFacts> shared_;    // the first count's workload facts
   std::vector<std::optional<bool>> shared_rules_;  // and the rules they decide

@@ -59,7 +59,7 @@ struct ScoringConstants {
   std::map<std::string, double> ecosystem_base;  // 0-100 per ecosystem
   double compute_decades = 2;       // a score falls 100/decades points per 10x below the best
   double budget_value_share = 0.7;  // budget score: value share, rest = unspent budget share
-  double job_deadline_days = 30;     // a rented job longer than this spreads out or ranks last
+  double job_deadline_days = 30;    // a rented job longer than this spreads out or ranks last
 };
 const ScoringConstants& scoring_constants();
 
@@ -136,6 +136,14 @@ void check_filters(const Catalog& catalog, const Filters& filters);
 // max_gpus, and beyond 8 (16, 32, ... up to 4096) nodes joined by the card's cluster network.
 // Inference across N cards (tensor parallel) needs N to divide the attention heads.
 std::vector<Config> configurations(const Gpu& gpu, int max_gpus, const Workload& w);
+
+// The default engine of a placed inference workload (no --engine) where it does not run on
+// the card while the batch-1 default does: vLLM, tensor parallel or batched, on a P100, a V100,
+// an MI50 or an Apple GPU (engines.*.targets). Empty when the workload keeps its engine.
+std::string swapped_engine(const Workload& placed, const Gpu& gpu);
+// on_gpus(w, count) for these cards: where swapped_engine names the default, the batch-1
+// default (llama.cpp, its layer split) instead, with Workload::engine_instead_of set.
+Workload on_card(const Gpu& gpu, int count, const Workload& w);
 
 // `count` cards of `gpu`, linked where its interconnect reaches, sharded as the ranker would.
 Config make_config(const Gpu& gpu, int count, const Workload& w);

@@ -5,6 +5,8 @@
 #include <limits>
 
 #include "gpusel/rank/ranker.hpp"
+
+#include "gpusel/data/engines.hpp"
 #include "ranker_internal.hpp"
 
 namespace gpusel {
@@ -58,8 +60,26 @@ Config detail::placed_config(const Gpu& gpu, int count, const Workload& placed) 
           std::nullopt};
 }
 
+std::string swapped_engine(const Workload& placed, const Gpu& gpu) {
+  if (is_training(placed.mode) || !placed.engine.empty()) return "";
+  const std::string asked = engine_of(placed);
+  const std::string other = inference_engine("", 1, false);
+  if (engine_runs_on(asked, gpu) || other == asked || !engine_runs_on(other, gpu)) return "";
+  return asked;
+}
+
+Workload on_card(const Gpu& gpu, int count, const Workload& w) {
+  Workload placed = on_gpus(w, count);
+  const std::string asked = swapped_engine(placed, gpu);
+  if (asked.empty()) return placed;
+  Workload swapped = w;
+  swapped.engine = inference_engine("", 1, false);
+  swapped.engine_instead_of = asked;
+  return on_gpus(swapped, count);
+}
+
 Config make_config(const Gpu& gpu, int count, const Workload& w) {
-  return detail::placed_config(gpu, count, on_gpus(w, count));
+  return detail::placed_config(gpu, count, on_card(gpu, count, w));
 }
 
 int machines_of(const Config& c) {

@@ -90,8 +90,11 @@ Result evaluate_placed(const Config& config, const Workload& w, Estimate need, d
 
 }  // namespace
 
+// No engine named, and the default for this layout does not run on the card: the batch-1
+// default (llama.cpp, layers split) runs there instead, as serve does; its speed, not vLLM's,
+// is the card's (on_card).
 Workload workload_for(const Config& c, const RankRequest& r) {
-  return on_gpus(r.workload, c.count);
+  return c.gpu ? on_card(*c.gpu, c.count, r.workload) : on_gpus(r.workload, c.count);
 }
 
 namespace detail {
@@ -125,15 +128,25 @@ Evaluator::Evaluator(const RuleSet& rules, const Rates& rates, const RankRequest
 
 Evaluator::~Evaluator() = default;
 
-Evaluator::Plan& Evaluator::plan(int count) {
-  auto [it, fresh] = plans_.try_emplace(count);
+Evaluator::Plan& Evaluator::plan(int count, const Gpu* gpu) {
+  auto [it, fresh] = plans_.try_emplace({count, false});
   Plan& p = it->second;
   if (fresh && (p.splits = tensor_parallel_splits(req_.workload, count))) {
     Config c;
     c.count = count;
     p.w = workload_for(c, req_);
   }
-  return p;
+  // A card the default engine does not run on has its own plan: the same for every such card
+  // (the swap depends on the platform alone).
+  if (!gpu || !p.splits || swapped_engine(p.w, *gpu).empty()) return p;
+  auto [other, made] = plans_.try_emplace({count, true});
+  if (made) {
+    Config c;
+    c.gpu = gpu, c.count = count;
+    other->second.splits = true;
+    other->second.w = workload_for(c, req_);
+  }
+  return other->second;
 }
 
 const Estimate& Evaluator::need(Plan& p) {
@@ -173,13 +186,13 @@ double Evaluator::one_card_need(const Gpu& any) {
 }
 
 Config Evaluator::config(const Gpu& gpu, int count) {
-  Plan& p = plan(count);
+  Plan& p = plan(count, &gpu);
   if (!p.splits) return make_config(gpu, count, req_.workload);
   return detail::placed_config(gpu, count, p.w);
 }
 
 Result Evaluator::evaluate(const Config& config, Texts texts) {
-  Plan& p = plan(config.count);
+  Plan& p = plan(config.count, config.gpu);
   if (!p.splits) {  // not a count the ranker builds: its workload and need are not kept
     const Workload w = workload_for(config, req_);
     Estimate need = estimate(w, EstimateDetail::numbers);

@@ -158,7 +158,7 @@ void rank_card(const Gpu& gpu, Evaluator& ev, Pass& pass) {
   const bool passes = passes_filters(gpu, req.filters);
   std::optional<std::vector<rules_detail::OpenRule>> by_card;  // Evaluator::card_rules
   detail::for_each_count(gpu, req.max_gpus, [&](int count) {   // the counts configurations() has
-    Evaluator::Plan& plan = ev.plan(count);
+    Evaluator::Plan& plan = ev.plan(count, &gpu);
     if (!plan.splits) return;
     ++pass.out.candidates;
     const bool linked = detail::linked_at(gpu, count);

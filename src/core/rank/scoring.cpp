@@ -231,7 +231,7 @@ void facts_for(const Result& r, const Workload& w, const RankRequest& req, Confi
   f.text(F::config_engine, out.engine);
   if (!r.throughput.engine.empty()) f.text(F::config_engine_as, r.throughput.engine);
   // The engine the user named, where it has no backend for the card (MLX on a GeForce).
-  if (!w.engine.empty()) {
+  if (!w.engine.empty() && w.engine_instead_of.empty()) {
     f.text(F::workload_engine, out.engine);
     f.flag(F::config_engine_runs, engine_runs_on(out.engine, g));
   }

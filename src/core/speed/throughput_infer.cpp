@@ -260,7 +260,10 @@ Ctx make_ctx(const Workload& w, const Gpu& g, int count, bool linked, const K& k
   t.assumptions.push_back(
       "engine " + e.label +
       (w.engine.empty() ? " (default for " + default_engine_reason(w) + "; --engine to change)"
-                        : "") +
+       : !w.engine_instead_of.empty()
+           ? " (the default " + w.engine_instead_of + " does not run on " + g.platform_target +
+                 " cards; --engine to change)"
+           : "") +
       (v ? ": " + asked.label + " " + v->says + " on " + g.architecture + " [engines." +
                asked.name + "." + v->key + "]"
          : ""));

@@ -102,25 +102,51 @@ TEST_CASE("rejection counts equal the plain evaluation of every configuration") 
   }
 }
 
-// rank() sizes each GPU count once for all cards: the per-GPU workload (workload_for) and its
-// need must not depend on which card the configuration uses.
+// rank() sizes each GPU count once for all cards, and once more for the cards the default
+// engine does not run on (on_card swaps it): the per-GPU workload (workload_for) and its need
+// must not depend on which card of either kind the configuration uses.
 TEST_CASE("the per-GPU workload and need of a count are the same on every card") {
   for (const auto& [name, w] : property_workloads()) {
     CAPTURE(name);
     const RankRequest req = request(w);
-    std::map<int, std::pair<double, std::string>> by_count;  // count -> (need, split)
+    // (count, swapped) -> (need, split)
+    std::map<std::pair<int, bool>, std::pair<double, std::string>> by_count;
     for (const auto& gpu : catalog().gpus)
       for (const auto& config : configurations(gpu, req.max_gpus, req.workload)) {
         const Workload placed = workload_for(config, req);
         const std::pair<double, std::string> got{
             estimate(placed, EstimateDetail::numbers).need_bytes(), parallel_label(placed)};
         CAPTURE(gpu.id, config.count);
-        const auto [it, fresh] = by_count.try_emplace(config.count, got);
+        const bool swapped = !placed.engine_instead_of.empty();
+        CHECK(swapped == !swapped_engine(on_gpus(req.workload, config.count), gpu).empty());
+        const auto [it, fresh] = by_count.try_emplace({config.count, swapped}, got);
         CHECK(it->second == got);
         CHECK(config.split == got.second);
       }
     CHECK(by_count.size() > 1);
   }
+}
+
+TEST_CASE("a default engine that does not run on a card is swapped for the batch-1 default") {
+  Workload w = preset("llama-3.1-70b", Mode::inference);
+  w.precision = Precision::int4;
+  const RankRequest req = request(w);
+  const Gpu& p100 = require_gpu(catalog(), "tesla-p100-pcie-16gb");
+  const Gpu& t4 = require_gpu(catalog(), "t4");
+  const Workload on_p100 = workload_for(make_config(p100, 4, req.workload), req);
+  CHECK(on_p100.engine == "llama.cpp");  // vLLM needs compute capability 7.5
+  CHECK(on_p100.engine_instead_of == "vllm");
+  CHECK(on_p100.shard == Shard::none);  // llama.cpp splits layers
+  const Workload on_t4 = workload_for(make_config(t4, 4, req.workload), req);
+  CHECK(on_t4.engine.empty());
+  CHECK(on_t4.shard == Shard::tp);
+  // A named engine is the user's: never swapped (the rule engine-not-on-card judges it).
+  RankRequest named = req;
+  named.workload.engine = "vllm";
+  CHECK(workload_for(make_config(p100, 4, named.workload), named).engine == "vllm");
+  // Training runs no serving engine.
+  RankRequest train = request(preset("llama-3.1-8b", Mode::lora));
+  CHECK(workload_for(make_config(p100, 2, train.workload), train).engine_instead_of.empty());
 }
 
 // recommend builds only what it shows: a ranking cut to its first results must hold the

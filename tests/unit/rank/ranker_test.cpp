@@ -211,10 +211,11 @@ TEST_CASE("every result fits its cards and its budget, every rejection is over i
         CAPTURE(res.config.gpu->id, res.config.count);
         CHECK(res.need.fits_within(res.usable_bytes));
         CHECK(res.headroom >= 0);
-        // the reserve of the engine that runs it (llama.cpp's 1 GiB margin, else 10 %)
+        // the reserve of the engine that runs it on that card (llama.cpp's 1 GiB margin, else
+        // 10 %)
+        const Gpu& g = *res.config.gpu;
         CHECK(res.usable_bytes ==
-              usable_bytes(*res.config.gpu,
-                           engine_reserve(on_gpus(w, res.config.count), *res.config.gpu, {})));
+              usable_bytes(g, engine_reserve(on_card(g, res.config.count, w), g, {})));
         CHECK_FALSE(res.rules.excluded);
         if (!budget) continue;
         REQUIRE(res.unit_price.has_value());
