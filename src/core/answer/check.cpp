@@ -20,6 +20,14 @@ void score_fitting(std::vector<Result>& rs, const RankRequest& req) {
   for (auto& r : rs) r.scores = fits_memory(r) ? (next++)->scores : Scores{};
 }
 
+// Whether a rule excluding `r` excludes it only as a purchase (an H100 SXM is not sold
+// singly): the same cards rented, or in a server the user owns, run the work.
+bool purchase_only(const Result& r, const Sources& src, const RankRequest& req) {
+  Config rented = r.config;
+  rented.rented = true;
+  return !evaluate(rented, src.rules, src.rates, req).rules.excluded;
+}
+
 // The first K37 change that fits and that the rules let run on these cards: the memory stage
 // proposes changes without a card (FP8 weights on a Radeon VII or an Arc A380, whose engines
 // have no FP8 kernels there), so each is evaluated as the configuration itself was.
@@ -31,10 +39,7 @@ std::optional<FitChange> runnable_change(const Sources& src, const RankRequest& 
     RankRequest changed = req;
     changed.workload = ch.workload;
     const Result r = evaluate(make_config(gpu, count, ch.workload), src.rules, src.rates, changed);
-    if (!r.rules.excluded || r.config.rented) return ch;
-    Config rented = r.config;
-    rented.rented = true;  // a purchase-only exclusion does not stop the work running
-    if (!evaluate(rented, src.rules, src.rates, changed).rules.excluded) return ch;
+    if (!r.rules.excluded || purchase_only(r, src, changed)) return ch;
   }
   return std::nullopt;
 }
@@ -46,14 +51,8 @@ CheckAnswer check(const Sources& src, const RankRequest& req, const Gpu& gpu, in
   const Config c = make_config(gpu, count, req.workload);
   a.result = evaluate(c, src.rules, src.rates, req);
   a.room = fits_memory(a.result);
-  // check asks whether the work runs there. A rule that excludes the configuration only as a
-  // purchase (an H100 SXM is not sold singly) is said, not a "no": the same cards rented, or
-  // in a server the user owns, run it.
-  if (a.room && a.result.rules.excluded) {
-    Config rented = c;
-    rented.rented = true;
-    a.purchase_only = !evaluate(rented, src.rules, src.rates, req).rules.excluded;
-  }
+  // check asks whether the work runs there: an exclusion only as a purchase is said, not a "no".
+  if (a.room && a.result.rules.excluded) a.purchase_only = purchase_only(a.result, src, req);
   a.fits = a.room && (!a.result.rules.excluded || a.purchase_only);
   // English (JSON and scripts read it); marked so that the table's translation exists.
   a.verdict = a.fits ? N_("fits") : a.room ? N_("excluded") : N_("does not fit");
