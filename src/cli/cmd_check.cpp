@@ -118,13 +118,19 @@ int run_check(Context& ctx, const CheckArgs& a) {
           room_text(r));
   // Offloaded parts live in the host's RAM: a verdict that fits on the card says what the host
   // must hold beside it (ZeRO-3 offload of a 30B model: over 100 GiB pinned).
-  if (r.need.host_bytes > 0)
+  if (r.need.host_bytes > 0 && r.config.count == 1)
+    line += trf("; plus {} GiB of host RAM for what is offloaded", gib(r.need.host_bytes));
+  else if (r.need.host_bytes > 0)
     line += trf("; plus {} GiB of host RAM for what is offloaded ({} GiB per GPU x {})",
                 gib(r.need.host_bytes * r.config.count), gib(r.need.host_bytes), r.config.count);
   if (ans.purchase_only)
     line += tr("; as a purchase: ") + safe_cell(r.rules.exclude_reason);
   else if (r.rules.excluded)
     line += tr("; excluded: ") + safe_cell(r.rules.exclude_reason);
+  else if (ans.remedy && ans.remedy->estimate.host_bytes > 0)
+    line += trf("; {} would fit ({} GiB, with {} GiB in host RAM)", ans.remedy->change,
+                gib(ans.remedy->estimate.need_bytes()),
+                gib(ans.remedy->estimate.host_bytes * ans.remedy->workload.gpus));
   else if (ans.remedy)
     line +=
         trf("; {} would fit ({} GiB)", ans.remedy->change, gib(ans.remedy->estimate.need_bytes()));

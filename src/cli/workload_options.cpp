@@ -127,6 +127,15 @@ void add_parallel_options(CLI::App* cmd, WorkloadArgs& a) {
   cmd->add_option("--engine", a.engine,
                   "inference engine: " + choices(engine_names()) +
                       " (default llama.cpp at batch 1, vllm for batched serving or --shard tp)");
+  cmd->add_option("--n-cpu-moe", a.n_cpu_moe,
+                  "llama.cpp inference of a mixture of experts: keep the routed experts of the "
+                  "first N layers in host RAM, multiplied by the CPU (llama.cpp --n-cpu-moe)");
+  cmd->add_flag("--cpu-moe", a.cpu_moe,
+                "llama.cpp: every layer's routed experts in host RAM (llama.cpp --cpu-moe)");
+  cmd->add_option_function<double>(
+      "--host-mem-bw", [&a](const double& v) { a.host_mem_bw = v; },
+      "with --n-cpu-moe/--cpu-moe: the host memory's bandwidth in GB/s (default 89.6: two "
+      "DDR5-5600 channels; DDR4-3200 dual channel 51.2, an 8-channel DDR5-4800 server 307)");
   cmd->add_option("--split-mode", a.split_mode,
                   "llama.cpp on several GPUs: layer|row (default layer: --shard none's layer "
                   "split; row: every weight matrix split by rows over the cards, llama.cpp's "
@@ -272,6 +281,8 @@ Workload resolve_workload(const WorkloadArgs& a) {
   w.row_split = a.split_mode == "row";
   if (a.split_mode == "layer" && w.shard_given && w.shard != Shard::none)
     throw usage_error("--split-mode layer is --shard none's layer split, not --shard " + a.shard);
+  set_cpu_moe(w, a.n_cpu_moe, a.cpu_moe);
+  if (a.host_mem_bw) set_host_memory_bandwidth(w, *a.host_mem_bw);
   validate(w);
   require_split_mode(w);
   return on_gpus(w, w.gpus);

@@ -25,6 +25,9 @@ struct WorkloadArgs {
   int batch = 1, grad_accum = 1, seq_len = 0, prompt_len = 0, lora_rank = kNotGiven,
       gpus = kNotGiven, trainable_layers = kNotGiven, lora_layers = kNotGiven;
   std::optional<double> weight_bits;  // --weight-bits
+  int n_cpu_moe = 0;                  // --n-cpu-moe N
+  bool cpu_moe = false;               // --cpu-moe (every layer's experts)
+  std::optional<double> host_mem_bw;  // --host-mem-bw GB/s
   bool seq_len_given = false;
   std::optional<bool> grad_ckpt;  // not given: default_grad_ckpt(model)
   bool flash_attn = true, amp = false, double_quant = true;

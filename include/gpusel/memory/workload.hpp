@@ -89,7 +89,15 @@ struct Workload {
   // --split-mode row: llama.cpp splits every weight matrix by rows over the cards (the
   // default before ggml-org/llama.cpp#4766, `-sm row` since); false: its layer split.
   bool row_split = false;
+  // llama.cpp --n-cpu-moe N: the routed experts of the first N layers stay in host RAM and
+  // the CPU multiplies them at decode (--cpu-moe: every layer's, kCpuMoeAll); 0: none.
+  int cpu_moe = 0;
+  // --host-mem-bw: the host memory's spec bandwidth in bytes/s, for the experts the CPU
+  // multiplies (--n-cpu-moe); 0: data/throughput.json's desktop default.
+  double host_memory_bytes_per_s = 0;
 };
+
+inline constexpr int kCpuMoeAll = 1 << 30;
 
 bool is_training(Mode m);
 bool is_quantized(Precision p);       // int8, int4
@@ -215,6 +223,24 @@ int image_side(const Workload& w);
 // The smallest input side a vision model takes: a CNN's total stride (its last stage's
 // downsampling), a ViT's patch; 0 for other models.
 int min_image_side(const ModelArch& m);
+
+// Layers that route tokens to experts (a MoE model's layers less its dense ones); 0 if dense.
+int moe_layer_count(const ModelArch& m);
+// The MoE layers --n-cpu-moe N puts in host RAM: llama.cpp's override matches
+// blk.<i>.ffn_(up|down|gate)_exps for i < N (common/arg.cpp), and the dense layers of the
+// models that have them come first (DeepSeek, GLM), so N covers N - dense of them.
+int cpu_moe_layers(const Workload& w);
+// The share of the routed experts' bytes that stays in host RAM (cpu_moe_layers / MoE layers).
+double cpu_moe_share(const Workload& w);
+// --n-cpu-moe N / --cpu-moe (`all`): Error(usage) when both are given or N < 1; the model and
+// engine are checked with the rest of the workload (validate).
+void set_cpu_moe(Workload& w, int n, bool all);
+// --host-mem-bw in GB/s: Error(usage) unless a finite number in (0, 100000] given with
+// --n-cpu-moe/--cpu-moe (the only thing it changes).
+void set_host_memory_bandwidth(Workload& w, double gbs);
+// Params of every routed expert of every MoE layer (shared experts stay on the GPU: their
+// tensors, ffn_*_shexp, are not matched).
+double routed_expert_params(const ModelArch& m);
 
 // Tensor x pipeline parallel (--tp/--pp): tp x pp > 1.
 bool model_parallel(const Workload& w);

@@ -34,6 +34,12 @@ struct StepModel {
   double comm_s_per_token = 0;  // tensor parallel: all-reduce transfer time per token, added
                                 // to the step (on the critical path, not overlapped)
   double host_floor_s = 0;      // llama.cpp row split: the host's time issuing a step's calls
+  // llama.cpp --n-cpu-moe: every routed expert's bytes kept in host RAM; a step of fewer than
+  // `op_offload_min` tokens has the CPU read those its tokens pick at `host_read_bw`, a larger
+  // one copies them to the GPU at `host_copy_bw` (PCIe) to multiply there. In series with the
+  // GPU's layers (one runs at a time).
+  double host_routed_bytes = 0, host_read_bw = 0, host_copy_bw = 0;
+  int op_offload_min = 0;
   std::vector<std::string> assumptions;
 };
 

@@ -159,6 +159,12 @@ struct ThroughputConstants {
   // and what one enqueued call costs without CUDA graphs.
   double row_split_calls_per_card = 6, host_launch_s = 2.5e-6;
   std::map<int, double> host_copy_fraction;  // by PCIe generation
+  // llama.cpp --n-cpu-moe: the host memory's spec bandwidth where the user gives none (a
+  // desktop's two DDR5 channels), the share of it the CPU's expert matmuls read at decode, and
+  // the prompt batch from which the GPU back end runs host-resident weights' matmuls itself
+  // (copying them over PCIe) instead of the CPU.
+  double host_memory_bytes_per_s = 89.6e9, host_decode_fraction = 0.6;
+  int op_offload_min_batch = 32;
   double matmul_default_fraction = 0.77, fp8_default_fraction = 0.72;
   double training_efficiency_default = 0.6;
   std::vector<MatmulEntry> matmul;

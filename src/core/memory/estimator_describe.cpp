@@ -140,6 +140,9 @@ void describe(const Setup& s, std::vector<std::string>& a) {
   std::string par = std::to_string(s.n) + " GPU(s), sharding " + to_string(s.shard) + ", offload " +
                     to_string(w.offload);
   if (s.layer_split()) par += " (layers split across GPUs, HF device_map)";
+  if (cpu_moe_layers(w) > 0)
+    par += "; llama.cpp --n-cpu-moe: the routed experts of " + std::to_string(cpu_moe_layers(w)) +
+           " of " + std::to_string(moe_layer_count(w.model)) + " MoE layers in host RAM";
   if (s.shard == Shard::zero3 || s.shard == Shard::zero2 || s.shard == Shard::zero1)
     par += "; DeepSpeed settings: " + s.f.zero.source;
   a.push_back(par);

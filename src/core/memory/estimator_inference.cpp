@@ -70,6 +70,20 @@ void add_prefill(const Setup& s, std::vector<Component>& out) {
   out.push_back({"prefill_workspace", bytes, f});
 }
 
+// llama.cpp --n-cpu-moe: a prompt micro-batch of 32+ tokens has the GPU multiply the host's
+// experts (llama_cpp_op_offload_batch); the scheduler copies each offloaded layer's expert
+// tensors in as inputs of its GPU split, held in the GPU's compute buffer for that split.
+void add_expert_staging(const Setup& s, std::vector<Component>& out) {
+  const Workload& w = s.w;
+  if (cpu_moe_layers(w) <= 0) return;
+  const double params = routed_expert_params(w.model) / moe_layer_count(w.model);
+  const double per = routed_expert_bytes_per_param(s);
+  out.push_back({"expert_staging", params * per,
+                 num(params) + " routed-expert params of one MoE layer x " + num(per) +
+                     " B: copied in from host RAM for each prompt micro-batch (llama.cpp op "
+                     "offload)"});
+}
+
 }  // namespace
 
 void add_inference_components(const Setup& s, std::vector<Component>& out) {
@@ -80,6 +94,7 @@ void add_inference_components(const Setup& s, std::vector<Component>& out) {
     out.back().formula += " x " + num(s.layer_share() * s.n) + " (layers on the busiest GPU)";
   }
   add_prefill(s, out);
+  add_expert_staging(s, out);
 }
 
 }  // namespace gpusel::detail

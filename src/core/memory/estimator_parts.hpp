@@ -71,6 +71,9 @@ void add_activation_components(const Setup& s, std::vector<Component>& out);
 void add_loss_component(const Setup& s, std::vector<Component>& out);
 double loss_bytes(const Setup& s);  // what the loss holds at its peak (0: no LM loss)
 void add_inference_components(const Setup& s, std::vector<Component>& out);
+// Bytes per routed-expert parameter as stored: the GGUF type's, the shipped experts' bits
+// (gpt-oss MXFP4), else the linear layers' (estimator_states.cpp).
+double routed_expert_bytes_per_param(const Setup& s);
 void add_vision_components(const Setup& s, std::vector<Component>& out);
 void add_step_component(const Setup& s, std::vector<Component>& out);
 // With grads_phased, only the part of the gradients above the forward's freed transients

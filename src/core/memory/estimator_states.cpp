@@ -28,6 +28,29 @@ double gguf_weights(const Setup& s, std::string& f) {
   return s.p.total * w.weight_bits / 8;
 }
 
+}  // namespace
+
+double routed_expert_bytes_per_param(const Setup& s) {
+  const Workload& w = s.w;
+  return w.weight_bits > 0 ? w.weight_bits / 8 : w.bits_experts_only ? w.linear_bits / 8 : s.lin_b;
+}
+
+namespace {
+
+// llama.cpp --n-cpu-moe: the routed experts of the offloaded layers, at their stored bits
+// (GGUF's, the shipped MXFP4's, or the precision's), live in host RAM.
+double experts_in_host(const Setup& s, std::string& f) {
+  const Workload& w = s.w;
+  const double share = cpu_moe_share(w);
+  if (share <= 0) return 0;
+  const double per = routed_expert_bytes_per_param(s);
+  const double params = routed_expert_params(w.model) * share;
+  f = num(params) + " routed-expert params of " + std::to_string(cpu_moe_layers(w)) +
+      " MoE layers x " + num(per) +
+      " B (llama.cpp --n-cpu-moe: in host RAM, the CPU multiplies them)";
+  return params * per;
+}
+
 void add_weights(const Setup& s, std::vector<Component>& out) {
   const Workload& w = s.w;
   const double emb = s.p.embedding + s.p.lm_head;
@@ -45,6 +68,9 @@ void add_weights(const Setup& s, std::vector<Component>& out) {
   if (w.amp && fp8 && !fsdp_amp) f += " (fp32 parameters: float8 casts them per matmul)";
   if (fsdp_amp) f += " (fp32 parameters, FSDP mixed precision gathers them in bf16)";
   if (w.weight_bits > 0) bytes = gguf_weights(s, f);
+  std::string host_f;
+  const double host = experts_in_host(s, host_f);
+  if (host > 0) bytes -= host, f += " - the experts kept in host RAM";  // before any split
   std::string where = "gpu";
   if (s.layer_split() && w.weight_bits > 0) {
     bytes *= s.layer_share(), f += " x " + num(s.layer_share()) + " (layers on the busiest GPU)";
@@ -53,14 +79,13 @@ void add_weights(const Setup& s, std::vector<Component>& out) {
     // embedding / LM head, in whatever dtype training keeps them.
     const double blocks = s.p.linear * lin_b + s.rest_params * norm_b;
     const double edges = (s.p.embedding + s.p.lm_head) * emb_b;
-    const double share =
-        (blocks * s.layer_share() + std::max(s.p.embedding, s.p.lm_head) * emb_b) /
-        (blocks + edges);
+    const double share = (blocks * s.layer_share() + std::max(s.p.embedding, s.p.lm_head) * emb_b) /
+                         (blocks + edges);
     bytes *= share, f += " x " + num(share) + " (the busiest GPU's layers and embedding or head)";
   } else if (s.layer_split()) {
     // HF device_map: the busiest GPU holds its share of the layers and one of the
     // embedding / LM head.
-    const double blocks = s.p.linear * lin_b + s.rest_params * norm_b;
+    const double blocks = bytes - emb * emb_b;
     bytes = blocks * s.layer_share() + std::max(s.p.embedding, s.p.lm_head) * emb_b;
     f = num(blocks) + " B of blocks x " + num(s.layer_share()) +
         " (layers on the busiest GPU) + the larger of embedding/head x " + num(emb_b) + " B";
@@ -81,6 +106,9 @@ void add_weights(const Setup& s, std::vector<Component>& out) {
     return;
   }
   out.push_back({"weights", bytes, f, where});
+  if (host > 0)  // one copy in the host's RAM, counted per GPU like every host component
+    out.push_back(
+        {"weights_offloaded", host / s.n, host_f + (s.n > 1 ? per_gpus(s.n) : ""), "host"});
 }
 
 void add_quant_state(const Setup& s, std::vector<Component>& out) {
@@ -262,8 +290,8 @@ void add_master(const Setup& s, std::vector<Component>& out) {
   const bool deepspeed = s.zero();
   // torchao float8 under autocast reads the fp32 parameters themselves: no separate master.
   // Megatron-style tensor parallelism keeps a 16-bit working copy and an fp32 main copy.
-  const bool torch_amp = w.amp && s.trains_base && s.shard == Shard::tp &&
-                         w.precision != Precision::fp8;
+  const bool torch_amp =
+      w.amp && s.trains_base && s.shard == Shard::tp && w.precision != Precision::fp8;
   if (!deepspeed && !torch_amp) return;
   const double b = data_constant("master_weight_bytes");
   double bytes = s.trainable * b;

@@ -126,6 +126,64 @@ std::optional<FitChange> offload_params(const Workload& w, double usable) {
       usable);
 }
 
+// Nominal bits per linear weight a workload stores: a GGUF type's by its name (q3_k_m: 3, the
+// block types' nominal width; its whole-file 4.0 counts the 6-bit output in), --weight-bits,
+// else the precision's.
+double stored_bits(const Workload& w) {
+  if (!w.weight_format.empty()) {
+    const auto d = w.weight_format.find_first_of("123456789");
+    if (d != std::string::npos) return std::stod(w.weight_format.substr(d, 2));
+  }
+  return w.weight_bits > 0 ? w.weight_bits
+                           : 8 * linear_weight_bytes(w, bytes_per_value(w.precision));
+}
+
+// Where the experts-in-RAM change goes among the others: before any that stores the weights
+// in fewer than 4 bits (a mixture of experts loses speed, not quality, with its experts in
+// RAM; llama.cpp users take that first), else last.
+std::vector<FitChange>::iterator first_under_4_bits(std::vector<FitChange>& out) {
+  return std::find_if(out.begin(), out.end(),
+                      [](const FitChange& f) { return stored_bits(f.workload) < 4 - 1e-9; });
+}
+
+// A mixture of experts on llama.cpp: the fewest layers whose routed experts stay in host RAM
+// (--n-cpu-moe N, the first N layers) for the rest to fit, else all of them (the nearest).
+// Memory falls as N grows, so a bisection finds the least N.
+// Weights above 5 bits are quantized to 4 first, as llama.cpp users run a MoE (a Q4 GGUF with
+// the experts in RAM), rather than keeping 8 or 16-bit experts in host memory.
+std::optional<FitChange> cpu_moe_candidate(const Workload& w, const std::vector<Candidate>& cands,
+                                           double usable) {
+  if (is_training(w.mode) || w.cpu_moe != 0 || moe_layer_count(w.model) <= 0) return std::nullopt;
+  const double bits = stored_bits(w);
+  const Candidate* four = nullptr;
+  for (const Candidate& c : cands)
+    if (bits > 5 && (c.change == "--precision int4" || c.change == "--precision q4_k_m" ||
+                     c.change == "--weight-bits 4"))
+      four = &c;
+  const auto with = [&](int n) {
+    const std::string label =
+        n >= w.model.layers ? "--cpu-moe" : "--n-cpu-moe " + std::to_string(n);
+    return evaluate_change(
+        w, (four ? four->change + " + " : "") + label,
+        [n, four](Workload& v) {
+          if (four) four->edit(v);
+          v.cpu_moe = n;
+        },
+        usable);
+  };
+  int lo = w.model.layers - moe_layer_count(w.model) + 1, hi = w.model.layers;
+  auto best = with(hi);
+  if (!best || !best->fits) return best;
+  while (lo < hi) {
+    const int mid = lo + (hi - lo) / 2;
+    if (auto f = with(mid); f && f->fits)
+      hi = mid, best = std::move(f);
+    else
+      lo = mid + 1;
+  }
+  return best;
+}
+
 // `cands[picked...]` applied in order, labelled "a + b" (a later change of the same key wins).
 std::optional<FitChange> apply_all(const Workload& w, const std::vector<Candidate>& cands,
                                    const std::vector<std::size_t>& picked, double usable) {
@@ -243,6 +301,9 @@ std::vector<FitChange> remedies(const Workload& w, const Gpu& gpu, double usable
     if (auto f = combined(w, singles, usable)) out.push_back(std::move(*f));
   if (auto f = offload_params(w, usable); f && f->estimate.need_bytes() < base * (1 - 1e-3))
     out.push_back(std::move(*f));
+  if (auto f = cpu_moe_candidate(w, workload_changes(w), usable);
+      f && f->estimate.need_bytes() < base * (1 - 1e-3))
+    out.insert(first_under_4_bits(out), std::move(*f));
   const auto shard = sharding_candidate(w, gpu, usable);
   if (shard) out.push_back(*shard);
   if (std::none_of(out.begin(), out.end(), [](const auto& f) { return f.fits; }))

@@ -334,6 +334,8 @@ std::string engine_of(const Workload& w, bool tensor_parallel) {
   // FP8 checkpoints: llama.cpp has no FP8 type (ggml-org/llama.cpp#14020 closed as stale; FP8
   // PRs #10055 and #28485 open, CPU only); servers load them with vLLM, SGLang, TensorRT-LLM.
   // llama.cpp's row split is llama.cpp's own layout.
+  // Experts kept in host RAM (--n-cpu-moe) are llama.cpp's, at any batch.
+  if (w.engine.empty() && w.cpu_moe != 0) return inference_engine(w.engine, 1, false);
   const bool batched_default = w.engine.empty() && w.weight_format.empty() && !w.row_split &&
                                (w.gpus > 1 || w.precision == Precision::fp8);
   return inference_engine(w.engine, w.batch, tensor_parallel || batched_default);
@@ -349,6 +351,7 @@ const char* weights_format(const Workload& w) {
 }
 
 std::string default_engine_reason(const Workload& w) {
+  if (w.cpu_moe != 0) return "experts in host RAM";
   if (!w.weight_format.empty()) return "GGUF weights";
   if (w.precision == Precision::fp8) return "FP8 weights";
   if (w.gpus > 1) return std::to_string(w.gpus) + " GPUs";
@@ -382,6 +385,7 @@ void validate(const Workload& w) {
   detail::validate_mlm_head(w);
   validate_precision(w);
   detail::validate_sharding(w);
+  detail::validate_cpu_moe(w);
   validate_context(w);
   // The degrees alone here: the count they must divide is on_gpus's (check and compare give it
   // by --count after the workload is read).

@@ -18,6 +18,9 @@ void validate_mlm_head(const Workload& w);
 // "2.5", "4": a --weight-bits value as the output writes it.
 std::string bits_label(double bits);
 
+// --n-cpu-moe/--cpu-moe: llama.cpp inference of a mixture of experts (workload_moe.cpp).
+void validate_cpu_moe(const Workload& w);
+
 // Error(usage) for a --shard that cannot apply to the workload (workload.cpp).
 void validate_sharding(const Workload& w);
 

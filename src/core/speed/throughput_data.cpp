@@ -145,6 +145,9 @@ void parse_scalars(const json& c, const std::string& at, ThroughputConstants& k)
   k.row_split_calls_per_card = number(c, "llama_cpp_row_split_calls", at, 1, 100);
   k.host_launch_s = number(c, "host_launch_us", at, 0, 1e3) * 1e-6;
   k.host_copy_fraction = by_int(c, "host_copy_fraction", at, 0.01, 1);
+  k.host_memory_bytes_per_s = number(c, "host_memory_gbs", at, 1, 1e5) * 1e9;
+  k.host_decode_fraction = number(c, "host_decode_fraction", at, 0.05, 1);
+  k.op_offload_min_batch = int(number(c, "llama_cpp_op_offload_batch", at, 1, 1e6));
   k.matmul_default_fraction = number(c, "matmul_default_fraction", at, 0.05, 1.5);
   k.fp8_default_fraction = number(c, "fp8_default_fraction", at, 0.05, 1.5);
   k.training_efficiency_default = number(c, "training_efficiency_default", at, 0.01, 1);

@@ -69,9 +69,37 @@ std::pair<double, double> routed_experts(const Workload& w, const Shape& s, cons
   return {routed * per_param, double(m.moe->active) / m.moe->experts};
 }
 
-// Layers that route tokens to experts (a MoE model's layers less its dense ones).
-int moe_layers(const ModelArch& m) {
-  return m.moe && m.moe->experts > m.moe->active ? m.layers - m.moe->dense_layers : 0;
+int moe_layers(const ModelArch& m) { return moe_layer_count(m); }
+
+// The share of routed experts a batch of `tokens` picks at least once (uniform routing).
+double touched(double fraction, double tokens) { return 1 - std::pow(1 - fraction, tokens); }
+
+// What the CPU's expert matmuls read per second: the host memory's spec (--host-mem-bw, else
+// the data's desktop default) x the share llama.cpp's CPU kernels reach.
+double host_read_bytes_per_s(const Workload& w, const K& k) {
+  const double spec =
+      w.host_memory_bytes_per_s > 0 ? w.host_memory_bytes_per_s : k.host_memory_bytes_per_s;
+  return spec * k.host_decode_fraction;
+}
+
+// llama.cpp --n-cpu-moe: the offloaded layers' routed experts leave the GPU's bytes and are
+// read by the CPU (decode) or copied over PCIe for the GPU to multiply (prompt batches).
+void experts_on_host(const Ctx& c, StepModel& m) {
+  const double share = cpu_moe_share(c.w);
+  if (share <= 0 || m.routed_bytes <= 0) return;
+  m.host_routed_bytes = m.routed_bytes * share;
+  m.weight_bytes -= m.host_routed_bytes * m.route_fraction;
+  m.routed_bytes -= m.host_routed_bytes;
+  m.host_read_bw = host_read_bytes_per_s(c.w, c.k);
+  m.host_copy_bw = host_bytes_per_s(c.g, c.k);
+  m.op_offload_min = c.k.op_offload_min_batch;
+}
+
+// Seconds the host-resident experts add to a step of `tokens` tokens.
+double host_expert_s(const StepModel& m, double tokens) {
+  if (m.host_routed_bytes <= 0) return 0;
+  const double bytes = m.host_routed_bytes * touched(m.route_fraction, tokens);
+  return tokens >= m.op_offload_min ? bytes / m.host_copy_bw : bytes / m.host_read_bw;
 }
 
 // Attention FLOPs per token read the context each layer keeps: full layers all of it,
@@ -101,6 +129,7 @@ StepModel build_step(const Ctx& c, int tp, int stages, int row = 1) {
   m.engine = c.e.name, m.tp = tp, m.stages = stages, m.layers = c.s.layers;
   m.weight_bytes = weight_bytes(c.w, c.s, c.k, c.e);
   std::tie(m.routed_bytes, m.route_fraction) = routed_experts(c.w, c.s, c.k, c.e);
+  experts_on_host(c, m);
   m.bandwidth = c.bw;
   m.kv_bytes_per_seq = kv_seq_bytes(c.w, c.k, tp);
   m.fixed_s = c.s.layers * c.e.layer_overhead_s + moe_layers(c.w.model) * c.e.moe_layer_overhead_s;
@@ -142,7 +171,7 @@ Parts step_parts(const StepModel& m, double b, double t, bool pipelined) {
   const double tokens = b + t;
   double weights = m.weight_bytes;
   if (m.routed_bytes > 0 && tokens > 1)  // experts the batch's tokens touch (uniform routing)
-    weights += m.routed_bytes * (1 - std::pow(1 - m.route_fraction, tokens) - m.route_fraction);
+    weights += m.routed_bytes * (touched(m.route_fraction, tokens) - m.route_fraction);
   // Pipelined stages work at once on micro-batches: KV and FLOPs spread over them; every
   // micro-batch still reads its stage's weights.
   const double spread = pipelined ? m.stages : 1;
@@ -158,7 +187,7 @@ Parts step_parts(const StepModel& m, double b, double t, bool pipelined) {
   if (m.dequant_s > 0 && tokens > m.dequant_above) p.compute += m.dequant_s;
   // A layer's output all-reduce needs that layer's result and the next layer waits for it:
   // neither the weight reads nor the GEMMs hide it (no overlap in the engines' default paths).
-  p.comm = tokens * m.comm_s_per_token;
+  p.comm = tokens * m.comm_s_per_token + host_expert_s(m, tokens);  // in series, as the comm
   return p;
 }
 
@@ -196,6 +225,8 @@ double prefill_rate(const Ctx& c) {
     group.count = c.tp, group.nodes = 1;
     t_tok += 2 * c.s.layers * allreduce_s(group, c.s.hidden * 2);
   }
+  if (cpu_moe_share(c.w) > 0)  // the host's experts: copied to the GPU, or read by the CPU
+    t_tok += host_expert_s(build_step(c, c.tp, c.stages, c.row), pass) / pass;
   const double floor = weight_bytes(c.w, c.s, c.k, c.e) / (width * c.bw) / (prompt * c.w.batch);
   double rate = 1 / std::max(t_tok, floor);
   if (c.stages > 1 && is_llama_cpp(c.e.name)) {  // prompt chunks pipelined
@@ -203,6 +234,23 @@ double prefill_rate(const Ctx& c) {
     rate *= chunks * c.stages / (chunks + c.stages - 1);
   }
   return rate;
+}
+
+void describe_host_experts(const Ctx& c, Throughput& t) {
+  const StepModel m = build_step(c, 1, 1);
+  if (m.host_routed_bytes <= 0) return;
+  const bool given = c.w.host_memory_bytes_per_s > 0;
+  t.assumptions.push_back(
+      "experts in host RAM (llama.cpp --n-cpu-moe): " + std::to_string(cpu_moe_layers(c.w)) +
+      " of " + std::to_string(moe_layers(c.w.model)) + " MoE layers, " +
+      num(m.host_routed_bytes / 1e9) + " GB; decode: the CPU reads the experts a token picks at " +
+      num(m.host_read_bw / 1e9) + " GB/s (" +
+      num((given ? c.w.host_memory_bytes_per_s : c.k.host_memory_bytes_per_s) / 1e9) +
+      " GB/s host memory" + (given ? " [--host-mem-bw]" : " [host_memory_gbs]") + " x " +
+      num(c.k.host_decode_fraction) + " [host_decode_fraction]); prompt batches of " +
+      std::to_string(m.op_offload_min) +
+      "+ tokens copy the picked experts to the GPU over PCIe at " + num(m.host_copy_bw / 1e9) +
+      " GB/s [llama_cpp_op_offload_batch, host_copy_fraction]; in series with the GPU's layers");
 }
 
 void describe(const Ctx& c, int count, Throughput& t) {
@@ -226,6 +274,7 @@ void describe(const Ctx& c, int count, Throughput& t) {
        : w.precision == Precision::int4
            ? ", int4 at " + num(c.k.int4_bits_per_weight) + " bits/weight [int4_bits_per_weight]"
            : ""));
+  describe_host_experts(c, t);
   if (count == 1) return;
   const std::string over = " over " + c.f.what;
   if (c.row > 1)

@@ -37,7 +37,6 @@ double value_at(const std::map<int, double>& table, int key) {  // nearest key a
 }
 
 bool shards_params(Shard s) { return s == Shard::zero3 || s == Shard::fsdp; }
-bool adapters(Mode m) { return m == Mode::lora || m == Mode::qlora; }
 
 // Gradients as they are reduced: fp32 for LoRA adapters (PEFT keeps them fp32), AMP and
 // fp32 training; the weights' 16-bit dtype for pure bf16/fp16 training.

@@ -11,6 +11,9 @@
 
 namespace gpusel::tput {
 
+// LoRA and QLoRA train adapters only (no weight gradients of the base).
+inline bool adapters(Mode m) { return m == Mode::lora || m == Mode::qlora; }
+
 using K = ThroughputConstants;
 
 // --- loading (throughput_data.cpp, throughput_tables.cpp) ------------------------------
@@ -105,8 +108,8 @@ struct Fabric {
 // `nodes`: separate machines over their own network (rented instances), else the card's nodes.
 Fabric fabric_of(const Gpu& g, int count, bool linked, const K& k,
                  const NodeNetwork* nodes = nullptr);
-double allreduce_s(const Fabric& f, double bytes);         // ring all-reduce over all f.count GPUs
-double gather_s(const Fabric& f, double bytes);            // all-gather or reduce-scatter
+double allreduce_s(const Fabric& f, double bytes);  // ring all-reduce over all f.count GPUs
+double gather_s(const Fabric& f, double bytes);     // all-gather or reduce-scatter
 // One small all-reduce of `bytes` over `group` GPUs of f: by GPU count over a fast link, by
 // message size over a PCIe ring that crosses the CPU sockets, else the PCIe figure.
 double latency_s(const Fabric& f, int group, double bytes, const K& k);

@@ -12,8 +12,6 @@
 namespace gpusel::tput {
 namespace {
 
-bool adapters(Mode m) { return m == Mode::lora || m == Mode::qlora; }
-
 // Full-precision training without autocast keeps its activations in fp32.
 double activation_bytes(const Workload& w) {
   return w.precision == Precision::fp32 && !w.amp ? 4 : 2;
