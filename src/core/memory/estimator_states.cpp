@@ -51,27 +51,11 @@ double experts_in_host(const Setup& s, std::string& f) {
   return params * per;
 }
 
-void add_weights(const Setup& s, std::vector<Component>& out) {
+// What one GPU holds of the weights under the workload's split or shard.
+void split_weights(const Setup& s, double lin_b, double emb_b, double norm_b, double& bytes,
+                   std::string& f) {
   const Workload& w = s.w;
   const double emb = s.p.embedding + s.p.lm_head;
-  const bool fsdp_amp = w.amp && s.shard == Shard::fsdp && s.trains_base;
-  const double lin_b = fsdp_amp ? 4 : s.lin_b, emb_b = fsdp_amp ? 4 : s.emb_b;
-  const double norm_b = fsdp_amp ? 4 : s.norm_b;
-  double bytes = s.p.linear * lin_b + emb * emb_b + s.rest_params * norm_b;
-  std::string f = num(s.p.linear) + " linear x " + num(lin_b) + " B + " + num(emb) +
-                  " embedding/head x " + num(emb_b) + " B + " + num(s.rest_params) +
-                  " norms/biases x " + num(norm_b) + " B";
-  const bool fp8 = w.precision == Precision::fp8;
-  if (w.amp && s.trains_base && !fsdp_amp && !fp8 && !s.amp_fp32_params)
-    f = num(s.p.total) + " params x 2 B (16-bit working copy; fp32 master below)";
-  if (s.amp_fp32_params) f += " (fp32 parameters: autocast casts them to 16 bits per matmul)";
-  if (w.amp && fp8 && !fsdp_amp) f += " (fp32 parameters: float8 casts them per matmul)";
-  if (fsdp_amp) f += " (fp32 parameters, FSDP mixed precision gathers them in bf16)";
-  if (w.weight_bits > 0) bytes = gguf_weights(s, f);
-  std::string host_f;
-  const double host = experts_in_host(s, host_f);
-  if (host > 0) bytes -= host, f += " - the experts kept in host RAM";  // before any split
-  std::string where = "gpu";
   if (s.layer_split() && w.weight_bits > 0) {
     bytes *= s.layer_share(), f += " x " + num(s.layer_share()) + " (layers on the busiest GPU)";
   } else if (s.layer_split() && is_training(w.mode)) {
@@ -99,6 +83,30 @@ void add_weights(const Setup& s, std::vector<Component>& out) {
     bytes = (bytes - persistent) / s.n + persistent;
     f += ", all but the norms/biases" + per_gpus(s.n) + " (stage3 persistence threshold)";
   }
+}
+
+void add_weights(const Setup& s, std::vector<Component>& out) {
+  const Workload& w = s.w;
+  const double emb = s.p.embedding + s.p.lm_head;
+  const bool fsdp_amp = w.amp && s.shard == Shard::fsdp && s.trains_base;
+  const double lin_b = fsdp_amp ? 4 : s.lin_b, emb_b = fsdp_amp ? 4 : s.emb_b;
+  const double norm_b = fsdp_amp ? 4 : s.norm_b;
+  double bytes = s.p.linear * lin_b + emb * emb_b + s.rest_params * norm_b;
+  std::string f = num(s.p.linear) + " linear x " + num(lin_b) + " B + " + num(emb) +
+                  " embedding/head x " + num(emb_b) + " B + " + num(s.rest_params) +
+                  " norms/biases x " + num(norm_b) + " B";
+  const bool fp8 = w.precision == Precision::fp8;
+  if (w.amp && s.trains_base && !fsdp_amp && !fp8 && !s.amp_fp32_params)
+    f = num(s.p.total) + " params x 2 B (16-bit working copy; fp32 master below)";
+  if (s.amp_fp32_params) f += " (fp32 parameters: autocast casts them to 16 bits per matmul)";
+  if (w.amp && fp8 && !fsdp_amp) f += " (fp32 parameters: float8 casts them per matmul)";
+  if (fsdp_amp) f += " (fp32 parameters, FSDP mixed precision gathers them in bf16)";
+  if (w.weight_bits > 0) bytes = gguf_weights(s, f);
+  std::string host_f;
+  const double host = experts_in_host(s, host_f);
+  if (host > 0) bytes -= host, f += " - the experts kept in host RAM";  // before any split
+  std::string where = "gpu";
+  split_weights(s, lin_b, emb_b, norm_b, bytes, f);
   if (s.offloads_params()) {
     const double kept = s.shard == Shard::zero3 ? s.rest_params * norm_b : 0;
     out.push_back({"weights", kept, "norms/biases kept on the GPU (persistent)"});
