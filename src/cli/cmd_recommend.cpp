@@ -132,6 +132,32 @@ std::string accumulation_text(const Session& s, const RecommendAnswer& ans) {
          "\n";
 }
 
+// A mixture of experts with its experts in host RAM on one card, where that is cheaper.
+std::string experts_in_ram_text(const Session& s, const RecommendAnswer& ans) {
+  if (!ans.experts_in_ram) return "";
+  const auto& x = *ans.experts_in_ram;
+  const Result& b = x.best;
+  const std::string flag =
+      x.cpu_moe == kCpuMoeAll ? "--cpu-moe" : "--n-cpu-moe " + std::to_string(x.cpu_moe);
+  return "\n" +
+         trf("With experts in host RAM (llama.cpp {}): {} runs it at {} tok/s for {}, with {} "
+             "GiB of the model in system RAM.",
+             flag, config_label(b.config), rate(b.tokens_per_s),
+             b.price > 0 ? money(b.price, s.request.price.currency) : tr("no price"),
+             gib(b.need.host_bytes)) +
+         "\n";
+}
+
+nlohmann::json experts_in_ram_json(const RecommendAnswer& ans) {
+  if (!ans.experts_in_ram) return nullptr;
+  const auto& x = *ans.experts_in_ram;
+  return {{"cpu_moe", x.cpu_moe == kCpuMoeAll ? nlohmann::json("all") : nlohmann::json(x.cpu_moe)},
+          {"gpu", x.best.config.gpu->id},
+          {"rate", x.best.tokens_per_s},
+          {"price", x.best.price},
+          {"host_ram_gib", x.best.need.host_bytes / 1073741824.0}};
+}
+
 nlohmann::json accumulation_json(const RecommendAnswer& ans) {
   if (!ans.accumulation) return nullptr;
   const auto& x = *ans.accumulation;
@@ -170,7 +196,7 @@ Output build_output(const Session& s, const RecommendAnswer& ans, const Recommen
   o.before = header_text(s, ans.one_gpu_need, converted_note(s, ans.converted_prices));
   o.table = results_table(ans.top, true, s.request.tokens.has_value());
   o.after = "\n" + warnings_text(ans.top, 2) + summary_text(s, ans, fixes) +
-            accumulation_text(s, ans) + job_rental_text(s, ans);
+            accumulation_text(s, ans) + experts_in_ram_text(s, ans) + job_rental_text(s, ans);
   if (a.rank.explain) o.after += "\n" + explain_text(ans.top, s.request);
   o.highlights = {{tr("Warnings:"), Tone::warn}, {tr("Nothing fits."), Tone::bad}};
   if (f != Format::json && f != Format::csv) return o;
@@ -187,7 +213,8 @@ Output build_output(const Session& s, const RecommendAnswer& ans, const Recommen
             {"rejected", rejected_json(ranking)},
             {"suggestions", fixes},
             {"job_rental", job_rental_json(ans)},
-            {"accumulation", accumulation_json(ans)}};
+            {"accumulation", accumulation_json(ans)},
+            {"experts_in_ram", experts_in_ram_json(ans)}};
   int rank = 0;
   for (const auto& r : ans.top) o.json["results"].push_back(result_json(r, ++rank));
   o.csv = json_rows(o.json["results"], result_csv_columns());
@@ -218,7 +245,8 @@ int run_recommend(Context& ctx, const RecommendArgs& a) {
   if (compare) add_compare_rent(o, s, ans);
   if (f == Format::html)
     o.html = recommend_html(ctx, s, ans,
-                            summary_text(s, ans, remedies(s, ans)) + accumulation_text(s, ans));
+                            summary_text(s, ans, remedies(s, ans)) + accumulation_text(s, ans) +
+                                experts_in_ram_text(s, ans));
   write_out(ctx, o, f, a.output);
   return ans.ranking.results.empty() ? static_cast<int>(ExitCode::negative) : 0;
 }

@@ -72,6 +72,14 @@ struct RecommendAnswer {
     Result best;
   };
   std::optional<Accumulation> accumulation;
+  // Inference of a mixture of experts: the same model with the routed experts of some layers
+  // in host RAM (llama.cpp --n-cpu-moe), on one card, where that is cheaper than the first
+  // result or nothing else passes (gpt-oss-120b on one 24 GB card and 41 GiB of RAM).
+  struct ExpertsInRam {
+    int cpu_moe = 0;  // --n-cpu-moe N (kCpuMoeAll: --cpu-moe)
+    Result best;
+  };
+  std::optional<ExpertsInRam> experts_in_ram;
 };
 
 RecommendAnswer recommend(const Sources& src, const RecommendQuery& q);
@@ -81,8 +89,8 @@ struct RentAnswer {
   RentalRanking ranking;
   std::vector<RentalOption> shown;  // the first `top` options
   std::vector<std::string> notes;
-  std::optional<double> hours;    // the job length asked (--hours), if any
-  bool converted_prices = false;  // a shown offer is priced in another currency
+  std::optional<double> hours;           // the job length asked (--hours), if any
+  bool converted_prices = false;         // a shown offer is priced in another currency
   std::optional<double> deadline_hours;  // a job's (--deadline-days, or the default)
   bool deadline_default = false;         // data/scoring.json's job_deadline_days
 };

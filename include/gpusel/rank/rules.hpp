@@ -163,9 +163,10 @@ enum class FactId : std::uint8_t {
   config_engine,
   workload_weights_format,
   config_weights_kernel,
-  config_engine_as
+  config_engine_as,
+  workload_experts_in_ram
 };
-inline constexpr std::size_t kFactCount = 50;
+inline constexpr std::size_t kFactCount = 51;
 // The position of a vocabulary fact (fact_vocabulary()[fact_index(info)] is info).
 std::size_t fact_index(const FactInfo& info);
 

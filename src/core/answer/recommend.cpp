@@ -155,6 +155,36 @@ void add_accumulation(const Sources& src, const RecommendQuery& q, RecommendAnsw
   }
 }
 
+// A mixture of experts on llama.cpp: one card with the experts of a quarter, half, three
+// quarters or all of its MoE layers in host RAM (--n-cpu-moe, the first N layers). The fastest
+// of those that cost less than the first result (the whole budget when nothing passes) is
+// named: how gpt-oss-120b runs on a 24 GB card.
+void add_experts_in_ram(const Sources& src, const RecommendQuery& q, RecommendAnswer& a) {
+  const Workload& w = q.request.workload;
+  const int moe = moe_layer_count(w.model);
+  if (w.mode != Mode::inference || moe <= 0 || w.cpu_moe != 0) return;
+  std::optional<RecommendAnswer::ExpertsInRam> best;
+  const Result* first = a.top.empty() ? nullptr : &a.top.front();
+  if (first && !(first->price > 0)) return;
+  for (int quarter = 1; quarter <= 4; ++quarter) {
+    RankRequest r = q.request;
+    if (first) r.budget = first->price * (1 - 1e-9);
+    r.workload.cpu_moe = quarter == 4 ? kCpuMoeAll : w.model.layers - moe + moe * quarter / 4;
+    r.max_gpus = 1, r.shown = 1, r.shown_over_budget = 0, r.keep_passed = false;
+    try {
+      validate(r.workload);
+    } catch (const Error&) {
+      return;  // not a llama.cpp workload (FP8 weights, --engine vllm)
+    }
+    const Ranking ranked = rank(src.catalog, src.rules, src.rates, r);
+    if (ranked.results.empty()) continue;
+    const Result& res = ranked.results.front();
+    if (res.price > 0 && (!best || res.tokens_per_s > best->best.tokens_per_s))
+      best = RecommendAnswer::ExpertsInRam{r.workload.cpu_moe, res};
+  }
+  a.experts_in_ram = std::move(best);
+}
+
 void add_compare_rent(const Sources& src, const RecommendQuery& q, RecommendAnswer& a) {
   const Cloud* cloud = src.offers();
   if (!cloud) return;
@@ -196,6 +226,7 @@ RecommendAnswer recommend(const Sources& src, const RecommendQuery& query) {
   if (q.compare_rent) add_compare_rent(src, q, a);
   if (q.request.tokens && !q.compare_rent && !a.top.empty()) add_job_rental(src, q, a);
   add_accumulation(src, q, a);
+  add_experts_in_ram(src, q, a);
   return a;
 }
 

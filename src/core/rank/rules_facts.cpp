@@ -123,6 +123,10 @@ std::vector<FactInfo> make_vocabulary() {
        "the engine entry that runs on this card: config.engine, or what it runs as there "
        "(llama.cpp-nograph on Pascal, llama.cpp-hip-rdna3 on RDNA 3)",
        {}},
+      {"workload.experts_in_ram",
+       T::boolean,
+       "llama.cpp keeps some MoE layers' routed experts in host RAM (--n-cpu-moe, --cpu-moe)",
+       {}},
   };
 }
 

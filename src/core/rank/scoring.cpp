@@ -260,6 +260,7 @@ void workload_facts(const Workload& w, const RankRequest& req, std::optional<dou
                                              w.optimizer == Optimizer::adamw_8bit ||
                                              w.optimizer == Optimizer::paged_adamw_8bit);
   f.flag(F::workload_flash_attn, w.flash_attn);
+  f.flag(F::workload_experts_in_ram, cpu_moe_layers(w) > 0);
   f.flag(F::workload_timed, req.tokens.has_value());
   f.flag(F::workload_domestic, req.domestic);
   f.number(F::workload_seq_len, double(w.seq_len));

@@ -239,3 +239,33 @@ TEST_CASE("a large training micro-batch names the faster configuration accumulat
   Workload one = preset("llama-3.1-8b", Mode::lora);
   CHECK_FALSE(recommend(src, {request(one, 3000), 3, false, {}}).accumulation);
 }
+
+TEST_CASE("a mixture of experts names one card with experts in RAM, cheaper and within filters") {
+  const Sources src = sources();
+  for (double budget : {1500.0, 3000.0}) {
+    CAPTURE(budget);
+    Workload w = preset("gpt-oss-120b", Mode::inference);
+    use_shipped_weights(w);
+    RankRequest q = request(w, budget);
+    q.filters.vendors = {"nvidia"};
+    const RecommendAnswer a = recommend(src, {q, 3, false, {}});
+    REQUIRE(a.experts_in_ram);
+    const Result& x = a.experts_in_ram->best;
+    CHECK(x.config.count == 1);
+    CHECK(x.price > 0);
+    CHECK(x.price <= budget);
+    if (!a.top.empty()) CHECK(x.price < a.top.front().price);
+    CHECK(allowed(x, q));
+    CHECK(x.need.host_bytes > 0);
+    CHECK_FALSE(x.config.gpu->unified_memory);  // one memory: nothing to offload to
+    CHECK(x.config.gpu->vendor == "nvidia");
+  }
+  // Dense models and models the user already offloads are not offered it.
+  CHECK_FALSE(
+      recommend(src, {request(preset("llama-3.1-70b", Mode::inference), 1500), 3, false, {}})
+          .experts_in_ram);
+  Workload given = preset("gpt-oss-120b", Mode::inference);
+  use_shipped_weights(given);
+  given.cpu_moe = 20;
+  CHECK_FALSE(recommend(src, {request(given, 1500), 3, false, {}}).experts_in_ram);
+}

@@ -151,6 +151,9 @@ const std::vector<Case>& cases() {
         {{"gpu.used_price", true}, {"gpu.segment", "datacenter"s}},
         {{"gpu.used_price", true}, {"gpu.form_factor", "soc"s}},    // a used Mac: no VBIOS
         {{"gpu.used_price", true}, {"gpu.launch_year", 2024.0}}}},  // after the mining era
+      {"experts-in-ram-unified-memory",  // expert offload on a machine with one memory
+       {{{"workload.experts_in_ram", true}, {"gpu.unified_memory", true}}},
+       {{{"gpu.unified_memory", true}}, {{"workload.experts_in_ram", true}}}},
       {"laptop-gpu-power-limit",  // laptop parts only: not desktop cards nor SoCs
        {{{"gpu.form_factor", "mobile"s}}},
        {{}, {{"gpu.form_factor", "soc"s}}}},
@@ -190,8 +193,8 @@ const std::vector<Case>& cases() {
         plus(kInference, {{"workload.engine", "vllm"s}, {"workload.precision", "fp8"s}}),
         plus(kInference, {{"workload.precision", "fp8"s}})}},
       {"rocm-rdna3-vulkan-faster",  // llama.cpp runs as its RDNA 3 ROCm entry on this card
-       {plus(kInference, {{"config.engine", "llama.cpp"s},
-                          {"config.engine_as", "llama.cpp-hip-rdna3"s}})},
+       {plus(kInference,
+             {{"config.engine", "llama.cpp"s}, {"config.engine_as", "llama.cpp-hip-rdna3"s}})},
        {kInference,
         plus(kInference, {{"config.engine", "llama.cpp"s}, {"config.engine_as", "llama.cpp"s}}),
         plus(kInference,

@@ -288,10 +288,11 @@ TEST_CASE("FactId follows the vocabulary's order, and a table and a map say the 
       {FactId::config_engine, "config.engine"},
       {FactId::workload_weights_format, "workload.weights_format"},
       {FactId::config_weights_kernel, "config.weights_kernel"},
-      {FactId::config_engine_as, "config.engine_as"}};
+      {FactId::config_engine_as, "config.engine_as"},
+      {FactId::workload_experts_in_ram, "workload.experts_in_ram"}};
   for (const auto& [id, name] : some) CHECK(fact_vocabulary()[std::size_t(id)].name == name);
   REQUIRE(fact_vocabulary().size() == kFactCount);
-  CHECK(std::size_t(FactId::config_engine_as) + 1 == kFactCount);
+  CHECK(std::size_t(FactId::workload_experts_in_ram) + 1 == kFactCount);
   for (std::size_t i = 0; i < kFactCount; ++i) CHECK(fact_index(fact_vocabulary()[i]) == i);
 
   const FactTable t = to_table(kFacts);
