@@ -131,6 +131,12 @@ ServeAnswer serve(const Sources& src, const ServeQuery& q) {
     throw usage_error("serve plans token generation for decoder LLMs; '" + m.id +
                       "' is a model of kind " + m.kind +
                       ": recommend or compare --mode inference give its throughput");
+  // Serving engines batch many users on the GPUs; experts in host RAM are a batch-1 setup.
+  if (q.request.rank.workload.cpu_moe != 0)
+    throw usage_error(
+        "serve plans the serving engines (vLLM, llama.cpp's server) with the model on the GPUs; "
+        "--n-cpu-moe/--cpu-moe (experts in host RAM) is for one user: check, compare or "
+        "recommend give its speed");
   ServeAnswer a;
   std::vector<ServeOption> too_slow;
   if (q.gpu) {
