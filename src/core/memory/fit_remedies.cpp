@@ -138,12 +138,12 @@ double stored_bits(const Workload& w) {
                            : 8 * linear_weight_bytes(w, bytes_per_value(w.precision));
 }
 
-// Where the experts-in-RAM change goes among the others: before any that stores the weights
-// in fewer than 4 bits (a mixture of experts loses speed, not quality, with its experts in
-// RAM; llama.cpp users take that first), else last.
-std::vector<FitChange>::iterator first_under_4_bits(std::vector<FitChange>& out) {
+// Where the experts-in-RAM change goes among the others: before the first that stores the
+// weights in fewer bits than it does (a mixture of experts loses speed, not quality, with its
+// experts in RAM; llama.cpp users take that before a smaller quant), else last.
+std::vector<FitChange>::iterator before_fewer_bits(std::vector<FitChange>& out, double bits) {
   return std::find_if(out.begin(), out.end(),
-                      [](const FitChange& f) { return stored_bits(f.workload) < 4 - 1e-9; });
+                      [bits](const FitChange& f) { return stored_bits(f.workload) < bits - 1e-9; });
 }
 
 // A mixture of experts on llama.cpp: the fewest layers whose routed experts stay in host RAM
@@ -153,13 +153,18 @@ std::vector<FitChange>::iterator first_under_4_bits(std::vector<FitChange>& out)
 // the experts in RAM), rather than keeping 8 or 16-bit experts in host memory.
 std::optional<FitChange> cpu_moe_candidate(const Workload& w, const std::vector<Candidate>& cands,
                                            double usable) {
-  if (is_training(w.mode) || w.cpu_moe != 0 || moe_layer_count(w.model) <= 0) return std::nullopt;
+  if (is_training(w.mode) || w.cpu_moe >= w.model.layers || moe_layer_count(w.model) <= 0)
+    return std::nullopt;
   const double bits = stored_bits(w);
   const Candidate* four = nullptr;
   for (const Candidate& c : cands)
     if (bits > 5 && (c.change == "--precision int4" || c.change == "--precision q4_k_m" ||
                      c.change == "--weight-bits 4"))
       four = &c;
+  if (four) {  // a 4-bit model that fits whole needs no experts in RAM
+    const auto alone = evaluate_change(w, four->change, four->edit, usable);
+    if (alone && alone->fits) return std::nullopt;
+  }
   const auto with = [&](int n) {
     const std::string label =
         n >= w.model.layers ? "--cpu-moe" : "--n-cpu-moe " + std::to_string(n);
@@ -171,7 +176,8 @@ std::optional<FitChange> cpu_moe_candidate(const Workload& w, const std::vector<
         },
         usable);
   };
-  int lo = w.model.layers - moe_layer_count(w.model) + 1, hi = w.model.layers;
+  // More layers than any already given (--n-cpu-moe 10 that does not fit: a higher N).
+  int lo = std::max(w.model.layers - moe_layer_count(w.model), w.cpu_moe) + 1, hi = w.model.layers;
   auto best = with(hi);
   if (!best || !best->fits) return best;
   while (lo < hi) {
@@ -302,8 +308,10 @@ std::vector<FitChange> remedies(const Workload& w, const Gpu& gpu, double usable
   if (auto f = offload_params(w, usable); f && f->estimate.need_bytes() < base * (1 - 1e-3))
     out.push_back(std::move(*f));
   if (auto f = cpu_moe_candidate(w, workload_changes(w), usable);
-      f && f->estimate.need_bytes() < base * (1 - 1e-3))
-    out.insert(first_under_4_bits(out), std::move(*f));
+      f && f->estimate.need_bytes() < base * (1 - 1e-3)) {
+    const double bits = std::min(stored_bits(w), stored_bits(f->workload));
+    out.insert(before_fewer_bits(out, bits), std::move(*f));
+  }
   const auto shard = sharding_candidate(w, gpu, usable);
   if (shard) out.push_back(*shard);
   if (std::none_of(out.begin(), out.end(), [](const auto& f) { return f.fits; }))

@@ -76,7 +76,8 @@ TEST_CASE("llama.cpp --n-cpu-moe: GPU memory never rises as more layers' experts
   }
 }
 
-TEST_CASE("llama.cpp --n-cpu-moe counts dense first layers: DeepSeek-V3's first 3 have no experts") {
+TEST_CASE(
+    "llama.cpp --n-cpu-moe counts dense first layers: DeepSeek-V3's first 3 have no experts") {
   Workload w = preset("deepseek-v3");
   w.precision = Precision::int4;
   w.cpu_moe = 3;
@@ -167,4 +168,20 @@ TEST_CASE("a MoE that does not fit is told the fewest --n-cpu-moe layers, 4-bit 
   // A dense model is never offered it.
   for (const FitChange& c : fit(preset("llama-3.1-70b"), g, 1).changes)
     CHECK(c.change.find("cpu-moe") == std::string::npos);
+}
+
+TEST_CASE("expert offload remedies: a higher N than given, none where 4 bits fit whole") {
+  // --n-cpu-moe 10 on a 12 GB card: more layers, before re-quantizing the shipped MXFP4.
+  Workload w = preset("gpt-oss-120b");
+  w.cpu_moe = 10;
+  const FitResult r = fit(w, gpu("rtx-3060-12gb"), 1);
+  REQUIRE_FALSE(r.changes.empty());
+  const std::string& first = r.changes.front().change;
+  REQUIRE(first.rfind("--n-cpu-moe ", 0) == 0);
+  CHECK(std::stoi(first.substr(12)) > 10);
+  // A 16-bit MoE whose 4-bit weights fit a 24 GB card whole is told just that.
+  const FitResult whole = fit(preset("qwen3-30b-a3b"), gpu("rtx-4090"), 1);
+  REQUIRE_FALSE(whole.changes.empty());
+  CHECK(whole.changes.front().change == "--precision int4");
+  for (const FitChange& c : whole.changes) CHECK(c.change.find("cpu-moe") == std::string::npos);
 }
