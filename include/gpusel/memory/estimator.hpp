@@ -20,6 +20,9 @@ struct Component {
   // (bitsandbytes paged optimizer states: CUDA managed memory, resident on the GPU while
   // there is room and evicted to host under pressure; outside torch's allocator statistics).
   std::string where = "gpu";
+  // Of `bytes`, what the framework sizes to the memory it finds free (Unsloth's fused loss
+  // takes logits chunks of at most half the free memory): less on a card with less room.
+  double elastic = 0;
 };
 
 struct Estimate {
@@ -39,8 +42,15 @@ struct Estimate {
   // every cached block that is not split and retries, so the allowance is memory an OOM
   // mostly never sees, and the card's reserve (default 10 %) is the one margin kept.
   double need_bytes() const;
-  // The one fit verdict every command gives (estimate, fit, check, compare, recommend, rent).
-  bool fits_within(double usable_bytes) const { return need_bytes() <= usable_bytes; }
+  // The one fit verdict every command gives (estimate, fit, check, compare, recommend, rent),
+  // with the elastic components as they size themselves on that card (need_on).
+  bool fits_within(double usable_bytes) const { return need_on(usable_bytes) <= usable_bytes; }
+  // need_bytes() on a card of `usable_bytes`: an elastic component takes at most half of
+  // what the rest leaves free (Unsloth's target_gb), never more than its own size.
+  double need_on(double usable_bytes) const;
+  // The components as they run on that card: elastic ones cut to need_on's share, the totals
+  // and band with them, the cut said in the formula. What a command shows beside a card.
+  void fit_to(double usable_bytes);
   // The estimate's band (low_bytes, high_bytes) carried over to the need.
   double need_low_bytes() const { return band_of_need(low_bytes); }
   double need_high_bytes() const { return band_of_need(high_bytes); }

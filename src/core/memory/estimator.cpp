@@ -104,6 +104,41 @@ double Estimate::reserved_bytes() const { return sum_gpu(components, "cuda_conte
 
 double Estimate::need_bytes() const { return sum_gpu(components, "allocator_overhead", ""); }
 
+namespace {
+double elastic_gpu(const std::vector<Component>& cs) {
+  double e = 0;
+  for (const auto& c : cs)
+    if (c.where == "gpu") e += c.elastic;
+  return e;
+}
+// What the elastic components take on a card: half of what the rest leaves free, at most.
+double elastic_share(double elastic, double fixed, double usable) {
+  return std::min(elastic, std::max(0.0, (usable - fixed) / 2));
+}
+}  // namespace
+
+double Estimate::need_on(double usable) const {
+  const double elastic = elastic_gpu(components), need = need_bytes();
+  if (elastic <= 0) return need;
+  return need - elastic + elastic_share(elastic, need - elastic, usable);
+}
+
+void Estimate::fit_to(double usable) {
+  const double elastic = elastic_gpu(components), need = need_bytes();
+  if (elastic <= 0) return;
+  const double keep = elastic_share(elastic, need - elastic, usable) / elastic;
+  if (keep >= 1) return;
+  double cut = 0;
+  for (auto& c : components) {
+    if (c.where != "gpu" || c.elastic <= 0) continue;
+    cut += c.elastic * (1 - keep);
+    c.bytes -= c.elastic * (1 - keep), c.elastic *= keep;
+    c.formula += "; on this card at most half the memory left free (" + detail::gb(c.elastic) + ")";
+  }
+  const double scale = total_bytes > 0 ? (total_bytes - cut) / total_bytes : 1;
+  total_bytes -= cut, low_bytes *= scale, high_bytes *= scale;
+}
+
 double Estimate::bytes_of(std::string_view component) const {
   for (const auto& c : components)
     if (c.name == component) return c.bytes;

@@ -76,7 +76,15 @@ double loss_bytes(const Setup& s) {
 void add_loss_component(const Setup& s, std::vector<Component>& out) {
   std::string f;
   const double bytes = loss_bytes(s, f);
-  if (bytes > 0) out.push_back({"logits", bytes, f});
+  if (bytes <= 0) return;
+  out.push_back({"logits", bytes, f});
+  const LossImpl& l = s.w.loss == Loss::full ? s.f.loss_full : s.f.loss_chunked;
+  // UnslothFusedLoss sizes its chunks to target_gb = min(half the free memory, the cap): the
+  // fp32 chunk shrinks where the card has less room, the grad_inputs do not.
+  if (l.fused == "unsloth")
+    out.back().elastic = std::min(double(s.w.batch) * s.w.seq_len * double(s.w.model.vocab) * 4 /
+                                      (s.shard == Shard::tp ? s.n : 1),
+                                  data_constant("unsloth_loss_chunk_cap_bytes"));
 }
 
 }  // namespace gpusel::detail

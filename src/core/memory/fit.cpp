@@ -97,6 +97,7 @@ FitResult fit(const Workload& given, const Gpu& gpu, int count, const Reserve& r
   r.usable_bytes = usable_bytes(gpu, kept);
   r.requested_workload = w;
   r.requested = estimate(w);
+  r.requested.fit_to(r.usable_bytes);
   r.fits = r.requested.fits_within(r.usable_bytes);
   // A batch is served by the batched engine (vLLM), which keeps its own reserve where one
   // sequence ran on llama.cpp: each candidate is held against its own engine's usable memory.

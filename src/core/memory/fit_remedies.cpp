@@ -109,6 +109,7 @@ std::optional<FitChange> evaluate_change(const Workload& w, const std::string& c
   } catch (const Error&) {
     return std::nullopt;  // not a valid combination for this workload
   }
+  f.estimate.fit_to(usable);
   f.fits = f.estimate.fits_within(usable);
   return f;
 }

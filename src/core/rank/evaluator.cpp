@@ -76,6 +76,7 @@ Result evaluate_placed(const Config& config, const Workload& w, Estimate need, d
   r.config.split = parallel_label(w);
   r.need = std::move(need);
   r.usable_bytes = usable_for(w, *config.gpu, req.reserve);
+  r.need.fit_to(r.usable_bytes);  // elastic parts (Unsloth's loss chunks) as on this card
   r.headroom = (r.usable_bytes - r.need.need_bytes()) / r.usable_bytes;
   r.one_card_fits =
       config.count == 1 ? r.need.fits_within(r.usable_bytes) : one_card <= r.usable_bytes;
