@@ -172,9 +172,14 @@ std::string verdict_cell(bool fits) {
 std::string changes_text(const FitResult& r) {
   if (r.changes.empty()) return "";
   std::string out = tr("changes that lower memory, each re-estimated:") + "\n";
-  for (const auto& c : r.changes)
-    out += fmt::format("  {}{:>7} GiB  {}\n", verdict_cell(c.fits), gib(c.estimate.need_bytes()),
+  for (const auto& c : r.changes) {
+    out += fmt::format("  {}{:>7} GiB  {}", verdict_cell(c.fits), gib(c.estimate.need_bytes()),
                        c.change);
+    // What an offload moves to the host must fit there too (--n-cpu-moe, --offload params).
+    if (c.estimate.host_bytes > 0)
+      out += trf(" (+{} GiB host RAM)", gib(c.estimate.host_bytes * c.workload.gpus));
+    out += "\n";
+  }
   return out;
 }
 
