@@ -66,6 +66,10 @@ Setup make_setup(const Workload& w, std::vector<std::string>& assumptions);
 Estimate model_parallel_estimate(const Workload& w, EstimateDetail level);
 
 void add_state_components(const Setup& s, std::vector<Component>& out);
+// The weights on one GPU, and any offloaded to host RAM (estimator_weights.cpp).
+void add_weight_component(const Setup& s, std::vector<Component>& out);
+// " / N GPUs": what a component's formula says when N cards divide it.
+inline std::string per_gpus(int n) { return " / " + std::to_string(n) + " GPUs"; }
 void add_sharding_components(const Setup& s, std::vector<Component>& out);
 void add_activation_components(const Setup& s, std::vector<Component>& out);
 void add_loss_component(const Setup& s, std::vector<Component>& out);
