@@ -124,6 +124,7 @@ std::string workload_line(const Workload& w) {
   else
     s += trf(", batch {}, context {} tokens{}", w.batch, w.seq_len,
              w.kv_dtype == KvDtype::compute ? "" : tr(", KV cache ") + to_string(w.kv_dtype));
+  if (cpu_moe_layers(w) > 0) s += trf(", experts of {} MoE layers in host RAM", cpu_moe_layers(w));
   if (w.mode == Mode::lora || w.mode == Mode::qlora)
     s += trf(", LoRA r{} on {}", w.lora_rank, to_string(w.lora_targets)) +
          (w.lora_layers > 0 ? trf(", last {} layers", w.lora_layers) : "");
@@ -147,6 +148,8 @@ nlohmann::json workload_json(const Workload& w) {
   if (w.linear_bits > 0) j["weight_bits"] = w.linear_bits;
   if (w.lora_layers > 0) j["lora_layers"] = w.lora_layers;
   if (w.amp) j["amp"] = true;
+  if (cpu_moe_layers(w) > 0) j["cpu_moe_layers"] = cpu_moe_layers(w);  // --n-cpu-moe, --cpu-moe
+  if (w.host_memory_bytes_per_s > 0) j["host_memory_gbs"] = w.host_memory_bytes_per_s / 1e9;
   return j;
 }
 
