@@ -155,10 +155,43 @@ void add_accumulation(const Sources& src, const RecommendQuery& q, RecommendAnsw
   }
 }
 
+// The experts-in-RAM request at `n` layers: one card, below `first`'s price.
+RankRequest experts_request(const RecommendQuery& q, const Result* first, int n) {
+  RankRequest r = q.request;
+  if (first) r.budget = first->price * (1 - 1e-9);
+  r.workload.cpu_moe = n;
+  r.max_gpus = 1, r.shown = 1, r.shown_over_budget = 0, r.keep_passed = false;
+  return r;
+}
+
+// The fewest layers (down to `lo`) whose experts in RAM let `x`'s card hold the rest, and
+// that card's result there: what `check` proposes for it, and the fastest such setting.
+void fewest_layers(const Sources& src, const RecommendQuery& q, const Result* first, int lo,
+                   RecommendAnswer::ExpertsInRam& x) {
+  Workload w = q.request.workload;
+  const int asked = std::min(x.cpu_moe, w.model.layers);
+  int hi = asked;
+  while (lo < hi) {
+    w.cpu_moe = lo + (hi - lo) / 2;
+    if (estimate(w, EstimateDetail::numbers).fits_within(x.best.usable_bytes))
+      hi = w.cpu_moe;
+    else
+      lo = w.cpu_moe + 1;
+  }
+  if (hi >= asked) return;
+  RankRequest r = experts_request(q, first, hi);
+  r.filters.exclude_ids.clear();
+  for (const Gpu& g : src.catalog.gpus)
+    if (g.id != x.best.config.gpu->id) r.filters.exclude_ids.push_back(g.id);
+  const Ranking ranked = rank(src.catalog, src.rules, src.rates, r);
+  if (!ranked.results.empty() && ranked.results.front().tokens_per_s > x.best.tokens_per_s)
+    x = {hi, ranked.results.front()};
+}
+
 // A mixture of experts on llama.cpp: one card with the experts of a quarter, half, three
-// quarters or all of its MoE layers in host RAM (--n-cpu-moe, the first N layers). The fastest
-// of those that cost less than the first result (the whole budget when nothing passes) is
-// named: how gpt-oss-120b runs on a 24 GB card.
+// quarters or all of its MoE layers in host RAM (--n-cpu-moe, the first N layers), then the
+// fewest layers that card needs. The fastest of those that cost less than the first result
+// (the whole budget when nothing passes) is named: how gpt-oss-120b runs on a 24 GB card.
 void add_experts_in_ram(const Sources& src, const RecommendQuery& q, RecommendAnswer& a) {
   const Workload& w = q.request.workload;
   const int moe = moe_layer_count(w.model);
@@ -166,22 +199,22 @@ void add_experts_in_ram(const Sources& src, const RecommendQuery& q, RecommendAn
   std::optional<RecommendAnswer::ExpertsInRam> best;
   const Result* first = a.top.empty() ? nullptr : &a.top.front();
   if (first && !(first->price > 0)) return;
-  for (int quarter = 1; quarter <= 4; ++quarter) {
-    RankRequest r = q.request;
-    if (first) r.budget = first->price * (1 - 1e-9);
-    r.workload.cpu_moe = quarter == 4 ? kCpuMoeAll : w.model.layers - moe + moe * quarter / 4;
-    r.max_gpus = 1, r.shown = 1, r.shown_over_budget = 0, r.keep_passed = false;
+  int below = w.model.layers - moe + 1;  // the fewest layers the best depth may come down to
+  for (int quarter = 1, last = below; quarter <= 4; ++quarter) {
+    const int n = quarter == 4 ? kCpuMoeAll : w.model.layers - moe + moe * quarter / 4;
+    const RankRequest r = experts_request(q, first, n);
     try {
       validate(r.workload);
     } catch (const Error&) {
       return;  // not a llama.cpp workload (FP8 weights, --engine vllm)
     }
     const Ranking ranked = rank(src.catalog, src.rules, src.rates, r);
-    if (ranked.results.empty()) continue;
-    const Result& res = ranked.results.front();
-    if (res.price > 0 && (!best || res.tokens_per_s > best->best.tokens_per_s))
-      best = RecommendAnswer::ExpertsInRam{r.workload.cpu_moe, res};
+    if (!ranked.results.empty() && ranked.results.front().price > 0 &&
+        (!best || ranked.results.front().tokens_per_s > best->best.tokens_per_s))
+      best = RecommendAnswer::ExpertsInRam{n, ranked.results.front()}, below = last;
+    last = std::min(n, w.model.layers) + 1;
   }
+  if (best) fewest_layers(src, q, first, below, *best);
   a.experts_in_ram = std::move(best);
 }
 

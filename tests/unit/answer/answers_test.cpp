@@ -6,6 +6,7 @@
 
 #include "gpusel/base/error.hpp"
 #include "gpusel/base/text.hpp"
+#include "gpusel/memory/fit.hpp"
 #include "ranker_fixtures.hpp"
 
 using namespace ranker_fixtures;
@@ -259,6 +260,10 @@ TEST_CASE("a mixture of experts names one card with experts in RAM, cheaper and 
     CHECK(x.need.host_bytes > 0);
     CHECK_FALSE(x.config.gpu->unified_memory);  // one memory: nothing to offload to
     CHECK(x.config.gpu->vendor == "nvidia");
+    // The fewest layers that card needs: what check proposes for it.
+    const FitResult f = fit(w, *x.config.gpu, 1);
+    REQUIRE_FALSE(f.changes.empty());
+    CHECK(f.changes.front().change == "--n-cpu-moe " + std::to_string(a.experts_in_ram->cpu_moe));
   }
   // Dense models and models the user already offloads are not offered it.
   CHECK_FALSE(
