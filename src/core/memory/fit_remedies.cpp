@@ -305,7 +305,10 @@ std::vector<FitChange> remedies(const Workload& w, const Gpu& gpu, double usable
     }
   const bool one_fits = std::any_of(out.begin(), out.end(), [](const auto& f) { return f.fits; });
   if (!one_fits)
-    if (auto f = combined(w, singles, usable)) out.push_back(std::move(*f));
+    if (auto f = combined(w, singles, usable);
+        f && std::none_of(out.begin(), out.end(),
+                          [&](const FitChange& c) { return c.change == f->change; }))
+      out.push_back(std::move(*f));  // a combination that came down to one single is listed once
   if (auto f = offload_params(w, usable); f && f->estimate.need_bytes() < base * (1 - 1e-3))
     out.push_back(std::move(*f));
   if (auto f = cpu_moe_candidate(w, workload_changes(w), usable);

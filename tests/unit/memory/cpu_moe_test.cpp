@@ -3,6 +3,7 @@
 // remedy that proposes it.
 #include <catch2/catch.hpp>
 #include <limits>
+#include <set>
 
 #include "gpusel/base/error.hpp"
 #include "gpusel/data/catalog.hpp"
@@ -184,4 +185,17 @@ TEST_CASE("expert offload remedies: a higher N than given, none where 4 bits fit
   REQUIRE_FALSE(whole.changes.empty());
   CHECK(whole.changes.front().change == "--precision int4");
   for (const FitChange& c : whole.changes) CHECK(c.change.find("cpu-moe") == std::string::npos);
+}
+
+TEST_CASE("each change fit lists is listed once") {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"gpt-oss-120b", "rtx-4090"},
+      {"llama-3.1-70b", "rtx-4090"},
+      {"qwen3-30b-a3b", "rtx-3060-12gb"}};
+  for (const auto& [model, card] : cases) {
+    CAPTURE(model, card);
+    std::set<std::string> seen;
+    for (const FitChange& c : fit(preset(model), gpu(card), 1).changes)
+      CHECK(seen.insert(c.change).second);
+  }
 }
