@@ -83,8 +83,9 @@ void inference_candidates(const Workload& w, std::vector<Candidate>& out) {
     return;
   }
   if (w.linear_bits > 0) {  // --weight-bits: fewer bits, as ExLlamaV2's EXL2 files come (4.0, 2.5)
+    // At least a bit fewer: re-quantizing gpt-oss's 4.25-bit MXFP4 to 4.0 saves 6 % of it.
     for (const double fewer : {4.0, 2.5})
-      if (w.linear_bits > fewer)
+      if (w.linear_bits >= fewer + 1)
         out.push_back({"--weight-bits " + detail::bits_label(fewer),
                        [fewer](Workload& v) { set_weight_bits(v, fewer); }, "precision"});
     return;
