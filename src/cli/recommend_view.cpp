@@ -323,6 +323,11 @@ std::string memory_line(const Workload& w, const Estimate& need) {
   Workload several = w;
   several.gpus = 2;
   const std::string engine = engine_of(several);
+  if (w.cpu_moe != 0)  // llama.cpp's expert offload: no tensor-parallel engine to point to
+    return trf(
+        "Memory on one GPU: {} GiB (band {}-{} GiB); multi-GPU configurations split it by"
+        " layers, one card busy at a time (llama.cpp's layout)",
+        a, lo, hi);
   if (!engine_tensor_parallel(several))
     return trf(
         "Memory on one GPU: {} GiB (band {}-{} GiB); multi-GPU configurations split it by"
@@ -343,6 +348,8 @@ std::string header_text(const Session& s, const Estimate& need, const std::strin
            "\n";
   else
     out += memory_line(r.workload, need) + "\n";
+  if (need.host_bytes > 0)  // offloaded: the host must hold it (--n-cpu-moe, --offload)
+    out += trf("Host RAM for what is offloaded: {} GiB", gib(need.host_bytes)) + "\n";
   out += tr("Prices in ") + r.price.currency;
   if (r.budget) out += tr(", budget ") + money(*r.budget, r.price.currency);
   out += s.currency_origin + (price_note.empty() ? "" : tr("; ") + price_note) + "\n";
