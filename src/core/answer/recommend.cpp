@@ -179,13 +179,11 @@ void fewest_layers(const Sources& src, const RecommendQuery& q, const Result* fi
       lo = w.cpu_moe + 1;
   }
   if (hi >= asked) return;
-  RankRequest r = experts_request(q, first, hi);
-  r.filters.exclude_ids.clear();
-  for (const Gpu& g : src.catalog.gpus)
-    if (g.id != x.best.config.gpu->id) r.filters.exclude_ids.push_back(g.id);
-  const Ranking ranked = rank(src.catalog, src.rules, src.rates, r);
-  if (!ranked.results.empty() && ranked.results.front().tokens_per_s > x.best.tokens_per_s)
-    x = {hi, ranked.results.front()};
+  const RankRequest r = experts_request(q, first, hi);
+  Result res = evaluate(make_config(*x.best.config.gpu, 1, r.workload), src.rules, src.rates, r);
+  if (!res.rules.excluded && res.need.fits_within(res.usable_bytes) &&
+      res.tokens_per_s > x.best.tokens_per_s)
+    x = {hi, std::move(res)};
 }
 
 // A mixture of experts on llama.cpp: one card with the experts of a quarter, half, three

@@ -157,12 +157,14 @@ std::optional<FitChange> cpu_moe_candidate(const Workload& w, const std::vector<
                                            double usable) {
   if (is_training(w.mode) || w.cpu_moe >= w.model.layers || moe_layer_count(w.model) <= 0)
     return std::nullopt;
-  const double bits = stored_bits(w);
+  // The precision change that stores 4 bits (int4, q4_k_m, --weight-bits 4), if any.
   const Candidate* four = nullptr;
-  for (const Candidate& c : cands)
-    if (bits > 5 && (c.change == "--precision int4" || c.change == "--precision q4_k_m" ||
-                     c.change == "--weight-bits 4"))
-      four = &c;
+  for (const Candidate& c : cands) {
+    if (c.key != "precision" || stored_bits(w) <= 5) continue;
+    Workload v = w;
+    c.edit(v);
+    if (stored_bits(v) >= 4 && stored_bits(v) < 5) four = &c;
+  }
   if (four) {  // a 4-bit model that fits whole needs no experts in RAM
     const auto alone = evaluate_change(w, four->change, four->edit, usable);
     if (alone && alone->fits) return std::nullopt;

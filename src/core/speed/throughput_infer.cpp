@@ -69,8 +69,6 @@ std::pair<double, double> routed_experts(const Workload& w, const Shape& s, cons
   return {routed * per_param, double(m.moe->active) / m.moe->experts};
 }
 
-int moe_layers(const ModelArch& m) { return moe_layer_count(m); }
-
 // The share of routed experts a batch of `tokens` picks at least once (uniform routing).
 double touched(double fraction, double tokens) { return 1 - std::pow(1 - fraction, tokens); }
 
@@ -132,7 +130,8 @@ StepModel build_step(const Ctx& c, int tp, int stages, int row = 1) {
   experts_on_host(c, m);
   m.bandwidth = c.bw;
   m.kv_bytes_per_seq = kv_seq_bytes(c.w, c.k, tp);
-  m.fixed_s = c.s.layers * c.e.layer_overhead_s + moe_layers(c.w.model) * c.e.moe_layer_overhead_s;
+  m.fixed_s =
+      c.s.layers * c.e.layer_overhead_s + moe_layer_count(c.w.model) * c.e.moe_layer_overhead_s;
   m.host_floor_s = c.e.host_step_s + c.s.layers * c.e.host_layer_s;  // eager Python's issue rate
   // One token's all-reduces (attention out, MLP out) and hops carry hidden x 2 bytes.
   const double msg = c.s.hidden * 2;
@@ -242,7 +241,7 @@ void describe_host_experts(const Ctx& c, Throughput& t) {
   const bool given = c.w.host_memory_bytes_per_s > 0;
   t.assumptions.push_back(
       "experts in host RAM (llama.cpp --n-cpu-moe): " + std::to_string(cpu_moe_layers(c.w)) +
-      " of " + std::to_string(moe_layers(c.w.model)) + " MoE layers, " +
+      " of " + std::to_string(moe_layer_count(c.w.model)) + " MoE layers, " +
       num(m.host_routed_bytes / 1e9) + " GB; decode: the CPU reads the experts a token picks at " +
       num(m.host_read_bw / 1e9) + " GB/s (" +
       num((given ? c.w.host_memory_bytes_per_s : c.k.host_memory_bytes_per_s) / 1e9) +
@@ -260,7 +259,7 @@ void describe(const Ctx& c, int count, Throughput& t) {
       num(decode_context(w)) + " tokens (" + num(kv_step_bytes(w, c.k, c.tp) / 1e9) +
       " GB, by attention kind) per step + " + num(c.e.layer_overhead_s * 1e6) +
       " us per layer [engines." + c.e.name + ".layer_overhead_us]" +
-      (moe_layers(w.model) > 0 && c.e.moe_layer_overhead_s > 0
+      (moe_layer_count(w.model) > 0 && c.e.moe_layer_overhead_s > 0
            ? " + " + num(c.e.moe_layer_overhead_s * 1e6) + " us per MoE layer [engines." +
                  c.e.name + ".moe_layer_overhead_us]"
            : "") +
