@@ -139,12 +139,19 @@ std::string experts_in_ram_text(const Session& s, const RecommendAnswer& ans) {
   const Result& b = x.best;
   const std::string flag =
       x.cpu_moe == kCpuMoeAll ? "--cpu-moe" : "--n-cpu-moe " + std::to_string(x.cpu_moe);
+  const std::string price = b.price > 0 ? money(b.price, s.request.price.currency) : tr("no price");
+  // The host priced with it holds that RAM (data/platforms.json host_memory): say which.
+  if (b.platform_price > 0)
+    return "\n" +
+           trf("With experts in host RAM (llama.cpp {}): {} runs it at {} tok/s for {} ({}), "
+               "with {} GiB of the model in system RAM.",
+               flag, config_label(b.config), rate(b.tokens_per_s), price, safe_cell(b.platform),
+               gib(b.need.host_bytes)) +
+           "\n";
   return "\n" +
          trf("With experts in host RAM (llama.cpp {}): {} runs it at {} tok/s for {}, with {} "
              "GiB of the model in system RAM.",
-             flag, config_label(b.config), rate(b.tokens_per_s),
-             b.price > 0 ? money(b.price, s.request.price.currency) : tr("no price"),
-             gib(b.need.host_bytes)) +
+             flag, config_label(b.config), rate(b.tokens_per_s), price, gib(b.need.host_bytes)) +
          "\n";
 }
 
@@ -155,7 +162,9 @@ nlohmann::json experts_in_ram_json(const RecommendAnswer& ans) {
           {"gpu", x.best.config.gpu->id},
           {"rate", x.best.tokens_per_s},
           {"price", x.best.price},
-          {"host_ram_gib", x.best.need.host_bytes / 1073741824.0}};
+          {"host_ram_gib", x.best.need.host_bytes / 1073741824.0},
+          {"platform", x.best.platform},
+          {"platform_ram_gb", x.best.platform_quote.ram_gb}};
 }
 
 nlohmann::json accumulation_json(const RecommendAnswer& ans) {

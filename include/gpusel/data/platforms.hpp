@@ -31,6 +31,10 @@ struct Platform {
   // GPU counts one host is sold with (HGX H100: 4 or 8; HGX B200: 8); empty: any count up
   // to gpus_per_host. Every size is a multiple of the smallest (whole_boards relies on it).
   std::vector<int> sold_in;
+  // System RAM per host (host_memory): as the price includes it and the most the board takes;
+  // 0: not counted (unified memory, laptops).
+  double ram_gb = 0, ram_max_gb = 0;
+  double ram_bandwidth_gbs = 0;  // its spec bandwidth (channels x MT/s x 8 B); 0: not stated
   bool operator==(const Platform&) const = default;
 };
 
@@ -52,6 +56,8 @@ struct Platforms {
   std::vector<PsuStep> psu_steps;  // ascending watts
   std::vector<Platform> platforms;
   std::vector<Network> networks;
+  // Pricing the RAM offloaded parts need (host_memory); ram_step_gb 0: host RAM not counted.
+  double ram_usd_per_gb = 0, ram_os_reserve_gb = 0, ram_step_gb = 0;
   const Network* network(const std::string& id) const;
   bool operator==(const Platforms&) const = default;
 };
@@ -71,12 +77,20 @@ struct PlatformQuote {
   double hosts_usd = 0;    // all hosts, PSUs included
   double network_usd = 0;  // beyond one host
   const Network* network = nullptr;
-  double total_usd = 0;  // hosts + network
+  // System RAM per host, where counted (host_gib given and the platform states its RAM): what
+  // the host holds (its offload + the OS reserve, in DIMM steps), the GB added to the
+  // platform's own, their price (all hosts, in total_usd), and the GB beyond the most its board
+  // takes (> 0: no build of this platform runs it).
+  double ram_need_gb = 0, ram_gb = 0, ram_added_gb = 0, ram_usd = 0, ram_short_gb = 0;
+  double total_usd = 0;  // hosts + network + RAM added
   std::string label;     // "desktop, PSU 1200 W", "2x HGX/OAM baseboard server + InfiniBand..."
 };
 
 // The platform `count` cards of `gpu` need (`used`: the cards are bought used), priced.
-PlatformQuote quote_platform(const Platforms& p, const Gpu& gpu, int count, bool used);
+// `host_gib`: system RAM each GPU's offloaded parts need (Estimate::host_bytes in GiB); a
+// platform whose board cannot take that RAM gives way to the next that takes the cards.
+PlatformQuote quote_platform(const Platforms& p, const Gpu& gpu, int count, bool used,
+                             double host_gib = 0);
 
 // The most cards of `gpu` one host takes, and whether hosts can be joined by a network:
 // what configurations and fit's sharding advice may propose.

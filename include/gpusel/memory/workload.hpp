@@ -95,6 +95,9 @@ struct Workload {
   // --host-mem-bw: the host memory's spec bandwidth in bytes/s, for the experts the CPU
   // multiplies (--n-cpu-moe); 0: data/throughput.json's desktop default.
   double host_memory_bytes_per_s = 0;
+  // Where that bandwidth comes from when the user did not give it: the platform a purchase is
+  // priced with (its host_memory.bandwidth_gbs), named here; empty: --host-mem-bw.
+  std::string host_memory_basis;
 };
 
 inline constexpr int kCpuMoeAll = 1 << 30;

@@ -164,9 +164,11 @@ enum class FactId : std::uint8_t {
   workload_weights_format,
   config_weights_kernel,
   config_engine_as,
-  workload_experts_in_ram
+  workload_experts_in_ram,
+  config_host_ram_gb,
+  config_host_ram_short_gb
 };
-inline constexpr std::size_t kFactCount = 51;
+inline constexpr std::size_t kFactCount = 53;
 // The position of a vocabulary fact (fact_vocabulary()[fact_index(info)] is info).
 std::size_t fact_index(const FactInfo& info);
 

@@ -64,6 +64,15 @@ Platform parse_platform(const json& j, const std::string& at) {
   p.psu = present<bool>(j, "psu", at).value_or(false);
   p.cost = parse_figure(detail::required_ref(j, "cost", at), at + ".cost");
   p.sold_in = sold_in(j, p.gpus_per_host, at);
+  if (j.contains("host_memory")) {
+    const std::string where = at + ".host_memory";
+    const json& ram = detail::required_ref(j, "host_memory", at);
+    p.ram_gb = required<double>(ram, "gb", where);
+    p.ram_max_gb = required<double>(ram, "max_gb", where);
+    p.ram_bandwidth_gbs = detail::present<double>(ram, "bandwidth_gbs", where).value_or(0);
+    if (!(p.ram_gb > 0 && p.ram_gb <= p.ram_max_gb))
+      throw data_error(where + ": gb must be above 0 and at most max_gb");
+  }
   return p;
 }
 
@@ -120,6 +129,14 @@ void detail::parse_platforms_top(Platforms& out, const json& doc, const std::str
   }
   std::sort(out.psu_steps.begin(), out.psu_steps.end(),
             [](const PsuStep& a, const PsuStep& b) { return a.watts < b.watts; });
+  if (doc.contains("host_memory")) {
+    const std::string at = origin + ": host_memory";
+    const json& m = detail::required_ref(doc, "host_memory", origin);
+    out.ram_usd_per_gb = parse_figure(required<json>(m, "price_per_gb", at), at).value;
+    out.ram_os_reserve_gb = parse_figure(required<json>(m, "os_reserve_gb", at), at).value;
+    out.ram_step_gb = required<double>(m, "step_gb", at);
+    if (!(out.ram_step_gb > 0)) throw data_error(at + ".step_gb must be above 0");
+  }
   const auto nets = required<std::vector<json>>(doc, "networks", origin);
   for (std::size_t i = 0; i < nets.size(); ++i) {
     const std::string at = detail::record_at(origin, "networks", i, nets[i]);
@@ -187,32 +204,65 @@ const Platforms& default_platforms() {
   return p;
 }
 
-PlatformQuote quote_platform(const Platforms& p, const Gpu& gpu, int count, bool used) {
+namespace {
+
+// The host RAM `pl` needs for offloaded parts of `host_gib` per GPU, in DIMM steps above its own
+// RAM; nothing where either side does not count it.
+void quote_ram(const Platforms& p, const Platform& pl, int count, double host_gib,
+               PlatformQuote& q) {
+  if (!(host_gib > 0) || !(pl.ram_gb > 0) || !(p.ram_step_gb > 0)) return;
+  q.ram_need_gb = host_gib * std::min(count, pl.gpus_per_host) + p.ram_os_reserve_gb;
+  q.ram_gb = pl.ram_gb;
+  if (q.ram_need_gb <= pl.ram_gb) return;
+  const double held = std::ceil(q.ram_need_gb / p.ram_step_gb - 1e-9) * p.ram_step_gb;
+  if (held > pl.ram_max_gb) {
+    q.ram_short_gb = q.ram_need_gb - pl.ram_max_gb;
+    return;
+  }
+  q.ram_gb = held;
+  q.ram_added_gb = held - pl.ram_gb;
+  q.ram_usd = q.ram_added_gb * p.ram_usd_per_gb * q.hosts;
+}
+
+PlatformQuote quote_on(const Platforms& p, const Platform& pl, const Gpu& gpu, int count,
+                       double host_gib) {
   PlatformQuote q;
+  q.platform = &pl;
+  q.hosts = (count + pl.gpus_per_host - 1) / pl.gpus_per_host;
+  q.hosts_usd = pl.cost.value * q.hosts;
+  const std::string& name = localised(pl.name, pl.name_zh);
+  q.label = q.hosts > 1 ? fmt::format("{}x {}", q.hosts, name) : name;
+  if (pl.psu) {
+    const PsuStep s = psu_for(p, gpu.tdp_w * std::min(count, pl.gpus_per_host));
+    q.psu_watts = s.watts;
+    q.hosts_usd += s.price * q.hosts;
+    q.label += fmt::format(", PSU {:.0f} W", s.watts);
+  }
+  quote_ram(p, pl, count, host_gib, q);
+  if (q.ram_added_gb > 0) q.label += trf(", {} GB RAM", fmt::format("{:.0f}", q.ram_gb));
+  if (q.hosts > 1) {
+    q.network = p.network(pl.network);
+    q.network_usd = q.network->cost_per_gpu.value * count;
+    q.label += " + " + localised(q.network->name, q.network->name_zh);
+  }
+  q.total_usd = q.hosts_usd + q.network_usd + q.ram_usd;
+  return q;
+}
+
+}  // namespace
+
+PlatformQuote quote_platform(const Platforms& p, const Gpu& gpu, int count, bool used,
+                             double host_gib) {
+  std::optional<PlatformQuote> short_of_ram;  // the first that takes the cards, not the RAM
   for (const auto& pl : p.platforms) {
     if (!takes(pl, gpu, used) || (pl.match.max_count > 0 && count > pl.match.max_count)) continue;
     const int hosts = (count + pl.gpus_per_host - 1) / pl.gpus_per_host;
     if (hosts > 1 && pl.network.empty()) continue;  // a single-host platform cannot grow
-    q.platform = &pl;
-    q.hosts = hosts;
-    q.hosts_usd = pl.cost.value * hosts;
-    const std::string& name = localised(pl.name, pl.name_zh);
-    q.label = hosts > 1 ? fmt::format("{}x {}", hosts, name) : name;
-    if (pl.psu) {
-      const PsuStep s = psu_for(p, gpu.tdp_w * std::min(count, pl.gpus_per_host));
-      q.psu_watts = s.watts;
-      q.hosts_usd += s.price * hosts;
-      q.label += fmt::format(", PSU {:.0f} W", s.watts);
-    }
-    if (hosts > 1) {
-      q.network = p.network(pl.network);
-      q.network_usd = q.network->cost_per_gpu.value * count;
-      q.label += " + " + localised(q.network->name, q.network->name_zh);
-    }
-    q.total_usd = q.hosts_usd + q.network_usd;
-    return q;
+    PlatformQuote q = quote_on(p, pl, gpu, count, host_gib);
+    if (q.ram_short_gb <= 0) return q;
+    if (!short_of_ram) short_of_ram = std::move(q);
   }
-  return q;
+  return short_of_ram.value_or(PlatformQuote{});
 }
 
 HostLimits host_limits(const Platforms& p, const Gpu& gpu) {

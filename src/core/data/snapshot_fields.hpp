@@ -128,6 +128,7 @@ void fields(A& a, T& m) {
 template <typename A, either<Platform> T>
 void fields(A& a, T& p) {
   a(p.id, p.name, p.network, p.name_zh, p.match, p.gpus_per_host, p.psu, p.cost, p.sold_in);
+  a(p.ram_gb, p.ram_max_gb, p.ram_bandwidth_gbs);
 }
 
 template <typename A, either<Network> T>
@@ -143,6 +144,7 @@ void fields(A& a, T& s) {
 template <typename A, either<Platforms> T>
 void fields(A& a, T& p) {
   a(p.origin, p.reviewed, p.psu_rest_w, p.psu_headroom, p.psu_steps, p.platforms, p.networks);
+  a(p.ram_usd_per_gb, p.ram_os_reserve_gb, p.ram_step_gb);
 }
 
 template <typename A, either<GgufType> T>

@@ -41,6 +41,10 @@ void check_figure(const json& fig, const std::string& at, const std::string& as_
 // Networks sit in the outline (only the "platforms" list is read record by record); whether a
 // platform names a network that exists is the loader's check, which validate runs too.
 void check_platform_top(const json& outline, const ValidateOptions& o, Findings& f) {
+  if (outline.contains("host_memory") && outline["host_memory"].is_object())
+    for (const char* fig : {"price_per_gb", "os_reserve_gb"})
+      check_figure(outline["host_memory"].value(fig, json()), std::string("/host_memory/") + fig,
+                   o.as_of, f);
   if (!outline.contains("networks") || !outline["networks"].is_array()) return;
   std::unordered_map<std::string, std::size_t> ids;
   for (std::size_t i = 0; i < outline["networks"].size(); ++i) {

@@ -17,8 +17,10 @@ void price_configuration(Result& r, const RankRequest& req, const Rates& rates) 
   const Config& c = r.config;
   r.unit_price = charge(*c.gpu, req.price, rates);
   if (c.rented) return;
+  // The RAM offloaded parts need is part of the host bought (r.need: this configuration's).
   r.platform_quote =
-      quote_platform(default_platforms(), *c.gpu, c.count, r.unit_price && r.unit_price->used);
+      quote_platform(default_platforms(), *c.gpu, c.count, r.unit_price && r.unit_price->used,
+                     r.need.host_bytes / 1073741824.0);
   r.platform = r.platform_quote.platform ? r.platform_quote.label : tr("no platform takes it");
   if (!r.unit_price) return;
   r.cards_price = r.unit_price->amount * c.count;
@@ -39,8 +41,19 @@ double one_card_need(const Gpu& gpu, const RankRequest& req) {
 void measure(Result& r, const Workload& w, const Rates& rates, const RankRequest& req) {
   const Config& config = r.config;
   price_configuration(r, req, rates);
-  r.throughput = estimate_throughput(w, *config.gpu, config.count, config.linked,
-                                     config.nodes ? &*config.nodes : nullptr);
+  // Experts kept in host RAM are read at the RAM of the host priced, where it states its
+  // bandwidth and the user gave none (a host the user owns, --cards-only: the default).
+  const Platform* host = r.platform_quote.platform;
+  Workload on_host;
+  const bool host_speed = host && host->ram_bandwidth_gbs > 0 && !req.cards_only &&
+                          cpu_moe_layers(w) > 0 && !(w.host_memory_bytes_per_s > 0);
+  if (host_speed) {
+    on_host = w;
+    on_host.host_memory_bytes_per_s = host->ram_bandwidth_gbs * 1e9;
+    on_host.host_memory_basis = host->id;
+  }
+  r.throughput = estimate_throughput(host_speed ? on_host : w, *config.gpu, config.count,
+                                     config.linked, config.nodes ? &*config.nodes : nullptr);
   r.tokens_per_s = primary_tokens_per_s(w, r.throughput);
   if (req.tokens && r.tokens_per_s > 0) r.hours = hours_for_tokens(*req.tokens, r.tokens_per_s);
 }

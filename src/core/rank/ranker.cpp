@@ -177,6 +177,7 @@ void rank_card(const Gpu& gpu, Evaluator& ev, Pass& pass) {
     Result r;
     r.config.gpu = &gpu, r.config.count = count, r.config.linked = linked;
     r.usable_bytes = usable;
+    r.need.host_bytes = ev.need(plan).host_bytes;  // the host RAM it prices (quote_platform)
     r.headroom = (usable - need) / usable;
     r.one_card_fits = (count == 1 ? need : ev.one_card_need(gpu)) <= usable;
     const rules_detail::Decisions& by_count = ev.rules_decided(plan);

@@ -127,6 +127,16 @@ std::vector<FactInfo> make_vocabulary() {
        T::boolean,
        "llama.cpp keeps some MoE layers' routed experts in host RAM (--n-cpu-moe, --cpu-moe)",
        {}},
+      {"config.host_ram_gb",
+       T::number,
+       "system RAM per host the offloaded parts need with the OS reserve, GB (0: nothing "
+       "offloaded, or the platform's RAM is not counted)",
+       {}},
+      {"config.host_ram_short_gb",
+       T::number,
+       "GB of that RAM beyond the most the platform's board takes (0 when it fits, rented, or "
+       "with --cards-only)",
+       {}},
   };
 }
 

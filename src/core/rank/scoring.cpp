@@ -224,6 +224,9 @@ void facts_for(const Result& r, const Workload& w, const RankRequest& req, Confi
          r.platform_price > 0 ||
              (platform && platform->cost.value == 0 && r.unit_price && !req.cards_only));
   board_facts(r, req, out);
+  const PlatformQuote& q = r.platform_quote;
+  f.number(F::config_host_ram_gb, q.ram_need_gb);
+  f.number(F::config_host_ram_short_gb, req.cards_only ? 0 : q.ram_short_gb);
   if (!r.throughput.bound.empty()) f.text(F::config_bound, r.throughput.bound);
   workload_facts(w, req, r.hours, out);
   if (is_training(w.mode)) return;

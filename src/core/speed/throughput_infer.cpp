@@ -245,8 +245,11 @@ void describe_host_experts(const Ctx& c, Throughput& t) {
       num(m.host_routed_bytes / 1e9) + " GB; decode: the CPU reads the experts a token picks at " +
       num(m.host_read_bw / 1e9) + " GB/s (" +
       num((given ? c.w.host_memory_bytes_per_s : c.k.host_memory_bytes_per_s) / 1e9) +
-      " GB/s host memory" + (given ? " [--host-mem-bw]" : " [host_memory_gbs]") + " x " +
-      num(c.k.host_decode_fraction) + " [host_decode_fraction]); prompt batches of " +
+      " GB/s host memory" +
+      (!given                          ? " [host_memory_gbs]"
+       : c.w.host_memory_basis.empty() ? " [--host-mem-bw]"
+                                       : " [the " + c.w.host_memory_basis + " platform's RAM]") +
+      " x " + num(c.k.host_decode_fraction) + " [host_decode_fraction]); prompt batches of " +
       std::to_string(m.op_offload_min) +
       "+ tokens copy the picked experts to the GPU over PCIe at " + num(m.host_copy_bw / 1e9) +
       " GB/s [llama_cpp_op_offload_batch, host_copy_fraction]; in series with the GPU's layers");

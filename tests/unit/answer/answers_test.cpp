@@ -258,6 +258,12 @@ TEST_CASE("a mixture of experts names one card with experts in RAM, cheaper and 
     if (!a.top.empty()) CHECK(x.price < a.top.front().price);
     CHECK(allowed(x, q));
     CHECK(x.need.host_bytes > 0);
+    // The host priced holds the experts and the OS reserve, and its RAM is in the price.
+    const PlatformQuote& host = x.platform_quote;
+    REQUIRE(host.platform);
+    CHECK(host.ram_gb >= x.need.host_bytes / 1073741824.0 + default_platforms().ram_os_reserve_gb);
+    CHECK(host.ram_short_gb == 0);
+    CHECK(x.price == Approx(x.cards_price + host.total_usd));
     CHECK_FALSE(x.config.gpu->unified_memory);  // one memory: nothing to offload to
     CHECK(x.config.gpu->vendor == "nvidia");
     // The fewest layers that card needs: what check proposes for it.
@@ -273,4 +279,25 @@ TEST_CASE("a mixture of experts names one card with experts in RAM, cheaper and 
   use_shipped_weights(given);
   given.cpu_moe = 20;
   CHECK_FALSE(recommend(src, {request(given, 1500), 3, false, {}}).experts_in_ram);
+}
+
+TEST_CASE("offload beyond what a host's board takes is excluded, with the reason") {
+  const Sources src = sources();
+  Workload w = preset("deepseek-r1", Mode::inference);
+  w.precision = Precision::int4;
+  w.cpu_moe = kCpuMoeAll;  // about 330 GiB of experts in host RAM
+  RankRequest q = request(w, 1e7);
+  q.max_gpus = 1;
+  q.filters.segments = {"consumer"};  // desktops: at most 256 GB
+  const Ranking r = rank(src.catalog, src.rules, src.rates, q);
+  CHECK(r.results.empty());
+  CHECK(r.rejected.by_rule.count("host-ram-beyond-board") == 1);
+  // A server board holds it: priced with the RAM raised where needed.
+  q.filters.segments = {"datacenter"};
+  const Ranking servers = rank(src.catalog, src.rules, src.rates, q);
+  REQUIRE_FALSE(servers.results.empty());
+  for (const Result& x : servers.results) {
+    CHECK(x.platform_quote.ram_short_gb == 0);
+    CHECK(x.platform_quote.ram_gb >= x.need.host_bytes / 1073741824.0);
+  }
 }

@@ -138,3 +138,60 @@ TEST_CASE("modules are sold on boards: HGX H100 in 4 or 8, B200 and MI300X in 8,
   // PCIe cards are sold one at a time.
   CHECK(platforms_quote("rtx-4090", 1).platform->sold_in.empty());
 }
+
+TEST_CASE("offloaded parts need host RAM: raised in DIMM steps, a bigger board, or short") {
+  const Platforms& p = default_platforms();
+  const Gpu& card = require_gpu(shipped(), "rtx-3090");
+  const PlatformQuote bare = quote_platform(p, card, 1, false);
+  CHECK(bare.ram_need_gb == 0);  // nothing offloaded: the price as before
+  // 42.55 GiB of experts + the 4 GB OS reserve = 46.55 -> 48 GB (16 GB steps): 16 GB added to
+  // the desktop's 32 at 9.4 USD/GB (data/platforms.json host_memory).
+  const PlatformQuote moe = quote_platform(p, card, 1, false, 42.55);
+  REQUIRE(moe.platform);
+  CHECK(moe.platform->id == "desktop");
+  CHECK(moe.ram_need_gb == Approx(46.55));
+  CHECK(moe.ram_gb == 48);
+  CHECK(moe.ram_added_gb == 16);
+  CHECK(moe.ram_usd == Approx(16 * 9.4));
+  CHECK(moe.total_usd == Approx(bare.total_usd + 16 * 9.4));
+  CHECK_THAT(moe.label, Catch::Contains("48 GB RAM"));
+  // Within the RAM already there: nothing added.
+  const PlatformQuote small = quote_platform(p, card, 1, false, 20);
+  CHECK(small.ram_added_gb == 0);
+  CHECK(small.total_usd == Approx(bare.total_usd));
+  // Beyond an AM4 board's 128 GB the dual-slot AM5 host (up to 256 GB) takes the card.
+  const PlatformQuote big = quote_platform(p, card, 1, false, 200);
+  REQUIRE(big.platform);
+  CHECK(big.platform->id == "desktop-2");
+  CHECK(big.ram_gb == 208);
+  CHECK(big.ram_short_gb == 0);
+  // Beyond every board that takes the card: the first platform, short by what it lacks.
+  const PlatformQuote beyond = quote_platform(p, card, 1, false, 400);
+  REQUIRE(beyond.platform);
+  CHECK(beyond.platform->id == "desktop");
+  CHECK(beyond.ram_short_gb == Approx(404 - 128));
+  // Per host: two cards' offload in one host.
+  CHECK(quote_platform(p, card, 2, false, 30).ram_need_gb == Approx(64));
+  // A unified-memory machine does not count host RAM apart from its own.
+  const Gpu& mac = require_gpu(shipped(), "apple-m4-max");
+  CHECK(quote_platform(p, mac, 1, false, 42.55).ram_need_gb == 0);
+}
+
+TEST_CASE("host RAM figures: as built within the board's most, priced per GB") {
+  const Platforms& p = default_platforms();
+  CHECK(p.ram_step_gb > 0);
+  CHECK(p.ram_usd_per_gb > 0);
+  for (const auto& pl : p.platforms) {
+    CAPTURE(pl.id);
+    if (pl.match.unified_memory || pl.id == "laptop") {
+      CHECK(pl.ram_gb == 0);
+      continue;
+    }
+    CHECK(pl.ram_gb > 0);
+    CHECK(pl.ram_gb <= pl.ram_max_gb);
+  }
+  nlohmann::json doc = shipped_doc();
+  for (auto& pl : doc["platforms"])
+    if (pl["id"] == "desktop") pl["host_memory"]["max_gb"] = 1;
+  CHECK_THROWS_WITH(parse_platforms(doc, "p.json"), Catch::Contains("host_memory: gb must be"));
+}

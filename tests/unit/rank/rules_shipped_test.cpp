@@ -154,6 +154,9 @@ const std::vector<Case>& cases() {
       {"experts-in-ram-unified-memory",  // expert offload on a machine with one memory
        {{{"workload.experts_in_ram", true}, {"gpu.unified_memory", true}}},
        {{{"gpu.unified_memory", true}}, {{"workload.experts_in_ram", true}}}},
+      {"host-ram-beyond-board",  // offload beyond the board's DIMM slots
+       {{{"config.host_ram_short_gb", 12.0}, {"config.host_ram_gb", 140.0}}},
+       {{}, {{"config.host_ram_short_gb", 0.0}, {"config.host_ram_gb", 300.0}}}},
       {"laptop-gpu-power-limit",  // laptop parts only: not desktop cards nor SoCs
        {{{"gpu.form_factor", "mobile"s}}},
        {{}, {{"gpu.form_factor", "soc"s}}}},

@@ -289,10 +289,12 @@ TEST_CASE("FactId follows the vocabulary's order, and a table and a map say the 
       {FactId::workload_weights_format, "workload.weights_format"},
       {FactId::config_weights_kernel, "config.weights_kernel"},
       {FactId::config_engine_as, "config.engine_as"},
-      {FactId::workload_experts_in_ram, "workload.experts_in_ram"}};
+      {FactId::workload_experts_in_ram, "workload.experts_in_ram"},
+      {FactId::config_host_ram_gb, "config.host_ram_gb"},
+      {FactId::config_host_ram_short_gb, "config.host_ram_short_gb"}};
   for (const auto& [id, name] : some) CHECK(fact_vocabulary()[std::size_t(id)].name == name);
   REQUIRE(fact_vocabulary().size() == kFactCount);
-  CHECK(std::size_t(FactId::workload_experts_in_ram) + 1 == kFactCount);
+  CHECK(std::size_t(FactId::config_host_ram_short_gb) + 1 == kFactCount);
   for (std::size_t i = 0; i < kFactCount; ++i) CHECK(fact_index(fact_vocabulary()[i]) == i);
 
   const FactTable t = to_table(kFacts);
