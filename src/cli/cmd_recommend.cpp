@@ -110,9 +110,9 @@ std::string job_rental_text(const Session& s, const RecommendAnswer& ans) {
   const Result& b = ans.top.front();
   const std::string& cur = s.request.price.currency;
   return "\n" +
-         trf("Renting #1's work instead: {} x{} ({}) does the job in {} for {} on-demand, "
-             "against {} to buy ({:.0f}x): a one-off job is cheaper rented (--compare-rent "
-             "weighs every row, --rent ranks the offers).",
+         trf("Renting the job instead: {} x{} ({}) does it in {} for {} on-demand, against {} "
+             "to buy #1 ({:.0f}x): a one-off job is cheaper rented (--rent ranks the offers, "
+             "--compare-rent rents each row's own GPU).",
              r.offer->id, r.instances, config_label(r.eval.config), duration(*r.hours),
              money(*r.on_demand_cost, cur), money(b.price, cur), b.price / *r.on_demand_cost) +
          "\n";

@@ -118,11 +118,15 @@ void add_rent(const Sources& src, const RecommendQuery& q, RecommendAnswer& a) {
 // A job of --tokens bought outright: what renting the same work would cost, said when it is
 // less (64 B200s bought for a 1.8-hour job cost thousands of times its rental).
 void add_job_rental(const Sources& src, const RecommendQuery& q, RecommendAnswer& a) {
-  const Cloud* cloud = src.offers();
   const Result& bought = a.top.front();
-  if (!cloud || !(bought.price > 0)) return;
-  auto r = rent_same_work(bought, *cloud, src.rules, src.rates, q.request, q.rental);
-  if (r && r->on_demand_cost && *r->on_demand_cost < bought.price) a.job_rental = std::move(r);
+  if (!src.offers() || !(bought.price > 0)) return;
+  // The cheapest rental of the job (recommend --rent's first, within its deadline), whatever
+  // the GPU: the purchase is weighed against the best way to rent the job, not against renting
+  // the same card.
+  RentAnswer r = rent(src, q.request, q.rental, 1);
+  if (r.shown.empty()) return;
+  RentalOption& first = r.shown.front();
+  if (first.on_demand_cost && *first.on_demand_cost < bought.price) a.job_rental = std::move(first);
 }
 
 // --batch is each GPU's micro-batch: a large one shuts out every card that cannot hold it,

@@ -182,7 +182,12 @@ void prefill_rates(Ctx& c, Throughput& t) {
   }
   c.linear = c.attention = r16;
   c.fraction = a.fraction;
-  if (c.w.precision == Precision::fp8 && a.fp8) c.linear = *a.fp8;
+  if (c.w.precision == Precision::fp8 && a.fp8) {
+    c.linear = *a.fp8;  // W8A8: the linear layers' GEMMs on FP8 tensor cores
+    t.assumptions.push_back("FP8 weights and activations (W8A8) on " + c.g.id +
+                            "'s FP8 tensor cores: linear layers at " + num(*a.fp8) +
+                            " TFLOPS achievable; attention at the 16-bit rate below");
+  }
   c.fp8_weight_only = c.w.precision == Precision::fp8 && !a.fp8;
   if (c.fp8_weight_only)
     t.assumptions.push_back(c.g.id +

@@ -301,3 +301,23 @@ TEST_CASE("offload beyond what a host's board takes is excluded, with the reason
     CHECK(x.platform_quote.ram_gb >= x.need.host_bytes / 1073741824.0);
   }
 }
+
+TEST_CASE("a job's rental line is the cheapest rental of the job, whatever the GPU") {
+  const Sources src = sources();
+  RankRequest q = request(preset("llama-3.1-8b", Mode::lora), 5000);
+  q.tokens = 2e8;
+  const RecommendAnswer a = recommend(src, {q, 3, false, {}});
+  REQUIRE_FALSE(a.top.empty());
+  REQUIRE(a.job_rental);
+  const RentAnswer r = rent(src, q, {}, 1);
+  REQUIRE_FALSE(r.shown.empty());
+  CHECK(a.job_rental->offer == r.shown.front().offer);
+  CHECK(a.job_rental->instances == r.shown.front().instances);
+  REQUIRE(a.job_rental->on_demand_cost);
+  CHECK(*a.job_rental->on_demand_cost < a.top.front().price);
+  // No rental of #1's own GPU for the job (--compare-rent's) costs less than the line's.
+  const Cloud* cloud = src.offers();
+  REQUIRE(cloud);
+  const auto same = rent_same_work(a.top.front(), *cloud, src.rules, src.rates, q, {});
+  if (same && same->on_demand_cost) CHECK(*a.job_rental->on_demand_cost <= *same->on_demand_cost);
+}
