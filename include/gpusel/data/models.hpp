@@ -62,6 +62,10 @@ struct ShippedWeights {    // the publisher's own non-16-bit weights (models.jso
   // scope "experts": only the MoE experts are quantized (gpt-oss MXFP4); attention, router,
   // embeddings and LM head stay 16-bit. Otherwise every linear matrix.
   bool experts_only = false;
+  // The publisher's GGUF, which llama.cpp runs: its other linear matrices and embeddings at
+  // these bits (ggml-org's gpt-oss GGUF: Q8_0, 8.5); 0: as the checkpoint (16-bit).
+  double gguf_other_bits = 0;
+  std::string gguf_source;
   std::string source, as_of;
   bool operator==(const ShippedWeights&) const = default;
 };

@@ -79,7 +79,8 @@ struct Workload {
   // shipped_weights: gpt-oss MXFP4, DeepSeek-V3 FP8): precision and bits are the shipped ones.
   bool weights_as_shipped = false;
   // linear_bits covers the MoE experts only (models.json shipped_weights scope "experts"):
-  // the other linear matrices stay 16-bit.
+  // the other linear matrices stay 16-bit, or the GGUF's bits on llama.cpp
+  // (shipped_other_bytes).
   bool bits_experts_only = false;
   KvDtype kv_dtype = KvDtype::compute;
   std::string engine;  // inference engine (--engine, speed/ knows them); empty: by batch
@@ -145,6 +146,10 @@ void set_lora_layers(Workload& w, int n);
 // `precision_bytes` (the precision's own). Memory's weights and speed's decode traffic both
 // ask here, so the two stages agree.
 double linear_weight_bytes(const Workload& w, double precision_bytes);
+// With linear_bits on the MoE experts only (bits_experts_only): bytes per weight of the other
+// linear matrices, embeddings and LM head. llama.cpp runs the publisher's GGUF (models.json
+// gguf_other_bits: ggml-org's gpt-oss in Q8_0), other engines the checkpoint (16-bit).
+double shipped_other_bytes(const Workload& w);
 // The blocks that carry LoRA adapters and that backward runs through: the last
 // --lora-layers of them, else all (model.layers).
 int lora_blocks(const Workload& w);

@@ -42,6 +42,12 @@ std::optional<ShippedWeights> detail::parse_shipped(const nlohmann::json& rec,
       throw data_error(here + ".scope: expected linear or experts");
     w.experts_only = *scope == "experts";  // gpt-oss: MXFP4 experts, the rest bf16
   }
+  if (const auto bits = detail::present<double>(*j, "gguf_other_bits", here)) {
+    if (!(*bits >= 1 && *bits <= 16) || !w.experts_only)
+      throw data_error(here + ".gguf_other_bits must be between 1 and 16, with scope experts");
+    w.gguf_other_bits = *bits;
+    w.gguf_source = detail::required<std::string>(*j, "gguf_source", here);
+  }
   w.source = detail::required<std::string>(*j, "source", here);
   w.as_of = detail::required<std::string>(*j, "as_of", here);
   return w;

@@ -108,7 +108,8 @@ void fields(A& a, T& c) {
 
 template <typename A, either<ShippedWeights> T>
 void fields(A& a, T& w) {
-  a(w.precision, w.weight_bits, w.experts_only, w.source, w.as_of);
+  a(w.precision, w.weight_bits, w.experts_only, w.gguf_other_bits, w.gguf_source, w.source,
+    w.as_of);
 }
 
 template <typename A, either<ModelArch> T>

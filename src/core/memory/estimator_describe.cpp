@@ -20,7 +20,11 @@ std::string weights_text(const Setup& setup) {
                                           : " (--weight-bits") +
          (w.bits_experts_only ? ": MoE experts at " + num(w.linear_bits) +
                                     " bits per weight, scales included; attention, router, "
-                                    "embeddings and LM head 16-bit)"
+                                    "embeddings and LM head " +
+                                    (shipped_other_bytes(w) < 2
+                                         ? "in the GGUF's " + num(shipped_other_bytes(w) * 8) +
+                                               "-bit Q8_0 on llama.cpp)"
+                                         : std::string("16-bit)"))
                               : ": linear matrices at " + num(w.linear_bits) +
                                     " bits per weight, scales included; embeddings and LM "
                                     "head 16-bit)");

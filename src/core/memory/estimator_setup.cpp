@@ -173,7 +173,8 @@ void set_dtypes(Setup& s) {
   const bool kbit = s.adapters && s.quantized && !s.shards_states();
   s.emb_b = w.amp && !s.adapters ? (s.amp_fp32_params ? 4 : 2) : bytes_per_value(w.precision);
   if (s.quantized || (w.precision == Precision::fp8 && !w.amp)) s.emb_b = 2;
-  if (w.precision == Precision::fp8 && w.amp) s.emb_b = 4;  // the fp32 model's own
+  if (w.bits_experts_only) s.emb_b = shipped_other_bytes(w);  // the GGUF's Q8_0 on llama.cpp
+  if (w.precision == Precision::fp8 && w.amp) s.emb_b = 4;    // the fp32 model's own
   s.norm_b = s.emb_b;
   if (kbit && f.kbit_upcast_embeddings.value) s.emb_b = 4;
   if (kbit && f.kbit_upcast_norms.value) s.norm_b = 4;

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "gpusel/base/error.hpp"
+#include "gpusel/memory/estimator.hpp"
 #include "workload_internal.hpp"
 
 namespace gpusel {
@@ -43,13 +44,21 @@ void set_lora_layers(Workload& w, int n) {
   w.lora_layers = n;
 }
 
+double shipped_other_bytes(const Workload& w) {
+  const ShippedWeights* sw = w.model.shipped ? &*w.model.shipped : nullptr;
+  if (w.bits_experts_only && sw && sw->gguf_other_bits > 0 && is_llama_cpp(engine_of(w)))
+    return sw->gguf_other_bits / 8;
+  return 2;
+}
+
 double linear_weight_bytes(const Workload& w, double precision_bytes) {
   if (w.linear_bits <= 0) return precision_bytes;
   if (!w.bits_experts_only) return w.linear_bits / 8;
-  // The mean over every linear matrix: the experts at the bits, the rest 16-bit.
+  // The mean over every linear matrix: the experts at the bits, the rest as shipped.
   const ArchParams a = arch_params(w.model);
   if (!(a.linear > 0)) return w.linear_bits / 8;
-  return (a.experts * w.linear_bits / 8 + (a.linear - a.experts) * 2) / a.linear;
+  return (a.experts * w.linear_bits / 8 + (a.linear - a.experts) * shipped_other_bytes(w)) /
+         a.linear;
 }
 
 int lora_blocks(const Workload& w) {

@@ -27,9 +27,9 @@ double weight_bytes(const Workload& w, const Shape& s, const K& k, const Engine&
   double bpv = bytes_per_value(w.precision);
   if (w.precision == Precision::int4) bpv = k.int4_bits_per_weight / 8;
   if (w.precision == Precision::int8) bpv = k.int8_bits_per_weight / 8;
-  if (w.bits_experts_only) {  // per token: the active experts at the bits, the rest 16-bit
+  if (w.bits_experts_only) {  // per token: the active experts at the bits, the rest as shipped
     const double experts = arch_params(w.model).experts_active;
-    return experts * w.linear_bits / 8 + (s.matmul - experts) * 2;
+    return experts * w.linear_bits / 8 + (s.matmul - experts) * shipped_other_bytes(w);
   }
   bpv = linear_weight_bytes(w, bpv);  // --weight-bits: the bits the user gave, as memory
   // The LM head stays 16-bit in GPTQ/AWQ checkpoints; MLX quantizes it with the rest.
@@ -270,8 +270,9 @@ void describe(const Ctx& c, int count, Throughput& t) {
                                       " bits/weight [data/quantizations.json]"
        : w.linear_bits > 0
            ? (w.bits_experts_only
-                  ? ", MoE experts at " + num(w.linear_bits) +
-                        " bits/weight, the rest 16-bit [shipped_weights]"
+                  ? ", MoE experts at " + num(w.linear_bits) + " bits/weight, the rest at " +
+                        num(shipped_other_bytes(w) * 8) + " [shipped_weights" +
+                        (shipped_other_bytes(w) < 2 ? ": the GGUF's, gguf_other_bits]" : "]")
                   : ", linear weights at " + num(w.linear_bits) + " bits/weight [--weight-bits]")
        : w.precision == Precision::int4
            ? ", int4 at " + num(c.k.int4_bits_per_weight) + " bits/weight [int4_bits_per_weight]"

@@ -37,16 +37,27 @@ TEST_CASE("gpt-oss runs its MXFP4 experts as shipped: 4.25 bits, within one 80 G
   CHECK(estimate(bf16).need_bytes() > 2.5 * need);
 }
 
-TEST_CASE("gpt-oss's MXFP4 covers the experts only: attention, router and head stay bf16") {
+TEST_CASE("gpt-oss's MXFP4 covers the experts only: the rest bf16, or Q8_0 in llama.cpp's GGUF") {
   Workload w = shipped_preset("gpt-oss-120b", Mode::inference);
   use_shipped_weights(w);
+  w.engine = "vllm";  // the checkpoint: attention, router and head in bf16
   CHECK(w.bits_experts_only);
   const ArchParams a = arch_params(w.model);
   REQUIRE(a.experts > 0.9 * a.linear);  // 128 experts x 36 layers dwarf the attention
   CHECK(a.experts_active == Approx(a.experts * 4 / 128));
   // The mean bytes per linear weight: experts at 4.25 bits, the rest at 2 bytes.
+  CHECK(shipped_other_bytes(w) == 2);
   CHECK(linear_weight_bytes(w, 0.5) ==
         Approx((a.experts * 4.25 / 8 + (a.linear - a.experts) * 2) / a.linear));
+  // llama.cpp runs ggml-org's GGUF: the rest in Q8_0 (8.5 bits).
+  Workload gguf = w;
+  gguf.engine = "";  // the default at batch 1 on one card: llama.cpp
+  gguf.gpus = 1;
+  REQUIRE(engine_of(gguf) == "llama.cpp");
+  CHECK(shipped_other_bytes(gguf) == Approx(8.5 / 8));
+  CHECK(linear_weight_bytes(gguf, 0.5) ==
+        Approx((a.experts * 4.25 / 8 + (a.linear - a.experts) * 8.5 / 8) / a.linear));
+  CHECK(estimate(gguf).need_bytes() < estimate(w).need_bytes());
   // Bits the user gives cover every linear matrix.
   Workload mine = w;
   set_weight_bits(mine, 4.25);
@@ -113,4 +124,19 @@ TEST_CASE("shipped_weights is checked at load: a precision outside fp8/int8/int4
   CHECK(parse_models(scoped, "t.json").at(0).shipped->experts_only);
   shipped.erase("source");
   CHECK_THROWS_WITH(parse_models(scoped, "t.json"), Catch::Contains("missing field 'source'"));
+}
+
+TEST_CASE("gpt-oss on llama.cpp weighs what ggml-org's GGUF files weigh") {
+  // llama.cpp's loader: gpt-oss-20b-mxfp4.gguf 11.27 GiB (ikawrakow/ik_llama.cpp#822's log),
+  // the 120b file 59.02 GiB; each within 1 % (the f32 norms, biases and sinks are counted
+  // at the checkpoint's 16 bits).
+  const std::pair<const char*, double> files[] = {{"gpt-oss-20b", 11.27}, {"gpt-oss-120b", 59.02}};
+  for (const auto& [id, gib] : files) {
+    CAPTURE(id);
+    Workload w = shipped_preset(id, Mode::inference);
+    use_shipped_weights(w);
+    w.gpus = 1;
+    const Estimate e = estimate(w);
+    CHECK(e.bytes_of("weights") / 1073741824.0 == Approx(gib).epsilon(0.01));
+  }
 }
