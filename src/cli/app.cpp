@@ -1,7 +1,10 @@
 #include "cli/app.hpp"
 
+#include <cerrno>
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 
 #include "cli/cli_tree.hpp"
@@ -16,6 +19,7 @@
 #include "cli/option_values.hpp"
 #include "cli/terminal.hpp"
 #include "gpusel/base/error.hpp"
+#include "gpusel/base/input_text.hpp"
 #include "gpusel/base/output_guard.hpp"
 #include "gpusel/base/text.hpp"
 #include "gpusel/base/threads.hpp"
@@ -124,7 +128,47 @@ int parse(CLI::App& app, int argc, char** argv) {
 // line and column, far below a value that floods (a 30,000-digit number).
 constexpr std::size_t kMaxWordInError = 256;
 
-int run(int argc, char** argv) {
+namespace {
+
+// What was written to standard output reached it: a full disk or a closed descriptor is an
+// error a script must see (coreutils' "write error"), never exit 0 with the output lost. A
+// reader that went away (EPIPE) stays quiet, as SIGPIPE would have ended the run.
+int finish_stdout(int rc) {
+  errno = 0;
+  std::cout.flush();
+  const bool failed = !std::cout || std::fflush(stdout) != 0 || std::ferror(stdout);
+  const int err = errno;
+  if (!failed || err == EPIPE) return rc;
+  std::cerr << guard_output(
+                   tr("gpusel: error: ") + trf("cannot write standard output: {}",
+                                               err ? std::strerror(err) : tr("write error")),
+                   OutputKind::text)
+            << "\n";
+  return rc != 0 ? rc : static_cast<int>(ExitCode::usage);
+}
+
+}  // namespace
+
+namespace {
+
+// A data file named on the command line (or by GPUSEL_CATALOG/GPUSEL_CLOUD) exists, whatever
+// the command: one that does not read it must not let a mistyped path pass unnoticed. Only
+// stat(2): a FIFO is not opened here (its reader is the command that loads it).
+void check_named_files(const Context& ctx) {
+  std::vector<std::string> named = ctx.paths.catalog_add;
+  named.insert(named.end(), ctx.cloud_paths.cloud_add.begin(), ctx.cloud_paths.cloud_add.end());
+  for (const std::string* p : {&ctx.paths.catalog, &ctx.cloud_paths.cloud})
+    if (!p->empty()) named.push_back(*p);
+  for (const auto& path : named) check_input_file(path);
+}
+
+}  // namespace
+
+int run_command(int argc, char** argv);
+
+int run(int argc, char** argv) { return finish_stdout(run_command(argc, argv)); }
+
+int run_command(int argc, char** argv) {
   // `gpusel ... | head` ends quietly when head stops reading (status 141, no message), even
   // when the parent (a Python subprocess, say) left SIGPIPE ignored.
   std::signal(SIGPIPE, SIG_DFL);
@@ -141,6 +185,7 @@ int run(int argc, char** argv) {
     set_display(detect_display(ctx.color, ctx.wide));
     set_language(choose_language(app, ctx.lang));
     check_given_values(app);  // in the chosen language
+    check_named_files(ctx);
     worker_threads();  // a bad GPUSEL_THREADS is refused on every run, not only on a long file
     return ctx.action ? ctx.action() : 0;
   } catch (const Error& e) {

@@ -17,7 +17,10 @@ namespace {
 
 // `gpusel help catalog list` prints what `gpusel catalog list --help` prints.
 int run_help(Context& ctx, const CLI::App& root, const std::vector<std::string>& words) {
-  if (words.size() == 1 && words[0] == "environment") {
+  if (!words.empty() && words[0] == "environment") {
+    if (words.size() > 1)
+      throw usage_error("no help on '" + quote_input(words[1]) +
+                        "': gpusel help environment takes nothing after it");
     *ctx.out << environment_text() << std::flush;
     return 0;
   }

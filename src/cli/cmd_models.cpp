@@ -110,7 +110,7 @@ int run_show(Context& ctx, const ModelsArgs& a, const std::string& id) {
     if (r.value("id", "") == m.id) record = r;
   const ArchParams p = arch_params(m);
   Output o;
-  o.before = m.name + " (" + m.id + ", " + origin + ")\n";
+  o.before = safe_cell(m.name) + " (" + m.id + ", " + safe_cell(origin) + ")\n";
   o.table = {{{"field"}, {"value", false, 0, true}}, {}};
   for (const auto& [key, value] : record.items())
     o.table.rows.push_back({key, value.is_string() ? value.get<std::string>() : value.dump()});

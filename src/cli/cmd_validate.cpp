@@ -23,7 +23,8 @@ const char* severity(Severity s) {
 }
 
 std::string text_line(const Diagnostic& d) {
-  return fmt::format("{}:{}:{}: {}: {} [{}]{}\n", d.file, d.pos.line, d.pos.column,
+  // A file name is input too: a newline or escape in it must not forge a line of its own.
+  return fmt::format("{}:{}:{}: {}: {} [{}]{}\n", safe_cell(d.file), d.pos.line, d.pos.column,
                      severity(d.severity), safe_cell(d.message), d.check,
                      d.pointer.empty() ? "" : " at " + safe_cell(d.pointer));
 }
@@ -33,8 +34,9 @@ std::string text_line(const Diagnostic& d) {
 // cannot end the annotation or issue a command of its own (::add-mask::, ::error).
 std::string github_line(const Diagnostic& d) {
   const char* level = d.severity == Severity::note ? "notice" : severity(d.severity);
-  return fmt::format("::{} file={},line={},col={},title={}::{}\n", level, github_property(d.file),
-                     d.pos.line, d.pos.column, github_property(d.check), github_data(d.message));
+  return fmt::format("::{} file={},line={},col={},title={}::{}\n", level,
+                     github_property(safe_cell(d.file)), d.pos.line, d.pos.column,
+                     github_property(d.check), github_data(d.message));
 }
 
 nlohmann::json diag_json(const Diagnostic& d) {

@@ -95,7 +95,8 @@ std::string header(const ServeView& v) {
   const ServingData& d = default_serving_data();
   std::string s = fmt::format(
       "Serving: {} ({:.2f}B params), {}{}; prompt {} and output {} tokens per request\n",
-      w.model.name.empty() ? w.model.id : w.model.name, w.model.params / 1e9, precision_label(w),
+      safe_cell(w.model.name.empty() ? w.model.id : w.model.name), w.model.params / 1e9,
+      precision_label(w),
       w.kv_dtype == KvDtype::compute ? "" : ", KV cache " + to_string(w.kv_dtype),
       lengths_text(r.target.traffic.prompt), lengths_text(r.target.traffic.output));
   s += target_text(r.target) + "\n";

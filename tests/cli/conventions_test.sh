@@ -45,6 +45,33 @@ widest=$(printf '%s\n' "$out" | tr -d '\r' | grep -v ' GPUs (' | awk '{ if (leng
 err=$("$BIN" check --gpu $'rtx\e]0;pwned\a' --params 7B 2>&1 >/dev/null)
 [[ $err != *$'\e'* && $err == *'\x1b]0;pwned\x07'* ]] || no "stderr carries raw escapes: $err"
 
+# Output that cannot be written is an error a script sees: one line, exit 2 (a full disk, a
+# closed descriptor); a closed pipe stays quiet (above).
+if [[ -w /dev/full ]]; then
+  err=$("$BIN" catalog list --format csv 2>&1 >/dev/full)
+  rc=$?
+  [[ $rc == 2 && $err == *"cannot write standard output"* && $(wc -l <<<"$err") == 1 ]] ||
+    no "a full disk on stdout gives exit $rc: $err"
+fi
+err=$("$BIN" version 2>&1 >&-)
+[[ $? == 2 && $err == *"cannot write standard output"* ]] || no "closed stdout: $err"
+
+# A data file named on the command line must exist, whether or not the command reads it.
+err=$("$BIN" --cloud /nonexistent/cloud.json estimate --params 7B 2>&1 >/dev/null)
+[[ $? == 3 && $err == *"cannot read '/nonexistent/cloud.json': no such file"* ]] ||
+  no "a missing --cloud file passes unnoticed: $err"
+
+# A file name is input: its newline or escape cannot forge a line or reach the terminal.
+dir=$(mktemp -d)
+name=$'g\nfake.json:1:1: error: forged [schema]\nh\e[31m.json'
+printf '{' >"$dir/$name"
+for format in table github; do
+  out=$("$BIN" catalog validate "$dir/$name" --format "$format" 2>&1)
+  ! grep -q '^fake.json' <<<"$out" && [[ $out == *forged* && $out != *$'\e'* ]] ||
+    no "catalog validate --format $format prints a file name raw: $out"
+done
+rm -rf "$dir"
+
 # Every example of every --help runs (exit 0, or 1 for a negative answer), from any folder.
 cd "$(mktemp -d)" || exit 1
 count=0

@@ -11,6 +11,10 @@
 
 namespace gpusel {
 
+// Error(data) with the message reading `path` would give when it is not a readable regular
+// file ("-", stdin, passes); nothing is opened, so a FIFO is named, never waited on.
+void check_input_file(const std::string& path);
+
 class InputText {
  public:
   explicit InputText(std::string text) : text_(std::move(text)), view_(text_) {}

@@ -19,6 +19,7 @@ struct ToolResult {
   bool started = false;    // it was executed
   bool timed_out = false;  // killed at the time limit
   int exit_code = -1;      // -1: killed by a signal, timed out or never started
+  int signal = 0;          // the signal that ended it (SIGSEGV...), 0: none
   bool truncated = false;  // an output stream went over max_bytes
   std::string path, out, err;
   bool ok() const { return started && !timed_out && exit_code == 0; }
@@ -36,8 +37,9 @@ std::string find_on_path(const std::string& name);
 // anything it started.
 ToolResult run_tool(const std::vector<std::string>& argv, const ToolLimits& limits = {});
 
-// run_tool with the default limits, and a longer one for python3 (importing PyTorch
-// cold takes several seconds).
+// run_tool with the default limits, and a longer one for python3 (importing PyTorch cold takes
+// several seconds); the tools one runner starts share 15 s in all, and a tool that timed out
+// answers its later calls at once with the same timeout.
 ToolRunner system_runner();
 
 }  // namespace gpusel

@@ -98,9 +98,27 @@ std::pair<std::unique_ptr<Fd>, std::size_t> open_regular(const std::string& path
   return {std::move(fd), static_cast<std::size_t>(st.st_size)};
 }
 
+}  // namespace
+
+void check_input_file(const std::string& path) {
+  if (path == "-") return;
+  if (path.empty()) cannot(path, "empty file name");
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    const int err = errno;
+    if (err == ENOENT || err == ENOTDIR) cannot(path, "no such file");
+    if (err == EACCES || err == EPERM) cannot(path, "permission denied");
+    cannot(path, std::strerror(err));
+  }
+  if (!S_ISREG(st.st_mode)) cannot(path, kind_of(st.st_mode));
+  if (::access(path.c_str(), R_OK) != 0) cannot(path, "permission denied");
+}
+
+namespace {
+
 std::string read_stdin() {
   // stdin is whatever the caller piped in; it can be read only once per run.
-  if (g_stdin_used) throw data_error("cannot read '-' twice: stdin holds one file");
+  if (g_stdin_used) throw usage_error("cannot read '-' twice: stdin holds one file");
   g_stdin_used = true;
   return read_all(STDIN_FILENO, "-");
 }

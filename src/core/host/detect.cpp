@@ -1,6 +1,7 @@
 #include "gpusel/host/detect.hpp"
 
 #include <cmath>
+#include <cstring>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -51,7 +52,12 @@ std::string failure(const ToolResult& r) {
   if (!r.started) return "could not be started";
   std::string why = first_line(r.err);
   if (why.empty()) why = first_line(r.out);
-  return fmt::format("exit {}{}", r.exit_code, why.empty() ? "" : ": " + why);
+  const char* name = r.signal ? sigabbrev_np(r.signal) : nullptr;  // glibc: "SEGV"
+  const std::string how = r.signal
+                              ? fmt::format("killed by signal {}{}", r.signal,
+                                            name ? fmt::format(" (SIG{})", name) : std::string())
+                              : fmt::format("exit {}", r.exit_code);
+  return how + (why.empty() ? "" : ": " + why);
 }
 
 // What a tool prints is the device's word, not ours: every control character in it (an

@@ -7,9 +7,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstdlib>
+#include <memory>
 #include <thread>
 
 namespace gpusel {
@@ -73,7 +75,7 @@ bool read_until(const std::array<int, 2>& fds, ToolResult& r, const ToolLimits& 
 }
 
 // Waits for the child until the deadline (a child may close its pipes and keep running).
-int wait_until(pid_t pid, Clock::time_point deadline, bool& timed_out) {
+int wait_until(pid_t pid, Clock::time_point deadline, bool& timed_out, int& signal) {
   int status = 0;
   while (true) {
     const pid_t w = ::waitpid(pid, &status, WNOHANG);
@@ -88,6 +90,7 @@ int wait_until(pid_t pid, Clock::time_point deadline, bool& timed_out) {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
+  if (WIFSIGNALED(status)) signal = WTERMSIG(status);
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
@@ -132,7 +135,7 @@ ToolResult run_tool(const std::vector<std::string>& argv, const ToolLimits& lim)
       r.timed_out = true;
       kill_group(pid);
     }
-    r.exit_code = wait_until(pid, r.timed_out ? Clock::now() : deadline, r.timed_out);
+    r.exit_code = wait_until(pid, r.timed_out ? Clock::now() : deadline, r.timed_out, r.signal);
     if (r.timed_out) r.exit_code = -1;
     if (r.exit_code == 127 && r.out.empty() && r.err.empty()) r.started = false;  // exec failed
   }
@@ -141,10 +144,31 @@ ToolResult run_tool(const std::vector<std::string>& argv, const ToolLimits& lim)
 }
 
 ToolRunner system_runner() {
-  return [](const std::vector<std::string>& argv) {
+  // One command's tools share one budget, and a tool that did not answer in time is not
+  // asked again: doctor runs nvidia-smi twice and PyTorch's probe, so hung tools would add up.
+  struct Session {
+    Clock::time_point end = Clock::now() + std::chrono::seconds(15);
+    std::vector<std::pair<std::string, ToolResult>> hung;
+  };
+  auto s = std::make_shared<Session>();
+  return [s](const std::vector<std::string>& argv) {
+    if (argv.empty()) return ToolResult{};
+    for (const auto& [name, result] : s->hung)
+      if (name == argv[0]) return result;
     ToolLimits lim;
-    if (!argv.empty() && argv[0].rfind("python", 0) == 0) lim.timeout = std::chrono::seconds(15);
-    return run_tool(argv, lim);
+    if (argv[0].rfind("python", 0) == 0) lim.timeout = std::chrono::seconds(10);
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(s->end - Clock::now());
+    lim.timeout = std::clamp(left, std::chrono::milliseconds(0), lim.timeout);
+    ToolResult r;
+    if (lim.timeout.count() > 0) {
+      r = run_tool(argv, lim);
+    } else {  // the budget is spent: reported as not answering in time, never started
+      r.path = find_on_path(argv[0]);
+      r.found = !r.path.empty();
+      r.timed_out = r.found;
+    }
+    if (r.timed_out) s->hung.emplace_back(argv[0], r);
+    return r;
   };
 }
 

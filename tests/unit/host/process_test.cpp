@@ -89,3 +89,30 @@ TEST_CASE("stdin is closed: a tool waiting for input sees end of file") {
   CHECK(r.ok());
   CHECK(r.out == "got:\n");
 }
+
+TEST_CASE("the system runner asks a tool that timed out only once") {
+  FakePath p;
+  const auto count = p.dir / "calls";
+  p.script("hang", "echo x >> '" + count.string() + "'; exec /bin/sleep 30");
+  const ToolRunner run = system_runner();
+  const ToolResult first = run({"hang", "--query"});
+  CHECK(first.timed_out);
+  const ToolResult second = run({"hang"});  // doctor's second nvidia-smi call
+  CHECK(second.timed_out);
+  CHECK_FALSE(second.ok());
+  std::ifstream in(count);
+  std::string line;
+  int calls = 0;
+  while (std::getline(in, line)) ++calls;
+  CHECK(calls == 1);
+}
+
+TEST_CASE("a tool killed by a signal says which") {
+  FakePath p;
+  p.script("crash", "kill -SEGV $$");
+  const ToolResult r = run_tool({"crash"});
+  CHECK(r.started);
+  CHECK_FALSE(r.ok());
+  CHECK(r.signal == 11);
+  CHECK(r.exit_code == -1);
+}
