@@ -130,6 +130,9 @@ const std::vector<Case>& cases() {
       {"k22-intel-gpu-inference", {eco("oneapi", kInference)}, {eco("oneapi"), kInference}},
       {"k23-ascend-cann", {eco("cann"), eco("cann", kInference)}, {{}}},
       {"gaudi-software-stack", {eco("synapseai")}, {eco("oneapi")}},
+      {"gaudi3-training-projected",  // training on Gaudi 3 only: no measurement behind it
+       {{{"gpu.id", "gaudi-3"s}}},
+       {{}, plus({{"gpu.id", "gaudi-3"s}}, kInference), {{"gpu.id", "gaudi-2"s}}}},
       {"k27-high-power-consumer-card",
        {{}, {{"gpu.tdp_w", 575.0}}},
        {{{"gpu.tdp_w", 350.0}},
