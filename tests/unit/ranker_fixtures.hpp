@@ -7,12 +7,13 @@
 #include <utility>
 #include <vector>
 
-#include "gpusel/memory/param_count.hpp"
 #include "gpusel/data/catalog.hpp"
 #include "gpusel/data/data_source.hpp"
+#include "gpusel/data/frameworks.hpp"
+#include "gpusel/data/models.hpp"
 #include "gpusel/json/embedded.hpp"
 #include "gpusel/json/json_source.hpp"
-#include "gpusel/data/models.hpp"
+#include "gpusel/memory/param_count.hpp"
 #include "gpusel/rank/ranker.hpp"
 
 namespace ranker_fixtures {
@@ -63,11 +64,21 @@ struct Named {
 };
 
 // The property tests' workloads: small to large, inference to full training.
+// Unsloth's elastic loss (sized to the card) and experts in host RAM (the host's RAM priced)
+// take the ranker's shortcut through the same need and price as evaluate().
 inline std::vector<Named> property_workloads() {
+  Workload unsloth = preset("llama-3.1-8b", Mode::qlora);
+  unsloth.precision = Precision::int4;
+  apply_framework(unsloth, framework_profile("unsloth"), false, false);
+  Workload moe = preset("qwen3-30b-a3b", Mode::inference);
+  moe.precision = Precision::int4;
+  moe.cpu_moe = 40;
   return {{"bare 7B LoRA", bare_7b_lora()},
           {"llama-3.1-8b inference", preset("llama-3.1-8b", Mode::inference)},
           {"qwen2.5-72b qlora", preset("qwen2.5-72b", Mode::qlora)},
-          {"llama-3.1-70b full", preset("llama-3.1-70b", Mode::full)}};
+          {"llama-3.1-70b full", preset("llama-3.1-70b", Mode::full)},
+          {"llama-3.1-8b qlora unsloth", unsloth},
+          {"qwen3-30b-a3b experts in RAM", moe}};
 }
 
 inline RankRequest request(const Workload& w, std::optional<double> budget = std::nullopt) {

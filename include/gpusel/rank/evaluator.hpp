@@ -49,8 +49,9 @@ class Evaluator {
   // The rules the card's facts and the shared workload facts leave open or know to fire (after
   // a rules_decided), in rule order: for the card's configurations whose plan has shared_facts.
   std::vector<rules_detail::OpenRule> card_rules(const Gpu& gpu) const;
-  // The one-card need of evaluate(): the same on every card (a card only places one GPU).
-  double one_card_need(const Gpu& any);
+  // The one-card need of evaluate() on a card of `usable` bytes: the same estimate on every
+  // card (a card only places one GPU), its elastic parts sized on that card (need_on).
+  double one_card_need(const Gpu& any, double usable);
 
   // make_config(gpu, count, request workload), its placed workload taken from the plan.
   Config config(const Gpu& gpu, int count);
@@ -72,7 +73,7 @@ class Evaluator {
   const Rates& rates_;
   const RankRequest& req_;
   std::map<std::pair<int, bool>, Plan> plans_;  // by count, and whether the engine is swapped
-  std::optional<double> one_card_;
+  std::optional<Estimate> one_card_;
   std::unique_ptr<detail::ConfigFacts> shared_;    // the first count's workload facts
   std::vector<std::optional<bool>> shared_rules_;  // and the rules they decide
 };

@@ -29,11 +29,10 @@ void price_configuration(Result& r, const RankRequest& req, const Rates& rates) 
   r.price = r.cards_price + r.platform_price;
 }
 
-double one_card_need(const Gpu& gpu, const RankRequest& req) {
+Estimate one_card_estimate(const Gpu& gpu, const RankRequest& req) {
   if (model_parallel(req.workload))  // one card: no tensor or pipeline split
-    return estimate(without_model_parallel(req.workload), EstimateDetail::numbers).need_bytes();
-  return estimate(workload_for(make_config(gpu, 1, req.workload), req), EstimateDetail::numbers)
-      .need_bytes();
+    return estimate(without_model_parallel(req.workload), EstimateDetail::numbers);
+  return estimate(workload_for(make_config(gpu, 1, req.workload), req), EstimateDetail::numbers);
 }
 
 // Everything after the memory estimate: price, speed, rules. `w` is workload_for(r.config).
@@ -133,7 +132,8 @@ Result evaluate(const Config& config, const RuleSet& rules, const Rates& rates,
                 const RankRequest& req) {
   const Workload w = workload_for(config, req);
   Estimate need = estimate(w, EstimateDetail::numbers);
-  const double one = config.count == 1 ? 0 : one_card_need(*config.gpu, req);
+  const double usable = usable_for(w, *config.gpu, req.reserve);
+  const double one = config.count == 1 ? 0 : one_card_estimate(*config.gpu, req).need_on(usable);
   return evaluate_placed(config, w, std::move(need), one, rules, rates, req, Texts::all, nullptr);
 }
 
@@ -194,9 +194,9 @@ std::vector<rules_detail::OpenRule> Evaluator::card_rules(const Gpu& gpu) const 
                                   rules_detail::decide_rules(rules_, table, &shared_rules_));
 }
 
-double Evaluator::one_card_need(const Gpu& any) {
-  if (!one_card_) one_card_ = gpusel::one_card_need(any, req_);
-  return *one_card_;
+double Evaluator::one_card_need(const Gpu& any, double usable) {
+  if (!one_card_) one_card_ = one_card_estimate(any, req_);
+  return one_card_->need_on(usable);
 }
 
 Config Evaluator::config(const Gpu& gpu, int count) {
@@ -210,10 +210,12 @@ Result Evaluator::evaluate(const Config& config, Texts texts) {
   if (!p.splits) {  // not a count the ranker builds: its workload and need are not kept
     const Workload w = workload_for(config, req_);
     Estimate need = estimate(w, EstimateDetail::numbers);
-    const double one = config.count == 1 ? 0 : one_card_need(*config.gpu);
+    const double usable = usable_for(w, *config.gpu, req_.reserve);
+    const double one = config.count == 1 ? 0 : one_card_need(*config.gpu, usable);
     return evaluate_placed(config, w, std::move(need), one, rules_, rates_, req_, texts, nullptr);
   }
-  const double one = config.count == 1 ? 0 : one_card_need(*config.gpu);
+  const double usable = usable_for(p.w, *config.gpu, req_.reserve);
+  const double one = config.count == 1 ? 0 : one_card_need(*config.gpu, usable);
   return evaluate_placed(config, p.w, need(p), one, rules_, rates_, req_, texts,
                          texts == Texts::none ? &rules_decided(p) : nullptr);
 }

@@ -169,7 +169,8 @@ void rank_card(const Gpu& gpu, Evaluator& ev, Pass& pass) {
     // The engine (so its reserve) can change with the count: llama.cpp on one card, vLLM on
     // several.
     const double usable = usable_for(plan.w, gpu, req.reserve);
-    const double need = ev.need(plan).need_bytes();  // what fits_within compares
+    // What fits_within compares: elastic parts (Unsloth's loss chunks) as they size on the card.
+    const double need = ev.need(plan).need_on(usable);
     if (need > usable) {
       ++rej.too_small;
       return;
@@ -179,7 +180,7 @@ void rank_card(const Gpu& gpu, Evaluator& ev, Pass& pass) {
     r.usable_bytes = usable;
     r.need.host_bytes = ev.need(plan).host_bytes;  // the host RAM it prices (quote_platform)
     r.headroom = (usable - need) / usable;
-    r.one_card_fits = (count == 1 ? need : ev.one_card_need(gpu)) <= usable;
+    r.one_card_fits = (count == 1 ? need : ev.one_card_need(gpu, usable)) <= usable;
     const rules_detail::Decisions& by_count = ev.rules_decided(plan);
     if (plan.shared_facts && !by_card) by_card = ev.card_rules(gpu);
     detail::evaluate_numbers(r, plan.w, ev.rules(), ev.rates(), req, &by_count,
