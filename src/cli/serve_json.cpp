@@ -121,6 +121,9 @@ json serve_json(const ServeView& v, const std::vector<ServeOption>& rows) {
   for (const auto& o : rows) j["results"].push_back(option_json(o, ++rank));
   for (const auto& r : a.remedies)
     j["remedies"].push_back({{"change", r.change}, {"option", option_json(*r.option, 1)}});
+  j["lighter"] = a.lighter ? json{{"change", a.lighter->change},
+                                  {"option", option_json(*a.lighter->option, 1)}}
+                           : json(nullptr);
   if (!v.answer.configuration) {
     const ServeCounts& c = a.plan.counts;
     j["considered"] = {{"candidates", c.candidates},   {"meet", a.plan.options.size()},

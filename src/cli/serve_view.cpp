@@ -246,6 +246,14 @@ Output serve_output(const ServeView& v) {
   for (const auto& r : rows) evals.push_back(r.eval);
   if (const std::string w = warnings_text(evals, 3); !w.empty()) o.after += "\n" + w;
   if (!v.answer.met) o.after += remedies_text(v.answer, cur);
+  if (v.answer.lighter && !rows.empty())
+    o.after += "\n" +
+               fmt::format(
+                   "Lighter weights: with {}; #1 as asked costs {}/M tokens bought "
+                   "(check the model's quality at that precision).",
+                   remedy_text(*v.answer.lighter, cur),
+                   per_million(rows.front().bought.per_million, cur)) +
+               "\n";
   if (v.explain)
     for (const auto& r : rows) o.after += explain_lines(r);
   o.json = serve_json(v, rows);

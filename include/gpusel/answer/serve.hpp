@@ -31,6 +31,9 @@ struct ServeAnswer {
   std::optional<ServeOption> configuration;  // --gpu mode: the user's cards
   bool met = false;                          // something (or the user's cards) meets the target
   std::vector<ServeRemedy> remedies;         // when not met
+  // Ranking mode, 16-bit weights met: the lighter precision (fp8, else int4) whose best option
+  // serves a million tokens for less than the first (the weights most deployments run).
+  std::optional<ServeRemedy> lighter;
   bool converted_prices = false;
 };
 

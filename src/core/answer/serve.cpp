@@ -122,6 +122,26 @@ void card_remedies(std::vector<ServeRemedy>& out, const Sources& src, const Serv
   }
 }
 
+// 16-bit weights that met the target: the cheaper per million tokens of FP8 and int4 weights,
+// where it beats the first option (a team serving a 30B coder runs it quantized).
+std::optional<ServeRemedy> lighter_weights(const Sources& src, const ServeQuery& q,
+                                           const ServeOption& first) {
+  const Workload& w = q.request.rank.workload;
+  if (!w.weight_format.empty() || is_quantized(w.precision) || w.precision == Precision::fp8 ||
+      w.weights_as_shipped || !first.bought.priced)
+    return std::nullopt;
+  std::optional<ServeRemedy> pick;
+  for (const char* p : {"fp8", "int4"}) {
+    ServeQuery k = q;
+    set_precision(k.request.rank.workload, p);
+    auto o = best(src, k);
+    if (!o || !o->bought.priced || !(o->bought.per_million < first.bought.per_million)) continue;
+    if (!pick || o->bought.per_million < pick->option->bought.per_million)
+      pick = ServeRemedy{std::string("--precision ") + p, std::move(o)};
+  }
+  return pick;
+}
+
 }  // namespace
 
 ServeAnswer serve(const Sources& src, const ServeQuery& q) {
@@ -154,6 +174,7 @@ ServeAnswer serve(const Sources& src, const ServeQuery& q) {
     a.top.assign(a.plan.options.begin(), a.plan.options.begin() + long(n));
     a.met = !a.plan.options.empty();
     too_slow = a.plan.too_slow;
+    if (a.met) a.lighter = lighter_weights(src, q, a.plan.options.front());
   }
   if (!a.met) {
     if (q.gpu) card_remedies(a.remedies, src, q, *a.configuration);
