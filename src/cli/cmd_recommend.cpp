@@ -255,7 +255,7 @@ int run_recommend(Context& ctx, const RecommendArgs& a) {
   if (f == Format::html)
     o.html = recommend_html(ctx, s, ans,
                             summary_text(s, ans, remedies(s, ans)) + accumulation_text(s, ans) +
-                                experts_in_ram_text(s, ans));
+                                experts_in_ram_text(s, ans) + job_rental_text(s, ans));
   write_out(ctx, o, f, a.output);
   return ans.ranking.results.empty() ? static_cast<int>(ExitCode::negative) : 0;
 }

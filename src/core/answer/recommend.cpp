@@ -259,7 +259,7 @@ RecommendAnswer recommend(const Sources& src, const RecommendQuery& query) {
     add_over_budget(q.request, a.ranking, std::move(lighter_over), a.remedies);
   }
   if (q.compare_rent) add_compare_rent(src, q, a);
-  if (q.request.tokens && !q.compare_rent && !a.top.empty()) add_job_rental(src, q, a);
+  if (q.request.tokens && !a.top.empty()) add_job_rental(src, q, a);
   add_accumulation(src, q, a);
   add_experts_in_ram(src, q, a);
   return a;
