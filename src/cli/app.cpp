@@ -185,7 +185,12 @@ int run_command(int argc, char** argv) {
     set_display(detect_display(ctx.color, ctx.wide));
     set_language(choose_language(app, ctx.lang));
     check_given_values(app);  // in the chosen language
-    check_named_files(ctx);
+    // Commands that read no data (and the completion scripts' quiet id lookups) run whatever
+    // GPUSEL_CATALOG names.
+    const bool reads_data =
+        !(app.got_subcommand("help") || app.got_subcommand("version") ||
+          app.got_subcommand("completions") || app.got_subcommand("__complete"));
+    if (reads_data) check_named_files(ctx);
     worker_threads();  // a bad GPUSEL_THREADS is refused on every run, not only on a long file
     return ctx.action ? ctx.action() : 0;
   } catch (const Error& e) {

@@ -57,9 +57,19 @@ err=$("$BIN" version 2>&1 >&-)
 [[ $? == 2 && $err == *"cannot write standard output"* ]] || no "closed stdout: $err"
 
 # A data file named on the command line must exist, whether or not the command reads it.
+dir0=$(mktemp -d)
 err=$("$BIN" --cloud /nonexistent/cloud.json estimate --params 7B 2>&1 >/dev/null)
 [[ $? == 3 && $err == *"cannot read '/nonexistent/cloud.json': no such file"* ]] ||
   no "a missing --cloud file passes unnoticed: $err"
+# ... but commands that read no data, and the completion scripts' quiet lookups, still run.
+for c in version "help environment" "completions bash" "__complete gpus"; do
+  # shellcheck disable=SC2086
+  GPUSEL_CATALOG=/nonexistent/gpus.json "$BIN" $c >/dev/null 2>"$dir0/err" ||
+    no "GPUSEL_CATALOG naming a missing file stops '$c': $(cat "$dir0/err")"
+  [[ -s $dir0/err ]] && no "'$c' writes to stderr with GPUSEL_CATALOG missing: $(cat "$dir0/err")"
+done
+
+rm -rf "$dir0"
 
 # A file name is input: its newline or escape cannot forge a line or reach the terminal.
 dir=$(mktemp -d)

@@ -255,13 +255,24 @@ void describe_host_experts(const Ctx& c, Throughput& t) {
       " GB/s [llama_cpp_op_offload_batch, host_copy_fraction]; in series with the GPU's layers");
 }
 
+// A mixture of experts at batch > 1: the experts its tokens touch (uniform routing), read
+// once per step, beside one token's active bytes.
+std::string batch_experts(const Ctx& c) {
+  const auto [routed, fraction] = routed_experts(c.w, c.s, c.k, c.e);
+  if (!(routed > 0) || c.w.batch <= 1) return "";
+  const double more = routed * (touched(fraction, c.w.batch) - fraction);
+  return " (" + num((weight_bytes(c.w, c.s, c.k, c.e) + more) / 1e9) + " GB at batch " +
+         std::to_string(c.w.batch) + ": the experts its tokens touch, uniform routing)";
+}
+
 void describe(const Ctx& c, int count, Throughput& t) {
   const Workload& w = c.w;
   t.assumptions.push_back(
-      "decode: " + num(weight_bytes(w, c.s, c.k, c.e) / 1e9) + " GB of weights + KV cache at " +
-      num(decode_context(w)) + " tokens (" + num(kv_step_bytes(w, c.k, c.tp) / 1e9) +
-      " GB, by attention kind) per step + " + num(c.e.layer_overhead_s * 1e6) +
-      " us per layer [engines." + c.e.name + ".layer_overhead_us]" +
+      "decode: " + num(weight_bytes(w, c.s, c.k, c.e) / 1e9) + " GB of weights" + batch_experts(c) +
+      " + KV cache at " + num(decode_context(w)) + " tokens (" +
+      num(kv_step_bytes(w, c.k, c.tp) / 1e9) + " GB, by attention kind) per step + " +
+      num(c.e.layer_overhead_s * 1e6) + " us per layer [engines." + c.e.name +
+      ".layer_overhead_us]" +
       (moe_layer_count(w.model) > 0 && c.e.moe_layer_overhead_s > 0
            ? " + " + num(c.e.moe_layer_overhead_s * 1e6) + " us per MoE layer [engines." +
                  c.e.name + ".moe_layer_overhead_us]"

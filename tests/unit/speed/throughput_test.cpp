@@ -108,6 +108,22 @@ TEST_CASE("MoE training and decode use the active parameters only") {
         3 * estimate_throughput(dense_inf, card(), 1, false, k).decode_tokens_per_s);
 }
 
+TEST_CASE("a MoE decode step at batch B reads the experts its tokens touch, and says so") {
+  const auto k = plain();
+  Workload moe = inference(47e9);
+  moe.model.active_params = 13e9;
+  moe.model.moe = MoeSpec{8, 2, 0, 14336, 0};
+  const Throughput one = estimate_throughput(moe, card(), 1, false, k);
+  moe.batch = 64;  // 1 - (6/8)^64: every expert is read each step
+  const Throughput many = estimate_throughput(moe, card(), 1, false, k);
+  // Per sequence, a step of 64 reads every expert once: well below 64x the batch-1 rate.
+  CHECK(many.decode_tokens_per_s < 0.5 * 64 * one.decode_tokens_per_s);
+  bool said = false;
+  for (const auto& a : many.assumptions)
+    said = said || a.find("at batch 64: the experts its tokens touch") != std::string::npos;
+  CHECK(said);
+}
+
 TEST_CASE("GeForce trains at its FP32-accumulate rate, llama.cpp prompts use FP16 accumulate") {
   const auto k = plain();
   const Gpu geforce = card(165.2, 330.3), full_rate = card(330.3);
