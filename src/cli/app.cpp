@@ -147,10 +147,6 @@ int finish_stdout(int rc) {
   return rc != 0 ? rc : static_cast<int>(ExitCode::usage);
 }
 
-}  // namespace
-
-namespace {
-
 // A data file named on the command line (or by GPUSEL_CATALOG/GPUSEL_CLOUD) exists, whatever
 // the command: one that does not read it must not let a mistyped path pass unnoticed. Only
 // stat(2): a FIFO is not opened here (its reader is the command that loads it).
@@ -162,12 +158,7 @@ void check_named_files(const Context& ctx) {
   for (const auto& path : named) check_input_file(path);
 }
 
-}  // namespace
-
-int run_command(int argc, char** argv);
-
-int run(int argc, char** argv) { return finish_stdout(run_command(argc, argv)); }
-
+// The run itself; run() adds the check that its output reached standard output.
 int run_command(int argc, char** argv) {
   // `gpusel ... | head` ends quietly when head stops reading (status 141, no message), even
   // when the parent (a Python subprocess, say) left SIGPIPE ignored.
@@ -210,5 +201,9 @@ int run_command(int argc, char** argv) {
     return static_cast<int>(ExitCode::data);
   }
 }
+
+}  // namespace
+
+int run(int argc, char** argv) { return finish_stdout(run_command(argc, argv)); }
 
 }  // namespace gpusel::cli
