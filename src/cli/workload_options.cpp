@@ -21,12 +21,14 @@ void tri_state(CLI::App* cmd, const std::string& name, std::optional<bool>& out,
                const std::string& help) {
   // Plain flags: a value (`--compile=maybe`, `--compile=0`) is a usage error, never parsed
   // (CLI11 2.1 would hand "maybe" to std::stoll and escape as an internal error).
-  cmd->add_flag_function(
-         "--" + name, [&out](std::int64_t) { out = true; }, help)
-      ->disable_flag_override();
+  auto* on = cmd->add_flag_function(
+                    "--" + name, [&out](std::int64_t) { out = true; }, help)
+                 ->disable_flag_override();
+  // Both at once is a contradiction to report, not one to settle by the order given.
   cmd->add_flag_function(
          "--no-" + name, [&out](std::int64_t) { out = false; }, "(the opposite of --" + name + ")")
-      ->disable_flag_override();
+      ->disable_flag_override()
+      ->excludes(on);
 }
 
 std::string choices(const std::vector<std::string>& names) {
