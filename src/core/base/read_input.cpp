@@ -25,6 +25,13 @@ namespace {
   throw data_error("cannot read '" + quote_input(path, 200) + "': " + why);
 }
 
+// Why a path could not be opened or looked at, as reading and check_input_file both say it.
+[[noreturn]] void cannot_open(const std::string& path, int err) {
+  if (err == ENOENT || err == ENOTDIR) cannot(path, "no such file");
+  if (err == EACCES || err == EPERM) cannot(path, "permission denied");
+  cannot(path, std::strerror(err));
+}
+
 const char* kind_of(mode_t mode) {
   if (S_ISDIR(mode)) return "it is a directory";
   if (S_ISFIFO(mode)) return "it is a FIFO (named pipe); pass its content with '-' on stdin";
@@ -85,9 +92,7 @@ std::pair<std::unique_ptr<Fd>, std::size_t> open_regular(const std::string& path
     const int err = errno;
     struct stat st {};
     if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) cannot(path, kind_of(st.st_mode));
-    if (err == ENOENT || err == ENOTDIR) cannot(path, "no such file");
-    if (err == EACCES || err == EPERM) cannot(path, "permission denied");
-    cannot(path, std::strerror(err));
+    cannot_open(path, err);
   }
   struct stat st {};
   if (::fstat(fd->get(), &st) != 0) cannot(path, std::strerror(errno));
@@ -104,12 +109,7 @@ void check_input_file(const std::string& path) {
   if (path == "-") return;
   if (path.empty()) cannot(path, "empty file name");
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) {
-    const int err = errno;
-    if (err == ENOENT || err == ENOTDIR) cannot(path, "no such file");
-    if (err == EACCES || err == EPERM) cannot(path, "permission denied");
-    cannot(path, std::strerror(err));
-  }
+  if (::stat(path.c_str(), &st) != 0) cannot_open(path, errno);
   if (!S_ISREG(st.st_mode)) cannot(path, kind_of(st.st_mode));
   if (::access(path.c_str(), R_OK) != 0) cannot(path, "permission denied");
 }
