@@ -62,6 +62,10 @@ void add_evaluation_options(CLI::App* cmd, RankArgs& a) {
                 "charge used-market prices where the catalog has them");
   cmd->add_flag("--cards-only", a.cards_only,
                 "price the cards alone (you own the host): no desktop, server or network added");
+  cmd->add_option("--host-ram", a.host_ram,
+                  "the system RAM of the host you own, GB: what is offloaded (--offload, "
+                  "--n-cpu-moe, --cpu-moe) must fit in it beside a 4 GB OS reserve; implies "
+                  "--cards-only");
   cmd->add_flag("--domestic", a.domestic, "domestic (China-made) hardware is mandatory (K34)");
   cmd->add_option("--format", a.format, format_help());
   cmd->add_flag("--explain", a.explain, "show each score's formula with its numbers");
@@ -94,6 +98,9 @@ Session resolve_session(const RankArgs& a, bool with_workload) {
   if (a.max_gpus < 1 || a.max_gpus > kMaxGpus)
     throw usage_error(fmt::format("--max-gpus {} must be between 1 and {}", a.max_gpus, kMaxGpus));
   if (a.min_vram < 0) throw usage_error("--min-vram must not be negative");
+  if (a.host_ram < 0 || !(a.host_ram < 1e7))
+    throw usage_error(
+        fmt::format("--host-ram {} must be a size in GB, 0 to 10,000,000", a.host_ram));
   if (a.new_only && a.include_used)
     throw usage_error("--new-only and --include-used exclude each other");
   Session s;
@@ -119,7 +126,8 @@ Session resolve_session(const RankArgs& a, bool with_workload) {
   if (!a.os.empty()) r.reserve.os = parse_os(a.os);
   r.tokens = work_tokens(a);
   r.domestic = a.domestic;
-  r.cards_only = a.cards_only;
+  r.host_ram_gb = a.host_ram;
+  r.cards_only = a.cards_only || a.host_ram > 0;  // RAM stated: the host is the user's
   s.rules = load_rules("", a.rules_files);
   return s;
 }

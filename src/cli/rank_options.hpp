@@ -19,7 +19,7 @@ struct RankArgs {
   std::string tokens, dataset_tokens, os;
   double epochs = 1;
   std::vector<std::string> vendors, ecosystems, segments, exclude, rules_files;
-  double min_vram = 0;
+  double min_vram = 0, host_ram = 0;
   int max_gpus = 8;
   bool require_interconnect = false, new_only = false, include_used = false, domestic = false;
   bool cards_only = false;

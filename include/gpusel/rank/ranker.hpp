@@ -38,6 +38,9 @@ struct RankRequest {
   int max_gpus = 8;
   Reserve reserve;          // memory kept free on every card (fit.hpp)
   bool cards_only = false;  // the user owns the host: price the cards alone
+  // The system RAM of the user's own host, GB (--host-ram; 0: not stated): what is offloaded
+  // must fit in it beside the OS reserve (rule host-ram-short). Given, the host is the user's.
+  double host_ram_gb = 0;
   // Purchases only as whole boards (rule whole-boards-only); serve sets it false: it packs
   // its replicas into hosts itself.
   bool whole_boards = true;
@@ -105,6 +108,13 @@ struct Result {
   RuleOutcome rules;
   std::string platform;  // what the configuration needs around it, in words
 };
+
+// The system RAM a host holding all of `r`'s cards needs for what they offload, with the OS
+// reserve, GB (0: nothing offloaded).
+double own_host_ram_need_gb(const Result& r);
+// GB of that beyond the user's own host's --host-ram: 0 when it fits, or no --host-ram, or
+// `r` is rented (a cloud instance brings its own host).
+double own_host_ram_short_gb(const Result& r, const RankRequest& req);
 
 struct Rejections {
   int too_small = 0, over_budget = 0, no_price = 0, excluded_by_rule = 0, filtered = 0;

@@ -166,9 +166,10 @@ enum class FactId : std::uint8_t {
   config_engine_as,
   workload_experts_in_ram,
   config_host_ram_gb,
-  config_host_ram_short_gb
+  config_host_ram_short_gb,
+  config_own_host_ram_short_gb
 };
-inline constexpr std::size_t kFactCount = 53;
+inline constexpr std::size_t kFactCount = 54;
 // The position of a vocabulary fact (fact_vocabulary()[fact_index(info)] is info).
 std::size_t fact_index(const FactInfo& info);
 

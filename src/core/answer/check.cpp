@@ -52,7 +52,10 @@ CheckAnswer check(const Sources& src, const RankRequest& req, const Gpu& gpu, in
   a.result = evaluate(c, src.rules, src.rates, req);
   a.room = fits_memory(a.result);
   // check asks whether the work runs there: an exclusion only as a purchase is said, not a "no".
-  if (a.room && a.result.rules.excluded) a.purchase_only = purchase_only(a.result, src, req);
+  // Short of the user's own host RAM is no purchase matter: that host is the one asked about.
+  if (a.room && a.result.rules.excluded)
+    a.purchase_only =
+        purchase_only(a.result, src, req) && !(own_host_ram_short_gb(a.result, req) > 0);
   a.fits = a.room && (!a.result.rules.excluded || a.purchase_only);
   // English (JSON and scripts read it); marked so that the table's translation exists.
   a.verdict = a.fits ? N_("fits") : a.room ? N_("excluded") : N_("does not fit");

@@ -137,6 +137,11 @@ std::vector<FactInfo> make_vocabulary() {
        "GB of that RAM beyond the most the platform's board takes (0 when it fits, rented, or "
        "with --cards-only)",
        {}},
+      {"config.own_host_ram_short_gb",
+       T::number,
+       "GB of that RAM beyond the --host-ram of the user's own host (0 when it fits, rented, or "
+       "no --host-ram given)",
+       {}},
   };
 }
 

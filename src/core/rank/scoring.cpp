@@ -121,6 +121,16 @@ Weights parse_weights(const std::string& text) {
   return {w.compute / sum, w.budget / sum, w.ecosystem / sum};
 }
 
+double own_host_ram_need_gb(const Result& r) {
+  if (!(r.need.host_bytes > 0)) return 0;
+  return r.need.host_bytes / 1073741824.0 * r.config.count + default_platforms().ram_os_reserve_gb;
+}
+
+double own_host_ram_short_gb(const Result& r, const RankRequest& req) {
+  if (!(req.host_ram_gb > 0) || r.config.rented) return 0;
+  return std::max(0.0, own_host_ram_need_gb(r) - req.host_ram_gb);
+}
+
 namespace detail {
 
 namespace {
@@ -200,6 +210,17 @@ void board_facts(const Result& r, const RankRequest& req, ConfigFacts& out) {
                                           r.config.count % p->sold_in.front() == 0);
 }
 
+namespace {
+
+// The user's own host (--host-ram): every card's offloaded share in it, with the OS reserve.
+void own_host_facts(const Result& r, const RankRequest& req, FactTable& f) {
+  f.number(FactId::config_own_host_ram_short_gb, own_host_ram_short_gb(r, req));
+  if (req.host_ram_gb > 0 && !r.config.rented && r.need.host_bytes > 0)
+    f.number(FactId::config_host_ram_gb, own_host_ram_need_gb(r));
+}
+
+}  // namespace
+
 // Set in place by position: a map of string keys cost more than the rules that read it, for
 // every configuration ranked. Texts view the card, the platform data and `out`'s own strings.
 void facts_for(const Result& r, const Workload& w, const RankRequest& req, ConfigFacts& out) {
@@ -227,6 +248,7 @@ void facts_for(const Result& r, const Workload& w, const RankRequest& req, Confi
   const PlatformQuote& q = r.platform_quote;
   f.number(F::config_host_ram_gb, q.ram_need_gb);
   f.number(F::config_host_ram_short_gb, req.cards_only ? 0 : q.ram_short_gb);
+  own_host_facts(r, req, f);
   if (!r.throughput.bound.empty()) f.text(F::config_bound, r.throughput.bound);
   workload_facts(w, req, r.hours, out);
   if (is_training(w.mode)) return;

@@ -3,6 +3,7 @@
 #include "gpusel/answer/answers.hpp"
 
 #include <catch2/catch.hpp>
+#include <cmath>
 
 #include "gpusel/base/error.hpp"
 #include "gpusel/base/text.hpp"
@@ -320,4 +321,33 @@ TEST_CASE("a job's rental line is the cheapest rental of the job, whatever the G
   REQUIRE(cloud);
   const auto same = rent_same_work(a.top.front(), *cloud, src.rules, src.rates, q, {});
   if (same && same->on_demand_cost) CHECK(*a.job_rental->on_demand_cost <= *same->on_demand_cost);
+}
+
+TEST_CASE("the RAM of the user's own host (--host-ram) bounds what is offloaded") {
+  const Sources src = sources();
+  Workload w = preset("deepseek-r1", Mode::inference);
+  w.precision = Precision::int4;
+  w.cpu_moe = kCpuMoeAll;  // about 330 GiB of experts in host RAM
+  RankRequest q = request(w, 1e7);
+  q.cards_only = true;
+  const Gpu& gpu = require_gpu(src.catalog, "rtx-5090");
+  q.host_ram_gb = 256;
+  const CheckAnswer small = check(src, q, gpu, 1);
+  CHECK(small.room);  // the card holds its share: the host does not
+  CHECK_FALSE(small.fits);
+  CHECK_FALSE(small.purchase_only);  // the user's host is the one asked about, not a purchase
+  CHECK(small.result.rules.exclude_rule == "host-ram-short");
+  const double need = own_host_ram_need_gb(small.result);
+  CHECK(need == Approx(small.result.need.host_bytes / 1073741824.0 + 4));
+  CHECK(own_host_ram_short_gb(small.result, q) == Approx(need - 256));
+  q.host_ram_gb = std::ceil(need);
+  const CheckAnswer enough = check(src, q, gpu, 1);
+  CHECK(enough.fits);
+  CHECK(own_host_ram_short_gb(enough.result, q) == 0);
+  // recommend: every configuration kept holds its offload in the host given.
+  q.host_ram_gb = 256;
+  q.max_gpus = 8;
+  const Ranking r = rank(src.catalog, src.rules, src.rates, q);
+  CHECK(r.rejected.by_rule.count("host-ram-short") == 1);
+  for (const Result& x : r.results) CHECK(own_host_ram_need_gb(x) <= 256);
 }

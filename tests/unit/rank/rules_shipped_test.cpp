@@ -160,6 +160,9 @@ const std::vector<Case>& cases() {
       {"host-ram-beyond-board",  // offload beyond the board's DIMM slots
        {{{"config.host_ram_short_gb", 12.0}, {"config.host_ram_gb", 140.0}}},
        {{}, {{"config.host_ram_short_gb", 0.0}, {"config.host_ram_gb", 300.0}}}},
+      {"host-ram-short",  // offload beyond the user's own host's --host-ram
+       {{{"config.own_host_ram_short_gb", 70.0}, {"config.host_ram_gb", 134.0}}},
+       {{}, {{"config.own_host_ram_short_gb", 0.0}, {"config.host_ram_gb", 60.0}}}},
       {"laptop-gpu-power-limit",  // laptop parts only: not desktop cards nor SoCs
        {{{"gpu.form_factor", "mobile"s}}},
        {{}, {{"gpu.form_factor", "soc"s}}}},
