@@ -44,6 +44,9 @@ struct MatmulEntry {  // achievable dense matmul rate, measured
   CardMatch match;
   std::optional<double> tflops, fraction, fp8_tflops, fp8_fraction;
   std::optional<double> fp32_fraction;  // FP32 (CUDA-core SGEMM) rate / the card's FP32 spec
+  // The BLAS library this rate was measured through ("rocBLAS"), for the engines that multiply
+  // through it (Engine::prefill_library); "": the card's achievable rate, whatever the library.
+  std::string library;
 };
 
 struct EfficiencyEntry {  // end-to-end training / achievable matmul rate
@@ -95,6 +98,9 @@ struct Engine {  // a decode engine (--engine)
   // Eager engines whose host issues every op (transformers generate()): the host's time per
   // step and per layer, a floor under the step; 0 for engines the host never waits on.
   double host_step_s = 0, host_layer_s = 0;
+  // The BLAS library its prompt GEMMs go through ("rocBLAS"), where a card's rate through it
+  // is measured apart (MatmulEntry::library); "": the card's achievable rate.
+  std::string prefill_library;
   double prefill_efficiency = 1;         // of the achievable matmul rate
   bool prefill_fp16_accumulate = false;  // GeForce: FP16-accumulate GEMMs
   // Apple GPUs (Metal back end): the engine's own measured prompt efficiency and its

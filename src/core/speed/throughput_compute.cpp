@@ -49,7 +49,7 @@ double trainable_params(const Workload& w, const ArchParams& a) {
 
 const MatmulEntry* matmul_entry(const Gpu& g, const K& k) {
   for (const auto& e : k.matmul)
-    if ((e.tflops || e.fraction) && e.match.matches(g)) return &e;
+    if ((e.tflops || e.fraction) && e.library.empty() && e.match.matches(g)) return &e;
   return nullptr;
 }
 
@@ -64,6 +64,14 @@ const MatmulEntry* fp32_entry(const Gpu& g, const K& k) {
 thread_local int texts_off = 0;  // ThroughputTextsOff guards alive on this thread
 
 }  // namespace
+
+// The card's rate through one BLAS library, where measured apart (an engine's prefill_library).
+const MatmulEntry* library_entry(const Gpu& g, const K& k, const std::string& library) {
+  if (library.empty()) return nullptr;
+  for (const auto& e : k.matmul)
+    if (e.library == library && e.match.matches(g)) return &e;
+  return nullptr;
+}
 
 bool texts_on() { return texts_off == 0; }
 

@@ -64,6 +64,8 @@ struct Achievable {
   std::string what;                     // "h100-sxm (CUDA ...): 794.5 TFLOPS" for the assumptions
 };
 Achievable achievable(const Gpu& g, const K& k);
+// The matmul entry of the card measured through `library` (MatmulEntry::library); nullptr: none.
+const MatmulEntry* library_entry(const Gpu& g, const K& k, const std::string& library);
 double training_efficiency(const Gpu& g, const K& k, std::string& id);
 // The FP8 linear layers' rate / (FP8 achievable x training efficiency): the matching
 // training_efficiency entry's own fp8_factor where its stack was measured, else

@@ -180,6 +180,13 @@ void prefill_rates(Ctx& c, Throughput& t) {
           num(*c.g.fp16_acc16_tflops_dense) + " TFLOPS [engines." + c.e.name +
           ".prefill_fp16_accumulate]";
   }
+  // An engine whose GEMMs go through a library measured apart on this card (rocBLAS on gfx1151)
+  // runs at that library's rate.
+  if (const MatmulEntry* lib = library_entry(c.g, c.k, c.e.prefill_library)) {
+    r16 = *lib->tflops;
+    how = "prompt GEMMs through " + lib->library + ": " + num(r16) + " TFLOPS measured on " +
+          lib->stack + " [matmul." + lib->id + "; engines." + c.e.name + ".prefill_library]";
+  }
   c.linear = c.attention = r16;
   c.fraction = a.fraction;
   if (c.w.precision == Precision::fp8 && a.fp8) {

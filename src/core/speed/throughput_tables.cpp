@@ -98,6 +98,9 @@ void parse_matmul(const json& doc, const std::string& origin, ThroughputConstant
     m.fp8_tflops = optional_number(e, "fp8_tflops", at, 0.01, 1e5);
     m.fp8_fraction = optional_number(e, "fp8_fraction", at, 0.01, 1.5);
     m.fp32_fraction = optional_number(e, "fp32_fraction", at, 0.01, 1.5);
+    m.library = text(e, "library", at, false);
+    if (!m.library.empty() && !m.tflops)
+      throw data_error(at + ": an entry of one library gives its measured tflops");
     // An entry gives one 16-bit rate, or only an FP32 fraction (a family's SGEMM figure).
     if ((m.tflops && m.fraction) || (!m.tflops && !m.fraction && !m.fp32_fraction))
       throw data_error(at + ": give exactly one of tflops, fraction (or fp32_fraction alone)");
@@ -219,6 +222,11 @@ Engine parse_engine(const std::string& name, const json& e, const std::string& a
     g.moe_layer_overhead_s = number(e, "moe_layer_overhead_us", at, 0, 1e4) * 1e-6;
   if (e.contains("host_step_us")) g.host_step_s = number(e, "host_step_us", at, 0, 1e6) * 1e-6;
   if (e.contains("host_layer_us")) g.host_layer_s = number(e, "host_layer_us", at, 0, 1e5) * 1e-6;
+  if (e.contains("prefill_library")) {
+    const json& lib = sourced(e, "prefill_library", at);
+    if (!lib.is_object()) throw data_error(at + ".prefill_library.value: must be an object");
+    g.prefill_library = text(lib, "library", at + ".prefill_library.value");
+  }
   g.prefill_efficiency = number(e, "prefill_efficiency", at, 0.01, 1);
   g.prefill_fp16_accumulate = flag(e, "prefill_fp16_accumulate", at);
   read_variant(e, "graphless_on", at, g);
