@@ -23,11 +23,50 @@ struct ServeArgs {
 };
 
 // The flags shared with recommend that mean nothing for serving: the workload is inference,
-// the batch is the engine's, lengths come from --prompt-len/--output-len.
+// the batch is the engine's, lengths come from --prompt-len/--output-len; training's
+// parallelism, checkpointing and framework behaviours do not apply.
 void drop_options(CLI::App* cmd) {
-  for (const char* name : {"--mode", "--batch", "--seq-len", "--prompt-len", "--tokens",
-                           "--dataset-tokens", "--epochs", "--weights", "--optimizer", "--amp",
-                           "--lora-rank", "--lora-targets", "--lora-layers", "--loss", "--offload"})
+  for (const char* name : {"--mode",
+                           "--batch",
+                           "--seq-len",
+                           "--prompt-len",
+                           "--tokens",
+                           "--dataset-tokens",
+                           "--epochs",
+                           "--weights",
+                           "--optimizer",
+                           "--amp",
+                           "--lora-rank",
+                           "--lora-targets",
+                           "--lora-layers",
+                           "--loss",
+                           "--offload",
+                           "--grad-accum",
+                           "--grad-ckpt",
+                           "--no-grad-ckpt",
+                           "--train-embeddings",
+                           "--trainable-layers",
+                           "--tp",
+                           "--pp",
+                           "--vpp",
+                           "--comm-overlap",
+                           "--framework",
+                           "--adapter-dtype",
+                           "--lora-dropout",
+                           "--opt-in-bwd",
+                           "--no-opt-in-bwd",
+                           "--act-offload",
+                           "--no-act-offload",
+                           "--nf4-keeps-input",
+                           "--no-nf4-keeps-input",
+                           "--dequant-saved",
+                           "--no-dequant-saved",
+                           "--kbit-upcast",
+                           "--no-kbit-upcast",
+                           "--ds-live-params",
+                           "--ds-overlap-comm",
+                           "--no-ds-overlap-comm",
+                           "--double-quant"})
     if (CLI::Option* o = cmd->get_option_no_throw(name)) cmd->remove_option(o);
 }
 
