@@ -99,7 +99,7 @@ int usage(const CLI::App& app, const CLI::ParseError& e, int argc, char** argv) 
   const std::vector<std::string> args(argv + 1, argv + argc);
   const CLI::App* reached = &app;
   std::string msg = unknown_word(app, args, &reached);
-  if (msg.empty()) msg = clip_words(e.what());
+  if (msg.empty()) msg = clip_words(conversion_message(*reached, e.what()));
   std::cerr << guard_output(tr("gpusel: error: ") + safe_cell(msg) +
                                 trf("; see {} --help", command_name(*reached)),
                             OutputKind::text)

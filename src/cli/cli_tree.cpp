@@ -176,4 +176,24 @@ std::string unknown_word(const CLI::App& root, const std::vector<std::string>& a
   return error;
 }
 
+std::string conversion_message(const CLI::App& cmd, const std::string& what) {
+  const std::string prefix = "Could not convert: ", sep = " = ";
+  const std::size_t at = what.find(sep);
+  if (what.rfind(prefix, 0) != 0 || at == std::string::npos) return what;
+  const std::string name = what.substr(prefix.size(), at - prefix.size());
+  const std::string value = what.substr(at + sep.size());
+  const CLI::Option* o = find_option(&cmd, name);
+  const std::string type = o ? o->get_type_name() : "";
+  const bool whole = type == "INT" || type == "UINT";
+  const std::string kind = whole ? "a whole number" : type == "FLOAT" ? "a number" : "valid";
+  // A flood stays one short line.
+  const std::string shown = value.size() > 32 ? value.substr(0, 32) + "..." : value;
+  // Digits alone (with a sign) that still failed: beyond what the type holds.
+  const std::size_t first = value.find_first_not_of("+-");
+  const bool digits =
+      first < value.size() && value.find_first_not_of("0123456789", first) == std::string::npos;
+  if (whole && digits) return name + " " + quote_input(shown) + " is out of range";
+  return name + " '" + quote_input(shown) + "' is not " + kind;
+}
+
 }  // namespace gpusel::cli

@@ -39,4 +39,9 @@ std::string command_name(const CLI::App& cmd);
 std::string unknown_word(const CLI::App& root, const std::vector<std::string>& args,
                          const CLI::App** deepest);
 
+// CLI11's "Could not convert: --batch = abc" as a sentence naming what the option takes
+// ("--batch 'abc' is not a whole number"; a number beyond the type's range says so); any
+// other message unchanged.
+std::string conversion_message(const CLI::App& cmd, const std::string& what);
+
 }  // namespace gpusel::cli

@@ -1,4 +1,6 @@
 // Semantic checks of a GPU catalog: what a schema cannot say about physics and dates.
+#include <fmt/format.h>
+
 #include <cmath>
 #include <map>
 #include <string_view>
@@ -67,7 +69,11 @@ std::string_view str(const J& rec, std::string_view key) {
                                             : std::string_view();
 }
 
+// Plain decimals as the data writes them (936, 0.5); beyond 1e9 or below 1e-4 in exponent form,
+// so a hostile 1e300 stays a short line.
 std::string fmt_num(double v) {
+  const double a = std::fabs(v);
+  if (!std::isfinite(v) || (a != 0 && (a >= 1e9 || a < 1e-4))) return fmt::format("{:.4g}", v);
   std::string s = std::to_string(v);
   s.erase(s.find_last_not_of('0') + 1);
   if (s.back() == '.') s.pop_back();
