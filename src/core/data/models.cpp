@@ -138,6 +138,13 @@ ArchParams arch_params(const ModelArch& m) {
     if ((m.remainder_linear || (m.active_params && !m.moe)) && m.params > shape_total)
       a.linear += m.params - shape_total;
     a.linear = std::min(a.linear, a.total - a.embedding - a.lm_head);
+    // A count rounded below the shape's ("1T" for 1.03T) shrinks the routed experts, never the
+    // attention and dense layers the shape has: no part may come out negative.
+    const double other = linear_total - a.experts;
+    if (a.experts > 0 && a.linear < linear_total) {
+      const double f = std::max(0.0, a.linear - other) / a.experts;
+      a.experts *= f, a.experts_active *= f;
+    }
   }
   // A published encoder count is its bare stack's: the masked-LM head comes on top.
   const double mlm = mlm_head_params(m);

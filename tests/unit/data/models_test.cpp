@@ -6,8 +6,10 @@
 
 #include "estimator_fixtures.hpp"
 #include "gpusel/base/error.hpp"
+#include "gpusel/data/data_source.hpp"
 #include "gpusel/json/embedded.hpp"
 #include "gpusel/json/json_source.hpp"
+#include "gpusel/memory/estimator.hpp"
 
 using namespace gpusel;
 
@@ -378,4 +380,29 @@ TEST_CASE("a bare count is named in B, T or M, never with an exponent") {
   CHECK_THAT(typical_arch({2000e9, 2000e9}).name, Catch::Contains("LLM of 2T "));
   CHECK_THAT(typical_arch({999.9e9, 999.9e9}).name, Catch::Contains("LLM of 1000B "));
   CHECK_THAT(typical_arch({0.5e9, 0.5e9}).name, Catch::Contains("LLM of 500M "));
+}
+
+TEST_CASE("a published count rounded below the shape's never leaves a part negative") {
+  // Kimi K2's card says 1T; its routed experts alone count 1,014.7B from config.json.
+  ModelArch m = require_model(gpusel::load_models(""), "kimi-k2");
+  const double shape_experts = arch_params(m).experts;
+  m.params = 1e12;
+  const ArchParams a = arch_params(m);
+  CHECK(a.total == 1e12);
+  CHECK(a.experts < shape_experts);
+  CHECK(a.experts <= a.linear);
+  // The attention and dense layers keep their computed size; the experts give way.
+  ModelArch shape = m;
+  shape.params = 0, shape.active_params.reset();
+  const ArchParams s = arch_params(shape);
+  CHECK(a.linear - a.experts == Approx(s.linear - s.experts));
+  for (const Precision p : {Precision::int4, Precision::int8}) {
+    Workload w = on(m, Mode::inference);
+    w.precision = p;
+    for (const int cpu_moe : {0, kCpuMoeAll}) {
+      w.cpu_moe = cpu_moe;
+      const Estimate e = estimate(w);
+      for (const auto& c : e.components) CHECK(c.bytes >= 0);
+    }
+  }
 }
