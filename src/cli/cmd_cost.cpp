@@ -130,6 +130,7 @@ nlohmann::json own_json(const OwnCost& o) {
           {"host_basis", o.host_basis},
           {"purchase", o.purchase},
           {"residual_1y", o.residual_1y},
+          {"selling_cost", o.selling_cost},
           {"residual", o.residual},
           {"resale", o.resale},
           {"depreciation", o.depreciation},
@@ -239,6 +240,9 @@ void add_options(CLI::App& cmd, CostArgs& a) {
   cmd.add_option("--card-price", a.card_price, "price of one card (e.g. 1800, 12999CNY)");
   cmd.add_option("--host-cost", a.host_cost, "price of one host system without GPUs");
   cmd.add_option("--resale-1y", a.q.resale_1y, "share of the price a card fetches after a year");
+  cmd.add_option("--selling-cost", a.q.selling_cost,
+                 "share of the sale price lost to selling it (default: data/ownership.json, "
+                 "eBay's final value fee)");
   cmd.add_option("--storage-gb", a.q.storage_gb, "cloud disk kept for the project, GB");
   cmd.add_option("--egress-gb", a.q.egress_gb, "data downloaded out of the cloud, GB");
   cmd.add_option("--storage-price", a.q.storage_price, "per GB-month (default: data/cloud.json)");

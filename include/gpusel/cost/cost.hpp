@@ -20,8 +20,9 @@ constexpr double kDaysPerMonth = 365.0 / 12.0;
 
 // ---- The arithmetic (every amount in one currency) ----
 
-// Resale value left after `months`: residual_1y ^ (months / 12), a geometric decay.
-double residual_fraction(double residual_1y, double months);
+// What a seller gets back after `months`, as a share of the price paid: residual_1y ^ (months /
+// 12), a geometric decay, less `selling_cost` of the sale (a marketplace's fee). 1 at 0 months.
+double residual_fraction(double residual_1y, double months, double selling_cost = 0);
 double hours_used(double hours_per_day, double months);
 
 // Hours a day above which owning (depreciation + power while used) costs less than renting
@@ -36,7 +37,8 @@ std::optional<double> break_even_hours_per_day(double depreciation, double rent_
 // extra_per_month (storage) and extra_once (egress) whatever the hours.
 std::optional<double> break_even_months(double purchase, double residual_1y, double rent_per_hour,
                                         double power_per_hour, double hours_per_day,
-                                        double extra_per_month = 0, double extra_once = 0);
+                                        double extra_per_month = 0, double extra_once = 0,
+                                        double selling_cost = 0);
 
 // ---- Renting ----
 
@@ -96,6 +98,7 @@ struct CostQuery {
   std::string today;  // YYYY-MM-DD, ages offer prices; "" = don't
   std::optional<double> kwh_price, card_price, host_cost;  // session currency
   std::optional<double> resale_1y;                         // fraction
+  std::optional<double> selling_cost;  // fraction of the sale lost to selling (--selling-cost)
   double storage_gb = 0, egress_gb = 0;
   std::optional<double> storage_price, egress_price;  // session currency per GB-month / GB
 };
@@ -112,7 +115,7 @@ struct OwnCost {
   const Gpu* gpu = nullptr;
   int count = 1, hosts = 1;
   double card_price = 0, cards = 0, host_price = 0, host_total = 0, purchase = 0;
-  double residual_1y = 0, residual = 0, resale = 0, depreciation = 0;
+  double residual_1y = 0, selling_cost = 0, residual = 0, resale = 0, depreciation = 0;
   double power_kw = 0, kwh = 0, kwh_price = 0, electricity = 0, power_per_hour = 0;
   double total = 0;  // depreciation + electricity
   std::string card_basis, host_basis, resale_basis, kwh_basis;

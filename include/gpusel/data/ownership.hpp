@@ -12,6 +12,8 @@ namespace gpusel {
 
 struct SegmentResale {
   Figure residual_1y;  // share of the purchase price left after 12 months
+  // Share of a sale's price the seller loses to selling (a marketplace's fee); none: 0.
+  std::optional<Figure> selling_cost;
 };
 
 // The host system itself is a platform (data/platforms.json); this file holds resale.

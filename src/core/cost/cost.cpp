@@ -15,8 +15,10 @@ double whole(double x, double unit) { return std::ceil(x / unit - 1e-9) * unit; 
 
 struct Advantage {  // rent - own over `months`: positive once owning is the cheaper
   double purchase, residual_1y, margin_per_hour, hours_per_day, extra_per_month, extra_once;
+  double selling_cost;
   double operator()(double months) const {
-    const double depreciation = purchase * (1 - residual_fraction(residual_1y, months));
+    const double depreciation =
+        purchase * (1 - residual_fraction(residual_1y, months, selling_cost));
     return margin_per_hour * hours_used(hours_per_day, months) + extra_per_month * months +
            extra_once - depreciation;
   }
@@ -32,9 +34,9 @@ bool spot_only_fits(RentKind kind, double hours, double months, double availabil
   return hours / (kDaysPerMonth * months) < 24.0 * availability;
 }
 
-double residual_fraction(double residual_1y, double months) {
+double residual_fraction(double residual_1y, double months, double selling_cost) {
   if (months <= 0) return 1;
-  return std::pow(residual_1y, months / 12.0);
+  return std::pow(residual_1y, months / 12.0) * (1 - selling_cost);
 }
 
 double hours_used(double hours_per_day, double months) {
@@ -51,11 +53,13 @@ std::optional<double> break_even_hours_per_day(double depreciation, double rent_
 
 std::optional<double> break_even_months(double purchase, double residual_1y, double rent_per_hour,
                                         double power_per_hour, double hours_per_day,
-                                        double extra_per_month, double extra_once) {
+                                        double extra_per_month, double extra_once,
+                                        double selling_cost) {
   const double margin = rent_per_hour - power_per_hour;
   const double slope = margin * hours_per_day * kDaysPerMonth + extra_per_month;
   if (slope <= 0) return std::nullopt;
-  const Advantage adv{purchase, residual_1y, margin, hours_per_day, extra_per_month, extra_once};
+  const Advantage adv{purchase,        residual_1y, margin,      hours_per_day,
+                      extra_per_month, extra_once,  selling_cost};
   // The advantage is convex in months (resale loss is front-loaded) and grows without bound,
   // starting at extra_once >= 0 (egress the renter pays up front). If its minimum is >= 0
   // owning is cheaper throughout; else owning stays cheaper after the crossing past that

@@ -35,6 +35,8 @@ void check_query(const CostQuery& q) {
           fmt::format("--rent-count must be between 1 and {}", kMaxGpuCount));
   require(!q.resale_1y || (*q.resale_1y >= 0 && *q.resale_1y <= 1),
           "--resale-1y must be a fraction between 0 and 1");
+  require(!q.selling_cost || (*q.selling_cost >= 0 && *q.selling_cost < 1),
+          "--selling-cost must be a fraction from 0 up to (not including) 1");
   for (const auto& [v, name] : {std::pair{q.kwh_price, "--kwh-price"},
                                 {q.card_price, "--card-price"},
                                 {q.host_cost, "--host-cost"},
@@ -118,7 +120,12 @@ std::optional<OwnCost> owning(const Gpu& g, const CostQuery& q, double hours, co
                        ? trf("{:.0f} % left after a year (--resale-1y)", r1 * 100)
                        : trf("{:.0f} % left after a year, {} default", r1 * 100, tr(g.segment));
   o.residual_1y = r1;
-  o.residual = residual_fraction(r1, q.months);
+  o.selling_cost =
+      q.selling_cost ? *q.selling_cost : (resale.selling_cost ? resale.selling_cost->value : 0.0);
+  if (o.selling_cost > 0)
+    o.resale_basis += trf(", less {:.1f} % of the sale to sell it", o.selling_cost * 100) +
+                      (q.selling_cost ? " (--selling-cost)" : "");
+  o.residual = residual_fraction(r1, q.months, o.selling_cost);
   o.resale = o.purchase * o.residual;
   o.depreciation = o.purchase - o.resale;
   std::tie(o.kwh_price, o.kwh_basis) = kwh_price(q, d, conv);
@@ -185,7 +192,7 @@ void add_break_even(CostReport& r) {
     r.break_even.push_back(
         {q.kind, beyond_a_day ? std::nullopt : hours,
          break_even_months(o.purchase, o.residual_1y, q.rate_per_hour, o.power_per_hour,
-                           qy.hours_per_day, storage_month, egress),
+                           qy.hours_per_day, storage_month, egress, o.selling_cost),
          beyond_a_day});
   }
 }

@@ -67,15 +67,17 @@ std::string months_reason(const BreakEven& b, const CostReport& r) {
   const std::string kind = tr(rent_kind_name(b.kind));
   if (!b.months) return trf("at this use owning never beats {}", kind);
   if (*b.months == 0)
-    return trf("at {:g} h/day owning is cheaper than {} from the start, counting what the cards "
-               "resell for then", r.query.hours_per_day,
-               kind);
+    return trf(
+        "at {:g} h/day owning is cheaper than {} from the start, counting what the cards "
+        "resell for then",
+        r.query.hours_per_day, kind);
   if (*b.months > kLongestMonths)
     return trf("at {:g} h/day owning beats {} only after more than {:.0f} years",
                r.query.hours_per_day, kind, kLongestMonths / 12);
-  return trf("at {:g} h/day owning beats {} after {:.1f} months, counting what the cards resell "
-             "for then (project: {:g})",
-             r.query.hours_per_day, kind, *b.months, r.query.months);
+  return trf(
+      "at {:g} h/day owning beats {} after {:.1f} months, counting what the cards resell "
+      "for then (project: {:g})",
+      r.query.hours_per_day, kind, *b.months, r.query.months);
 }
 
 // A price that no provider publishes (the defaults' spot ratio or commitment discount) is
@@ -131,10 +133,10 @@ void decide(CostReport& r) {
   const Option& best = opts[0];
   const Option& next = opts[1];
   r.verdict.choice = best.choice;
-  r.verdict.reasons.push_back(trf("{} is the cheapest at published prices: {}; the next is {} at {} ({:.0f} % more)",
-                                  describe(best), amount(best.total, r), describe(next),
-                                  amount(next.total, r),
-                                  best.total > 0 ? (next.total / best.total - 1) * 100 : 0.0));
+  r.verdict.reasons.push_back(
+      trf("{} is the cheapest at published prices: {}; the next is {} at {} ({:.0f} % more)",
+          describe(best), amount(best.total, r), describe(next), amount(next.total, r),
+          best.total > 0 ? (next.total / best.total - 1) * 100 : 0.0));
   own_reason(r);
   for (const auto& b : r.break_even) {
     r.verdict.reasons.push_back(hours_reason(b, r));

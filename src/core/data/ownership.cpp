@@ -15,7 +15,10 @@ namespace {
 using nlohmann::json;
 
 SegmentResale parse_segment(const json& j, const std::string& at) {
-  return {parse_figure(j.at("residual_1y"), at + ".residual_1y")};
+  SegmentResale r{parse_figure(j.at("residual_1y"), at + ".residual_1y"), std::nullopt};
+  if (j.contains("selling_cost"))
+    r.selling_cost = parse_figure(j.at("selling_cost"), at + ".selling_cost");
+  return r;
 }
 
 KwhPrice parse_kwh(const json& j, const std::string& at) {

@@ -417,3 +417,27 @@ TEST_CASE("several instances: the note names the network a job split across them
   CHECK(notes_of().find("2 instances, joined by the provider's 400 Gbit/s RDMA network") !=
         std::string::npos);
 }
+
+TEST_CASE("a seller keeps the resale less the cost of selling, however soon the card is sold") {
+  CHECK(residual_fraction(0.5, 12, 0.129) == Approx(0.5 * 0.871));
+  CHECK(residual_fraction(0.6, 0, 0.129) == 1);  // nothing bought, nothing sold
+  // A card sold the week it was bought still costs the fee: no short project is free to own.
+  CHECK(1 - residual_fraction(0.6, 0.25, 0.129) > 0.129);
+  // Owning catches up with renting later when selling costs something.
+  const double free = *break_even_months(5800, 0.25, 2.0, 0.18, 8);
+  const double fee = *break_even_months(5800, 0.25, 2.0, 0.18, 8, 0, 0, 0.129);
+  CHECK(fee > free);
+  const double own = 5800 * (1 - residual_fraction(0.25, fee, 0.129)) + 0.18 * hours_used(8, fee);
+  CHECK(own == Approx(2.0 * hours_used(8, fee)).epsilon(1e-4));
+  // The query's --selling-cost replaces the data's, and shows in the resale line.
+  const Fixture f;
+  CostQuery q = two_4090s_vs_a100();
+  q.selling_cost = 0.2;
+  const CostReport r = compare_costs(q, f.data());
+  REQUIRE(r.own);
+  CHECK(r.own->selling_cost == 0.2);
+  CHECK(r.own->resale == Approx(r.own->purchase * residual_fraction(r.own->residual_1y, 6, 0.2)));
+  CHECK_THAT(r.own->resale_basis, Catch::Contains("less 20.0 % of the sale"));
+  q.selling_cost = 1;
+  CHECK_THROWS_WITH(compare_costs(q, f.data()), Catch::Contains("--selling-cost"));
+}
