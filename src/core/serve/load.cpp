@@ -24,19 +24,19 @@ double iteration_time(const Replica& r, double rate) {
   const auto h = [&](double tau) { return step_seconds(r, rate * o * tau, rate * p * tau) - tau; };
   const double lo = step_seconds(r, 0, 0);
   if (rate <= 0) return lo;
-  double a = lo, b = r.max_seqs / (rate * o);
+  const double b = r.max_seqs / (rate * o);
   if (b < lo) return kInf;
-  if (h(b) > 0) {  // the crossing, if any, lies left of h's minimum
-    for (int i = 0; i < 100 && b - a > 1e-9 * b; ++i) {
-      const double m1 = a + (b - a) / 3, m2 = b - (b - a) / 3;
-      if (h(m1) < h(m2))
-        b = m2;
-      else
-        a = m1;
-    }
-    if (h(b) > 0) return kInf;
+  // The first crossing, where a replica filling from empty settles. Past the CUDA-graph batch
+  // a step jumps (serving.json eager_layer_overhead_us), so h is not unimodal and may cross
+  // zero again further out: a scan up from the idle step finds the first, a bisection refines
+  // it. None below the running-batch cap: the replica cannot keep up.
+  constexpr int kScan = 128;
+  double left = lo, right = kInf;
+  for (int i = 1; i <= kScan && !std::isfinite(right); ++i) {
+    const double t = lo * std::pow(b / lo, double(i) / kScan);
+    (h(t) <= 0 ? right : left) = t;
   }
-  double left = lo, right = b;
+  if (!std::isfinite(right)) return kInf;
   for (int i = 0; i < 100 && right - left > 1e-9 * right; ++i) {
     const double mid = (left + right) / 2;
     (h(mid) > 0 ? left : right) = mid;
@@ -166,10 +166,11 @@ namespace {
 // A load point's rates, utilisations and queue waits, and whether the replica keeps up at all:
 // everything but the latency distributions, which cost most and which the searches for the
 // saturation rate and for a target need only in part.
-LoadPoint base_point(const Replica& r, double rate, Waits& w) {
+// `tau`: the iteration time when known (a closed loop at a given batch), else the rate's.
+LoadPoint base_point(const Replica& r, double rate, Waits& w, double tau = 0) {
   if (!r.fits()) return unstable(rate);
   rate = std::max(rate, 1e-9);
-  const double tau = iteration_time(r, rate);
+  if (!(tau > 0)) tau = iteration_time(r, rate);
   if (!std::isfinite(tau)) return unstable(rate);
   LoadPoint p;
   p.rate = rate;
@@ -213,15 +214,44 @@ bool meets_at(const Replica& r, double rate, const Targets& t) {
 
 }  // namespace
 
-LoadPoint at_rate(const Replica& r, double rate) {
-  Waits w;
-  LoadPoint p = base_point(r, rate, w);
+namespace {
+
+LoadPoint with_latencies(const Replica& r, LoadPoint p, const Waits& w) {
   if (!p.stable) return p;
-  const Ttft t = ttft_of(r, p, w);
-  p.ttft = ttft_percentiles(t);
+  p.ttft = ttft_percentiles(ttft_of(r, p, w));
   p.tpot = tpot_percentiles(r, p);
   p.users = users_of(r, p, p.ttft.mean);
   return p;
+}
+
+// A closed loop settled at a running batch of `b`: each step decodes b sequences and takes
+// the prompts arriving meanwhile (b x prompt / output tokens), and the rate is what the batch
+// completes, b / (output x step). Unlike an open rate, this has one solution at every batch:
+// past the compute ceiling more users make every step longer (vLLM admits them all, up to its
+// sequence cap), where an open Poisson rate could not be sustained at all.
+LoadPoint at_batch(const Replica& r, double b) {
+  const double o = mean_output(r);
+  const double tau = step_seconds(r, b, b * mean_prompt(r) / o);
+  Waits w;
+  return with_latencies(r, base_point(r, b / (o * tau), w, tau), w);
+}
+
+// The largest running batch the loop sustains (slot and prefill queues below 1).
+double max_batch(const Replica& r) {
+  double lo = 0, hi = r.max_seqs;
+  if (at_batch(r, hi).stable) return hi;
+  for (int i = 0; i < 60 && hi - lo > 1e-6 * hi; ++i) {
+    const double mid = (lo + hi) / 2;
+    (at_batch(r, mid).stable ? lo : hi) = mid;
+  }
+  return lo;
+}
+
+}  // namespace
+
+LoadPoint at_rate(const Replica& r, double rate) {
+  Waits w;
+  return with_latencies(r, base_point(r, rate, w), w);
 }
 
 LoadPoint idle_point(const Replica& r) { return at_rate(r, 1e-9); }
@@ -258,19 +288,19 @@ std::optional<LoadPoint> within_targets(const Replica& r, const Targets& t) {
 }
 
 LoadPoint at_users(const Replica& r, double users) {
-  const double sat = saturation_rate(r);
-  if (!(sat > 0) || !(users > 0)) return unstable(0);
-  double lo = 0, hi = sat;
+  if (!r.fits() || !(users > 0)) return unstable(0);
+  const double top = max_batch(r);
+  if (!(top > 0)) return unstable(0);
+  double lo = 0, hi = top;
   for (int i = 0; i < 60 && hi - lo > 1e-7 * hi; ++i) {
     const double mid = (lo + hi) / 2;
-    Waits w;  // users need the mean TTFT only, not its percentiles
-    const LoadPoint p = base_point(r, mid, w);
-    (p.stable && users_of(r, p, ttft_of(r, p, w).mean + w.mean()) < users ? lo : hi) = mid;
+    const LoadPoint p = at_batch(r, mid);
+    (p.stable && p.users < users ? lo : hi) = mid;
   }
-  LoadPoint p = at_rate(r, std::max(lo, 1e-9));
-  // More users than the replica holds at its highest rate: the rate stays there and the rest
-  // wait for admission. A closed loop keeps all of them in the system (users = rate x
-  // response time), so each waits (users - held) / rate longer before its first token.
+  LoadPoint p = at_batch(r, std::max(hi, 1e-9));
+  // More users than the replica holds at its largest batch: the rest wait for admission. A
+  // closed loop keeps all of them in the system (users = rate x response time), so each waits
+  // (users - held) / rate longer before its first token.
   if (p.stable && p.users < users * (1 - 1e-3)) {
     const double wait = (users - p.users) / p.rate;
     for (double* t : {&p.ttft.mean, &p.ttft.p50, &p.ttft.p90, &p.ttft.p99}) *t += wait;
@@ -280,12 +310,24 @@ LoadPoint at_users(const Replica& r, double users) {
 }
 
 double users_within_targets(const Replica& r, const Targets& t, const LoadPoint& cap) {
-  const double sat = saturation_rate(r);
-  // Below the ceiling the TTFT or TPOT target binds: one more client raises the rate and
-  // breaks it. Without a TTFT target, waiting is not bounded: keep the ceiling's own users.
-  if (!cap.stable || cap.rate < sat * (1 - 1e-4) || !t.ttft_s) return cap.users;
-  const double slack = *t.ttft_s - cap.ttft.at(t.percentile);
-  return cap.users + std::max(0.0, slack) * cap.rate;
+  if (!cap.stable) return cap.users;
+  // The largest running batch whose latencies meet the targets: every step longer with each
+  // user, the TPOT target binds; the TTFT one through the queues.
+  const double top = max_batch(r);
+  double lo = 0, hi = top;
+  if (!meets(at_batch(r, hi), t)) {
+    for (int i = 0; i < 60 && hi - lo > 1e-6 * hi; ++i) {
+      const double mid = (lo + hi) / 2;
+      (meets(at_batch(r, mid), t) ? lo : hi) = mid;
+    }
+    return std::max(cap.users, at_batch(r, lo).users);
+  }
+  // At the largest batch and still within: those who can wait for admission within the TTFT
+  // target count too. Without a TTFT target, waiting is not bounded: the batch's own users.
+  const LoadPoint full = at_batch(r, hi);
+  if (!t.ttft_s) return full.users;
+  const double slack = *t.ttft_s - full.ttft.at(t.percentile);
+  return full.users + std::max(0.0, slack) * full.rate;
 }
 
 }  // namespace gpusel

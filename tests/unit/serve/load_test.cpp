@@ -91,7 +91,7 @@ TEST_CASE("load: closed-loop users map to a rate by Little's law", "[serve]") {
   CHECK(many.tpot.p50 > few.tpot.p50);
   // Past what the replica holds at its highest rate, more users only wait longer to start.
   const LoadPoint crowd = at_users(r, 4 * many.users), more = at_users(r, 8 * many.users);
-  CHECK(crowd.users == Approx(4 * many.users));
+  CHECK(crowd.users == Approx(4 * many.users).epsilon(1e-4));
   CHECK(more.rate == Approx(crowd.rate).epsilon(1e-6));
   CHECK(more.ttft.p50 > crowd.ttft.p50);
   CHECK(more.users == Approx(more.rate * (more.ttft.mean + 200 * more.tpot.mean)).epsilon(0.01));
@@ -123,7 +123,7 @@ TEST_CASE("load: users who can wait for admission within the TTFT target still c
   // That many clients in a closed loop meet the targets: the extra ones wait for admission.
   const LoadPoint at = at_users(r, users * 0.999);
   CHECK(meets(at, loose));
-  CHECK(at.ttft.p99 == Approx(5.0).epsilon(0.01));
+  CHECK(at.ttft.p99 == Approx(5.0).epsilon(0.02));
   CHECK_FALSE(meets(at_users(r, users * 1.05), loose));
   // A latency-bound target (tighter than the ceiling's) keeps the point's own users.
   Targets tight;
@@ -131,7 +131,7 @@ TEST_CASE("load: users who can wait for admission within the TTFT target still c
   const auto tcap = within_targets(r, tight);
   REQUIRE(tcap);
   CHECK(tcap->rate < saturation_rate(r));
-  CHECK(users_within_targets(r, tight, *tcap) == tcap->users);
+  CHECK(users_within_targets(r, tight, *tcap) == Approx(tcap->users).epsilon(1e-5));
 }
 
 TEST_CASE("load: a think time between requests lets the same rate serve more users", "[serve]") {
@@ -142,4 +142,29 @@ TEST_CASE("load: a think time between requests lets the same rate serve more use
   CHECK(reading.users == Approx(busy.users + 30 * busy.rate));
   // And users map back to the same rate.
   CHECK(at_users(r, reading.users).rate == Approx(reading.rate).epsilon(1e-3));
+}
+
+TEST_CASE("load: a replica settles at the first fixed point, its iteration rising with the rate",
+          "[serve]") {
+  // Past the CUDA-graph batch (512) a step jumps by its eager launches, so the iteration time
+  // has a second fixed point far out; a replica filling from empty never reaches it below
+  // saturation. (Round 27: the bisection landed on either, and 100 users on 2x H200 NVL read
+  // a 2.6 s TTFT beside a capacity of 645 users within 2 s.)
+  const Traffic chat{{222, 172}, {219, 172}};
+  const Replica r =
+      replica(served("llama-3.3-70b", chat, Precision::fp8), "h200-nvl", 2, "vllm", chat);
+  const double sat = saturation_rate(r);
+  REQUIRE(sat > 1);
+  double last_tau = 0, last_users = 0;
+  for (int i = 1; i <= 400; ++i) {
+    const LoadPoint p = at_rate(r, sat * (0.90 + 0.0999 * i / 400));
+    REQUIRE(p.stable);
+    CHECK(p.iteration_s >= last_tau * (1 - 1e-9));
+    CHECK(p.users >= last_users * (1 - 1e-9));
+    last_tau = p.iteration_s, last_users = p.users;
+  }
+  // 100 closed-loop users run within the replica's batch: none waits for admission.
+  const LoadPoint hundred = at_users(r, 100);
+  CHECK(hundred.running < 100);
+  CHECK(hundred.ttft.p99 < 1.0);
 }
