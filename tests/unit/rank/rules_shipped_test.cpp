@@ -160,6 +160,16 @@ const std::vector<Case>& cases() {
       {"host-ram-beyond-board",  // offload beyond the board's DIMM slots
        {{{"config.host_ram_short_gb", 12.0}, {"config.host_ram_gb", 140.0}}},
        {{}, {{"config.host_ram_short_gb", 0.0}, {"config.host_ram_gb", 300.0}}}},
+      {"no-platform-for-count",  // priced cards no platform takes: the price lacks a host
+       {{{"config.platform", "none"s}, {"config.rented", false}, {"config.price", 4828.0},
+         {"gpu.form_factor", "pcie"s}}},
+       {{},
+        {{"config.platform", "desktop-2"s}, {"config.rented", false}, {"config.price", 4828.0},
+         {"gpu.form_factor", "pcie"s}},
+        {{"config.platform", "none"s}, {"config.rented", true}, {"config.price", 4828.0},
+         {"gpu.form_factor", "pcie"s}},
+        {{"config.platform", "none"s}, {"config.rented", false}, {"config.price", 0.0},
+         {"gpu.form_factor", "pcie"s}}}},
       {"host-ram-short",  // offload beyond the user's own host's --host-ram
        {{{"config.own_host_ram_short_gb", 70.0}, {"config.host_ram_gb", 134.0}}},
        {{}, {{"config.own_host_ram_short_gb", 0.0}, {"config.host_ram_gb", 60.0}}}},
