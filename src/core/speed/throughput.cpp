@@ -199,7 +199,10 @@ void estimate_training(const Workload& w, const Gpu& g, int count, bool linked, 
   const double per_token_s = step_s / (w.batch * w.seq_len);
   t.train_tokens_per_s = count * t.scaling / per_token_s;
   t.tflops_used = p.linear;
-  t.mfu = p.spec > 0 ? (f.linear + f.attention) / per_token_s / 1e12 / p.spec : 0;
+  // A spec far below the achievable rate is not the card's peak at this precision (the FP32
+  // figure standing in where no 16-bit tensor figure is published: GB10): no MFU then.
+  const bool peak_known = p.spec > 0 && p.attention <= p.spec * 1.5;
+  t.mfu = peak_known ? (f.linear + f.attention) / per_token_s / 1e12 / p.spec : 0;
   // MFU counts the whole step, the waits on the network included (t.scaling is inside
   // per-token time via train_tokens_per_s): recomputed on the tokens a card really trains.
   t.mfu *= t.scaling;

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "gpusel/base/error.hpp"
+#include "gpusel/data/data_source.hpp"
 #include "gpusel/json/embedded.hpp"
 #include "gpusel/speed/throughput.hpp"
 #include "throughput_fixtures.hpp"
@@ -75,4 +76,21 @@ TEST_CASE("M5 GPUs multiply prompts on their Neural Accelerators, per core alike
   // Decode reads memory: the accelerators change nothing there.
   CHECK(m5.decode_tokens_per_s <
         1.2 * prompt("llama.cpp", "apple-m4", k).decode_tokens_per_s * 153.6 / 120);
+}
+
+TEST_CASE("MFU is a share of a published peak: never above 1, none where no peak is known") {
+  // GB10 (DGX Spark) publishes no 16-bit tensor figure: its FP32 31 TFLOPS stood in for the
+  // peak and its measured 92.3 TFLOPS made MFU 1.56 (round 27's audit).
+  for (const Gpu& g : load_catalog({}).gpus) {
+    CAPTURE(g.id);
+    for (const Mode m : {Mode::full, Mode::lora}) {
+      const Throughput t = estimate_throughput(training(m, 7e9), g, 1, false);
+      CHECK(t.mfu >= 0);
+      CHECK(t.mfu <= 1);
+    }
+  }
+  const Throughput spark = estimate_throughput(training(Mode::lora, 7e9),
+                                               shipped_gpu("dgx-spark"), 1, false);
+  CHECK(spark.mfu == 0);
+  CHECK(spark.train_tokens_per_s > 0);
 }
