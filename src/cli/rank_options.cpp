@@ -66,6 +66,10 @@ void add_evaluation_options(CLI::App* cmd, RankArgs& a) {
                   "the system RAM of the host you own, GB: what is offloaded (--offload, "
                   "--n-cpu-moe, --cpu-moe) must fit in it beside a 4 GB OS reserve; implies "
                   "--cards-only");
+  cmd->add_option("--market", a.market,
+                  "cn|global: where you buy; cards sold only in mainland China (H20, RTX 5090 D) "
+                  "are bought only there (default: cn with prices in CNY or --domestic, else "
+                  "global)");
   cmd->add_flag("--domestic", a.domestic, "domestic (China-made) hardware is mandatory (K34)");
   cmd->add_option("--format", a.format, format_help());
   cmd->add_flag("--explain", a.explain, "show each score's formula with its numbers");
@@ -126,6 +130,11 @@ Session resolve_session(const RankArgs& a, bool with_workload) {
   if (!a.os.empty()) r.reserve.os = parse_os(a.os);
   r.tokens = work_tokens(a);
   r.domestic = a.domestic;
+  if (!a.market.empty() && a.market != "cn" && a.market != "global")
+    throw usage_error("--market '" + quote_input(a.market) + "': must be cn or global");
+  r.market = !a.market.empty()                         ? a.market
+             : r.price.currency == "CNY" || a.domestic ? "cn"
+                                                       : "global";
   r.host_ram_gb = a.host_ram;
   r.cards_only = a.cards_only || a.host_ram > 0;  // RAM stated: the host is the user's
   s.rules = load_rules("", a.rules_files);

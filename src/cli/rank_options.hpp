@@ -16,7 +16,7 @@ constexpr int kMaxGpus = kMaxGpuCount;  // memory/workload.hpp
 struct RankArgs {
   WorkloadArgs workload;
   std::string budget, currency, weights = "compute=0.4,budget=0.4,ecosystem=0.2", reserve;
-  std::string tokens, dataset_tokens, os;
+  std::string tokens, dataset_tokens, os, market;
   double epochs = 1;
   std::vector<std::string> vendors, ecosystems, segments, exclude, rules_files;
   double min_vram = 0, host_ram = 0;

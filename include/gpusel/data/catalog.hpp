@@ -75,6 +75,8 @@ struct Gpu {
   int pcie_gen = 0, pcie_lanes = 0;
   std::string ecosystem;        // cuda | rocm | oneapi | synapseai | cann | metal
   std::string platform_target;  // e.g. "sm_89", "gfx942": what kernels must be built for
+  // "cn": sold only in mainland China (export-compliant SKUs: H20, RTX 5090 D); "": everywhere.
+  std::string market;
   std::vector<Price> prices;
   // The record's "sources" and "notes" are checked (schema) and shown by `catalog show` from
   // the record's text, but no command reasons over them: not held per card (at 100,000

@@ -41,6 +41,9 @@ struct RankRequest {
   // The system RAM of the user's own host, GB (--host-ram; 0: not stated): what is offloaded
   // must fit in it beside the OS reserve (rule host-ram-short). Given, the host is the user's.
   double host_ram_gb = 0;
+  // Where the buyer buys (--market): "cn" (mainland China) or "global"; cards sold only in
+  // one market are bought only there (rule china-market-sku).
+  std::string market = "global";
   // Purchases only as whole boards (rule whole-boards-only); serve sets it false: it packs
   // its replicas into hosts itself.
   bool whole_boards = true;

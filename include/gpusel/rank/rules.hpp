@@ -167,9 +167,11 @@ enum class FactId : std::uint8_t {
   workload_experts_in_ram,
   config_host_ram_gb,
   config_host_ram_short_gb,
-  config_own_host_ram_short_gb
+  config_own_host_ram_short_gb,
+  gpu_market,
+  config_market
 };
-inline constexpr std::size_t kFactCount = 54;
+inline constexpr std::size_t kFactCount = 56;
 // The position of a vocabulary fact (fact_vocabulary()[fact_index(info)] is info).
 std::size_t fact_index(const FactInfo& info);
 

@@ -77,6 +77,7 @@ void parse_text(Gpu& g, const J& rec, const std::string& at) {
   g.memory_type = optional_field<std::string>(rec, "memory_type", "", at);
   g.ecosystem = required<std::string>(rec, "ecosystem", at);
   g.platform_target = optional_field<std::string>(rec, "platform_target", "", at);
+  g.market = optional_field<std::string>(rec, "market", "", at);
 }
 
 template <typename J>

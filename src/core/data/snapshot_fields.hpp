@@ -43,7 +43,7 @@ void fields(A& a, T& g) {
   a(g.launch_year, g.vram_gb, g.ecc, g.unified_memory, g.unified_memory_share);
   a(g.bandwidth_gbs, g.fp32_tflops, g.bf16_tflops_dense, g.fp16_tflops_dense,
     g.fp16_acc16_tflops_dense, g.int8_tops_dense, g.fp8_tflops_dense, g.fp4_tflops_dense);
-  a(g.tdp_w, g.interconnect, g.pcie_gen, g.pcie_lanes, g.ecosystem, g.platform_target);
+  a(g.tdp_w, g.interconnect, g.pcie_gen, g.pcie_lanes, g.ecosystem, g.platform_target, g.market);
   a(g.prices);
   raw_record(a, g);
 }

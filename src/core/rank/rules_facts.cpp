@@ -142,6 +142,15 @@ std::vector<FactInfo> make_vocabulary() {
        "GB of that RAM beyond the --host-ram of the user's own host (0 when it fits, rented, or "
        "no --host-ram given)",
        {}},
+      {"gpu.market",
+       T::text,
+       "where the card is sold: cn (mainland China only: export-compliant SKUs) or global",
+       {"cn", "global"}},
+      {"config.market",
+       T::text,
+       "where the buyer buys: cn or global (--market; default cn with prices in CNY or "
+       "--domestic, else global)",
+       {"cn", "global"}},
   };
 }
 

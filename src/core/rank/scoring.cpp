@@ -176,6 +176,7 @@ void card_facts(const Gpu& g, FactTable& f) {
   f.number(F::gpu_tdp_w, g.tdp_w);
   f.text(F::gpu_ecosystem, g.ecosystem);
   f.text(F::gpu_platform_target, g.platform_target);
+  f.text(F::gpu_market, g.market.empty() ? std::string_view("global") : std::string_view(g.market));
   f.number(F::gpu_launch_year, double(g.launch_year));
   f.number(F::gpu_bf16_tflops, g.tensor16_tflops());
   // A card with a published FP4 rate but no FP8 or BF16 one (the RTX 5090 D, whose export
@@ -249,6 +250,7 @@ void facts_for(const Result& r, const Workload& w, const RankRequest& req, Confi
   f.number(F::config_host_ram_gb, q.ram_need_gb);
   f.number(F::config_host_ram_short_gb, req.cards_only ? 0 : q.ram_short_gb);
   own_host_facts(r, req, f);
+  f.text(F::config_market, req.domestic ? std::string_view("cn") : std::string_view(req.market));
   if (!r.throughput.bound.empty()) f.text(F::config_bound, r.throughput.bound);
   workload_facts(w, req, r.hours, out);
   if (is_training(w.mode)) return;

@@ -238,3 +238,22 @@ TEST_CASE("BF16 and FP8 are facts of the architecture, not of a printed rate") {
     CHECK(has_message(r.rules.warnings, "bf16-unsupported") == !has);
   }
 }
+
+TEST_CASE("cards sold only in mainland China are bought only there") {
+  for (const auto& [name, w] : property_workloads()) {
+    CAPTURE(name);
+    RankRequest q = request(w);
+    q.keep_passed = true;
+    const Ranking global = run(q);
+    for (const auto& res : global.passed) CHECK(res.config.gpu->market.empty());
+    q.market = "cn";
+    const Ranking cn = run(q);
+    CHECK(cn.rejected.by_rule.count("china-market-sku") == 0);
+    if (global.rejected.by_rule.count("china-market-sku") == 0) continue;
+    // What the global buyer lost is back for the buyer in China.
+    CHECK(cn.fitting > global.fitting);
+  }
+  int china_only = 0;
+  for (const Gpu& g : catalog().gpus) china_only += g.market == "cn";
+  CHECK(china_only >= 6);
+}
