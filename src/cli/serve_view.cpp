@@ -156,18 +156,29 @@ std::string layout_text(const Replica& r) {
                   : fmt::format("tensor parallel {}", r.tp);
 }
 
+// Three significant figures below 100, whole numbers above ("1004", not "1e+03").
+std::string count_text(double x) {
+  return x >= 100 ? fmt::format("{:.0f}", x) : fmt::format("{:.3g}", x);
+}
+
 std::string verdict_text(const ServeOption& o, const ServeView& v) {
   const double pct = v.query.request.target.targets.percentile;
   const std::string cfg = fmt::format("{}x {}", v.query.count, o.eval.config.gpu->id);
   if (!o.capacity) return cfg + ": " + o.why_not;
   std::string s = fmt::format(
-      "{} as {} replica{} of {} ({}, {}): each carries {:.3g} req/s ({:.3g} user{}, {} output "
+      "{} as {} replica{} of {} ({}, {}): each carries {:.3g} req/s ({} user{}, {} output "
       "tok/s) within the targets; the KV pool holds {} sequences per replica (running batch at "
       "most {}: {})",
       cfg, o.replicas, o.replicas == 1 ? "" : "s", o.replica.count, layout_text(o.replica),
-      o.engine->label, o.capacity->rate, o.capacity_users,
-      fmt::format("{:.3g}", o.capacity_users) == "1" ? "" : "s", rate(o.capacity->tokens_per_s),
+      o.engine->label, o.capacity->rate, count_text(o.capacity_users),
+      count_text(o.capacity_users) == "1" ? "" : "s", rate(o.capacity->tokens_per_s),
       o.replica.memory_seqs, o.replica.max_seqs, o.replica.seq_limit);
+  // A module sold on whole boards: the price is the board's, the capacity these cards'.
+  if (o.bought.priced && o.bought.cards_bought > o.cards)
+    s += fmt::format(
+        "; the card is sold only on whole boards, so {} cards are bought (their "
+        "price is the column's) for the {} that serve",
+        o.bought.cards_bought, o.cards);
   const ServeTarget& t = v.query.request.target;
   // The latencies at the load asked, which may break the targets the capacity meets.
   if (t.rps || t.users)
