@@ -52,6 +52,9 @@ LoadPoint at_users(const Replica& r, double users);
 // point: its users, and where that point is the throughput ceiling, those who can wait for
 // admission within the TTFT target too (at_users adds that wait; TPOT does not grow).
 double users_within_targets(const Replica& r, const Targets& t, const LoadPoint& cap);
+// That capacity as a closed-loop point: its rate, latencies and users (cap itself where the
+// open rate's point holds more users).
+LoadPoint users_capacity(const Replica& r, const Targets& t, const LoadPoint& cap);
 // The latency floor: a nearly idle replica (one request at a time).
 LoadPoint idle_point(const Replica& r);
 

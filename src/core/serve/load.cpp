@@ -309,8 +309,8 @@ LoadPoint at_users(const Replica& r, double users) {
   return p;
 }
 
-double users_within_targets(const Replica& r, const Targets& t, const LoadPoint& cap) {
-  if (!cap.stable) return cap.users;
+LoadPoint users_capacity(const Replica& r, const Targets& t, const LoadPoint& cap) {
+  if (!cap.stable) return cap;
   // The largest running batch whose latencies meet the targets: every step longer with each
   // user, the TPOT target binds; the TTFT one through the queues.
   const double top = max_batch(r);
@@ -320,14 +320,21 @@ double users_within_targets(const Replica& r, const Targets& t, const LoadPoint&
       const double mid = (lo + hi) / 2;
       (meets(at_batch(r, mid), t) ? lo : hi) = mid;
     }
-    return std::max(cap.users, at_batch(r, lo).users);
+    const LoadPoint p = at_batch(r, lo);
+    return p.stable && p.users >= cap.users ? p : cap;
   }
   // At the largest batch and still within: those who can wait for admission within the TTFT
   // target count too. Without a TTFT target, waiting is not bounded: the batch's own users.
-  const LoadPoint full = at_batch(r, hi);
-  if (!t.ttft_s) return full.users;
-  const double slack = *t.ttft_s - full.ttft.at(t.percentile);
-  return full.users + std::max(0.0, slack) * full.rate;
+  LoadPoint full = at_batch(r, hi);
+  if (!t.ttft_s) return full;
+  const double wait = std::max(0.0, *t.ttft_s - full.ttft.at(t.percentile));
+  full.users += wait * full.rate;
+  for (double* x : {&full.ttft.mean, &full.ttft.p50, &full.ttft.p90, &full.ttft.p99}) *x += wait;
+  return full;
+}
+
+double users_within_targets(const Replica& r, const Targets& t, const LoadPoint& cap) {
+  return users_capacity(r, t, cap).users;
 }
 
 }  // namespace gpusel

@@ -165,7 +165,12 @@ ServeOption evaluate_option(const Gpu& g, int count, std::optional<int> fixed_re
     o.capacity.reset();
     return o;
   }
-  o.capacity_users = users_within_targets(o.replica, req.target.targets, *o.capacity);
+  // Concurrent users: the capacity is the closed loop's (its rate, latencies and users), so
+  // the columns and the verdict describe one operating point.
+  if (req.target.users) o.capacity = users_capacity(o.replica, req.target.targets, *o.capacity);
+  o.capacity_users = req.target.users
+                         ? o.capacity->users
+                         : users_within_targets(o.replica, req.target.targets, *o.capacity);
   o.replicas_needed = replicas_for(req.target, *o.capacity, o.capacity_users);
   o.replicas = fixed_replicas.value_or(o.replicas_needed);
   o.cards = count * o.replicas;
@@ -174,10 +179,12 @@ ServeOption evaluate_option(const Gpu& g, int count, std::optional<int> fixed_re
   o.meets = o.replicas >= o.replicas_needed;
   if (!o.meets)
     o.why_not = fmt::format(
-        "{} replica{} of {} card{} carr{} {:.3g} req/s within the targets; the load needs {} "
-        "replicas",
+        "{} replica{} of {} card{} carr{} {} within the targets; the load needs {} replicas",
         o.replicas, o.replicas == 1 ? "" : "s", count, count == 1 ? "" : "s",
-        o.replicas == 1 ? "ies" : "y", o.replicas * o.capacity->rate, o.replicas_needed);
+        o.replicas == 1 ? "ies" : "y",
+        req.target.users ? fmt::format("{:.0f} users", o.replicas * o.capacity_users)
+                         : fmt::format("{:.3g} req/s", o.replicas * o.capacity->rate),
+        o.replicas_needed);
   const double priced_tokens =
       o.tokens_per_s > 0 ? o.tokens_per_s : o.capacity->tokens_per_s * o.replicas;
   o.bought = buy(o.eval, o.replicas, priced_tokens, req, rates, env);
