@@ -14,6 +14,9 @@ struct SegmentResale {
   Figure residual_1y;  // share of the purchase price left after 12 months
   // Share of a sale's price the seller loses to selling (a marketplace's fee); none: 0.
   std::optional<Figure> selling_cost;
+  // A marketplace's fee is per item and tiered: selling_cost up to `above_usd` of an item's
+  // sale, `rate_above` on the rest (eBay: 13.6 % to 7,500 USD, 2.35 % above). 0: flat.
+  double above_usd = 0, rate_above = 0;
 };
 
 // The host system itself is a platform (data/platforms.json); this file holds resale.

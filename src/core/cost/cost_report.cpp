@@ -85,6 +85,23 @@ int smallest_purchase(const Gpu& g) {
   return p && !p->sold_in.empty() ? p->sold_in.front() : 1;
 }
 
+// The share of the resale a marketplace's fee takes, item by item (each card, each host):
+// the segment's rate up to its threshold of an item's sale, the lower rate above it, so a
+// 30,000 USD module pays about 5 % where a 700 USD card pays the full rate.
+double selling_share(const OwnCost& o, double r1, double months, const SegmentResale& s,
+                     const Converter& conv) {
+  if (!s.selling_cost) return 0;
+  const double rate = s.selling_cost->value;
+  if (!(s.above_usd > 0)) return rate;
+  const double keep = residual_fraction(r1, months), limit = conv(s.above_usd, "USD");
+  const auto fee = [&](double sale) {
+    return rate * std::min(sale, limit) + s.rate_above * std::max(0.0, sale - limit);
+  };
+  const double cards = o.card_price * keep, host = o.host_price * keep;
+  const double sales = cards * o.count + host * o.hosts;
+  return sales > 0 ? (fee(cards) * o.count + fee(host) * o.hosts) / sales : rate;
+}
+
 std::optional<OwnCost> owning(const Gpu& g, const CostQuery& q, double hours, const CostData& d,
                               const Converter& conv) {
   bool found = false;
@@ -120,8 +137,7 @@ std::optional<OwnCost> owning(const Gpu& g, const CostQuery& q, double hours, co
                        ? trf("{:.0f} % left after a year (--resale-1y)", r1 * 100)
                        : trf("{:.0f} % left after a year, {} default", r1 * 100, tr(g.segment));
   o.residual_1y = r1;
-  o.selling_cost =
-      q.selling_cost ? *q.selling_cost : (resale.selling_cost ? resale.selling_cost->value : 0.0);
+  o.selling_cost = q.selling_cost ? *q.selling_cost : selling_share(o, r1, q.months, resale, conv);
   if (o.selling_cost > 0)
     o.resale_basis += trf(", less {:.1f} % of the sale to sell it", o.selling_cost * 100) +
                       (q.selling_cost ? " (--selling-cost)" : "");

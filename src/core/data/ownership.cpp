@@ -18,6 +18,11 @@ SegmentResale parse_segment(const json& j, const std::string& at) {
   SegmentResale r{parse_figure(j.at("residual_1y"), at + ".residual_1y"), std::nullopt};
   if (j.contains("selling_cost"))
     r.selling_cost = parse_figure(j.at("selling_cost"), at + ".selling_cost");
+  if (j.contains("selling_cost_tier")) {
+    const json& t = j.at("selling_cost_tier");
+    r.above_usd = t.at("above_usd").get<double>();
+    r.rate_above = t.at("rate").get<double>();
+  }
   return r;
 }
 

@@ -441,3 +441,28 @@ TEST_CASE("a seller keeps the resale less the cost of selling, however soon the 
   q.selling_cost = 1;
   CHECK_THROWS_WITH(compare_costs(q, f.data()), Catch::Contains("--selling-cost"));
 }
+
+TEST_CASE("the marketplace fee is per item and tiered: a module pays a smaller share") {
+  const Fixture f;
+  const Ownership shipped = load_ownership("");
+  const CostData d{f.catalog, f.cloud, shipped, f.kwh, f.rates};
+  CostQuery q = two_4090s_vs_a100(24, 3);
+  const CostReport cheap = compare_costs(q, d);
+  q.own_gpu = "h100-sxm", q.own_count = 8, q.rent_gpu = "h100-sxm", q.rent_count = 8;
+  const CostReport module = compare_costs(q, d);
+  REQUIRE(cheap.own);
+  REQUIRE(module.own);
+  // 13.6 % up to 7,500 USD of an item's sale, 2.35 % above (eBay, most categories).
+  const auto share = [](const OwnCost& o) {
+    const double keep = residual_fraction(o.residual_1y, 3);
+    const auto fee = [](double sale) {
+      return 0.136 * std::min(sale, 7500.0) + 0.0235 * std::max(0.0, sale - 7500.0);
+    };
+    const double cards = o.card_price * keep, host = o.host_price * keep;
+    return (fee(cards) * o.count + fee(host) * o.hosts) / (cards * o.count + host * o.hosts);
+  };
+  CHECK(module.own->selling_cost == Approx(share(*module.own)));
+  CHECK(cheap.own->selling_cost == Approx(share(*cheap.own)));
+  CHECK(module.own->selling_cost < 0.06);
+  CHECK(cheap.own->selling_cost > module.own->selling_cost);
+}
