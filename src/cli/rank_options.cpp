@@ -63,9 +63,9 @@ void add_evaluation_options(CLI::App* cmd, RankArgs& a) {
   cmd->add_flag("--cards-only", a.cards_only,
                 "price the cards alone (you own the host): no desktop, server or network added");
   cmd->add_option("--host-ram", a.host_ram,
-                  "the system RAM of the host you own, GB: what is offloaded (--offload, "
-                  "--n-cpu-moe, --cpu-moe) must fit in it beside a 4 GB OS reserve; implies "
-                  "--cards-only");
+                  "the system RAM of the host you own, in GiB as DIMMs are sold (64 GB of "
+                  "DIMMs is 64 GiB): what is offloaded (--offload, --n-cpu-moe, --cpu-moe) must "
+                  "fit in it beside a 4 GiB OS reserve; implies --cards-only");
   cmd->add_option("--market", a.market,
                   "cn|global: where you buy; cards sold only in mainland China (H20, RTX 5090 D) "
                   "are bought only there (default: cn with prices in CNY or --domestic, else "
