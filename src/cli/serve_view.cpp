@@ -142,6 +142,11 @@ std::string remedy_text(const ServeRemedy& r, const std::string& cur) {
 }
 
 std::string remedies_text(const ServeAnswer& a, const std::string& cur) {
+  // The user's cards hold the load but a rule excludes buying them (a China-only SKU, a
+  // module's board): the targets are met, the purchase is what fails.
+  const ServeOption* mine = a.configuration ? &*a.configuration : nullptr;
+  if (mine && mine->meets && mine->eval.rules.excluded)
+    return "\nThese cards meet the target, but a rule excludes them (above).\n";
   if (a.remedies.empty())
     return "\nNothing meets the target, and no lighter workload or relaxed target tried "
            "would.\n";

@@ -271,9 +271,12 @@ const std::vector<Case>& cases() {
       {"cuda13-drops-pre-turing",
        {{{"gpu.platform_target", "sm_70"s}}, {{"gpu.platform_target", "sm_61"s}}},
        {{}, {{"gpu.platform_target", "sm_75"s}}, eco("rocm", {{"gpu.platform_target", "sm_70"s}})}},
-      {"china-market-card",  // a purchase of an export-compliant China SKU, not a rental
-       {{{"gpu.id", "rtx-5090-d"s}}, {{"gpu.id", "h20"s}}},
-       {{}, {{"gpu.id", "rtx-5090"s}}, {{"gpu.id", "rtx-5090-d"s}, {"config.rented", true}}}},
+      {"china-market-card",  // an export-compliant China SKU bought outside China, not rented
+       {{{"gpu.market", "cn"s}, {"config.market", "global"s}, {"config.rented", false}}},
+       {{},
+        {{"gpu.market", "global"s}, {"config.market", "global"s}},
+        {{"gpu.market", "cn"s}, {"config.market", "cn"s}, {"config.rented", false}},
+        {{"gpu.market", "cn"s}, {"config.market", "global"s}, {"config.rented", true}}}},
       {"bf16-unsupported",
        {{{"gpu.bf16", false}}, {{"gpu.bf16", false}, {"gpu.platform_target", "sm_70"s}}},
        {{},
