@@ -23,8 +23,9 @@ void require(bool ok, const std::string& what) {
 }
 
 void check_query(const CostQuery& q) {
-  require(std::isfinite(q.hours_per_day) && q.hours_per_day >= 0,
-          fmt::format("--hours-per-day must be >= 0 (got {})", q.hours_per_day));
+  // 0 h/day uses nothing: renting costs nothing and no comparison is left to make.
+  require(std::isfinite(q.hours_per_day) && q.hours_per_day > 0,
+          fmt::format("--hours-per-day must be above 0 (got {})", q.hours_per_day));
   require(q.hours_per_day <= 24,
           fmt::format("--hours-per-day must be at most 24 (got {})", q.hours_per_day));
   require(std::isfinite(q.months) && q.months > 0,

@@ -250,7 +250,8 @@ TEST_CASE("bad values are usage errors") {
       CHECK_THAT(e.what(), Catch::Contains(part));
     }
   };
-  fails(two_4090s_vs_a100(-1), "--hours-per-day must be >= 0");
+  fails(two_4090s_vs_a100(-1), "--hours-per-day must be above 0");
+  fails(two_4090s_vs_a100(0), "--hours-per-day must be above 0");
   fails(two_4090s_vs_a100(25), "at most 24");
   fails(two_4090s_vs_a100(8, 0), "--months must be > 0");
   CostQuery unknown = two_4090s_vs_a100();
@@ -332,7 +333,7 @@ TEST_CASE("more hours a day never move the verdict away from buying") {
   for (double months : {1.0, 3.0, 6.0, 12.0, 24.0, 36.0}) {
     double prev_gap = -1e300;
     bool bought = false;
-    for (double h = 0; h <= 24; h += 0.5) {
+    for (double h = 0.5; h <= 24; h += 0.5) {
       const CostReport r = compare_costs(two_4090s_vs_a100(h, months), f.data());
       const double gap = cheapest_pay_per_use(r) - r.own->total;  // > 0: buying is cheaper
       INFO("months " << months << ", h " << h);
