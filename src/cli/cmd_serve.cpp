@@ -117,6 +117,14 @@ void shape_workload(Workload& w, const Traffic& t) {
   w.batch = 1;
   w.prompt_len = std::max(1, int(std::lround(t.prompt.mean)));
   w.seq_len = w.prompt_len + std::max(1, int(std::lround(t.output.mean)));
+  // serve has no --seq-len: name the lengths the user gave.
+  const int cap = w.model.max_context;
+  if (cap > 0 && w.seq_len > cap && !w.allow_long_context)
+    throw usage_error(fmt::format(
+        "--prompt-len {} + --output-len {} = {} tokens is beyond {}'s context of {} tokens "
+        "(--allow-long-context estimates it anyway)",
+        w.prompt_len, w.seq_len - w.prompt_len, w.seq_len,
+        w.model.id.empty() ? std::string("the model") : w.model.id, cap));
   validate(w);
 }
 

@@ -38,8 +38,8 @@ constexpr std::array<Bound, 12> kBounds{{{"--months", 0, 1200},
                                          {"--egress-gb", 0, 1e9},
                                          {"--storage-price", 0, 1e5},
                                          {"--egress-price", 0, 1e5},
-                                         {"--rps", 0, 1e9},
-                                         {"--users", 0, 1e9},
+                                         {"--rps", 0, 1e6},
+                                         {"--users", 1, 1e8},
                                          {"--ds-live-params", 0, 1e15}}};
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
