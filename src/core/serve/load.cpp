@@ -229,20 +229,34 @@ LoadPoint with_latencies(const Replica& r, LoadPoint p, const Waits& w) {
 // completes, b / (output x step). Unlike an open rate, this has one solution at every batch:
 // past the compute ceiling more users make every step longer (vLLM admits them all, up to its
 // sequence cap), where an open Poisson rate could not be sustained at all.
-LoadPoint at_batch(const Replica& r, double b) {
+// Its rates, queues and stability only, for the searches that need no percentile (each TTFT
+// quantile is a bisection of its own).
+LoadPoint batch_base(const Replica& r, double b, Waits& w) {
   const double o = mean_output(r);
   const double tau = step_seconds(r, b, b * mean_prompt(r) / o);
+  return base_point(r, b / (o * tau), w, tau);
+}
+
+LoadPoint at_batch(const Replica& r, double b) {
   Waits w;
-  return with_latencies(r, base_point(r, b / (o * tau), w, tau), w);
+  return with_latencies(r, batch_base(r, b, w), w);
+}
+
+// The users a closed loop at batch b holds (users_of with the mean TTFT: no percentiles).
+double batch_users(const Replica& r, double b) {
+  Waits w;
+  const LoadPoint p = batch_base(r, b, w);
+  return p.stable ? users_of(r, p, ttft_of(r, p, w).mean + w.mean()) : -1;
 }
 
 // The largest running batch the loop sustains (slot and prefill queues below 1).
 double max_batch(const Replica& r) {
+  Waits w;
   double lo = 0, hi = r.max_seqs;
-  if (at_batch(r, hi).stable) return hi;
+  if (batch_base(r, hi, w).stable) return hi;
   for (int i = 0; i < 60 && hi - lo > 1e-6 * hi; ++i) {
     const double mid = (lo + hi) / 2;
-    (at_batch(r, mid).stable ? lo : hi) = mid;
+    (batch_base(r, mid, w).stable ? lo : hi) = mid;
   }
   return lo;
 }
@@ -294,8 +308,8 @@ LoadPoint at_users(const Replica& r, double users) {
   double lo = 0, hi = top;
   for (int i = 0; i < 60 && hi - lo > 1e-7 * hi; ++i) {
     const double mid = (lo + hi) / 2;
-    const LoadPoint p = at_batch(r, mid);
-    (p.stable && p.users < users ? lo : hi) = mid;
+    const double held = batch_users(r, mid);
+    (held >= 0 && held < users ? lo : hi) = mid;
   }
   LoadPoint p = at_batch(r, std::max(hi, 1e-9));
   // More users than the replica holds at its largest batch: the rest wait for admission. A

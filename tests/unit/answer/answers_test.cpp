@@ -55,6 +55,14 @@ bool allowed(const Result& r, const RankRequest& q) {
          (!q.price.new_only || !r.unit_price || !r.unit_price->used);
 }
 
+// DeepSeek-R1 in 4 bits with every routed expert in host RAM (about 330 GiB), any budget.
+RankRequest deepseek_experts_in_ram() {
+  Workload w = preset("deepseek-r1", Mode::inference);
+  w.precision = Precision::int4;
+  w.cpu_moe = kCpuMoeAll;
+  return request(w, 1e7);
+}
+
 }  // namespace
 
 TEST_CASE("nothing fits: every suggestion honours every filter and rule, in the order to try") {
@@ -284,10 +292,7 @@ TEST_CASE("a mixture of experts names one card with experts in RAM, cheaper and 
 
 TEST_CASE("offload beyond what a host's board takes is excluded, with the reason") {
   const Sources src = sources();
-  Workload w = preset("deepseek-r1", Mode::inference);
-  w.precision = Precision::int4;
-  w.cpu_moe = kCpuMoeAll;  // about 330 GiB of experts in host RAM
-  RankRequest q = request(w, 1e7);
+  RankRequest q = deepseek_experts_in_ram();
   q.max_gpus = 1;
   q.filters.segments = {"consumer"};  // desktops: at most 256 GB
   const Ranking r = rank(src.catalog, src.rules, src.rates, q);
@@ -325,10 +330,7 @@ TEST_CASE("a job's rental line is the cheapest rental of the job, whatever the G
 
 TEST_CASE("the RAM of the user's own host (--host-ram) bounds what is offloaded") {
   const Sources src = sources();
-  Workload w = preset("deepseek-r1", Mode::inference);
-  w.precision = Precision::int4;
-  w.cpu_moe = kCpuMoeAll;  // about 330 GiB of experts in host RAM
-  RankRequest q = request(w, 1e7);
+  RankRequest q = deepseek_experts_in_ram();
   q.cards_only = true;
   const Gpu& gpu = require_gpu(src.catalog, "rtx-5090");
   q.host_ram_gb = 256;
