@@ -88,6 +88,9 @@ struct Gpu {
 
   // Dense 16-bit tensor TFLOPS used for training: BF16 where the card has it, else FP16.
   double tensor16_tflops() const;
+  // Total Processing Performance as US export rules define it (ECCN 3A090 technical note:
+  // 2 x MacTOPS x operand bit length, the highest over precisions): dense TOPS x bits.
+  double tpp() const;
 
   // Every field, the raw record's text included: what the snapshot test compares.
   bool operator==(const Gpu&) const = default;

@@ -169,9 +169,10 @@ enum class FactId : std::uint8_t {
   config_host_ram_short_gb,
   config_own_host_ram_short_gb,
   gpu_market,
-  config_market
+  config_market,
+  gpu_tpp
 };
-inline constexpr std::size_t kFactCount = 56;
+inline constexpr std::size_t kFactCount = 57;
 // The position of a vocabulary fact (fact_vocabulary()[fact_index(info)] is info).
 std::size_t fact_index(const FactInfo& info);
 

@@ -146,6 +146,22 @@ double Gpu::tensor16_tflops() const {
   return fp32_tflops;
 }
 
+double Gpu::tpp() const {
+  // Dense rates only: the rule counts MAC operations the hardware performs, and sparsity
+  // skips them (H100 SXM: 1979 FP8 TFLOPS x 8 = 15,832; RTX 4090 D: 4707, cut below 4800).
+  double best = fp32_tflops * 32;
+  const auto at = [&best](const std::optional<double>& rate, int bits) {
+    if (rate) best = std::max(best, *rate * bits);
+  };
+  at(bf16_tflops_dense, 16);
+  at(fp16_tflops_dense, 16);
+  at(fp16_acc16_tflops_dense, 16);
+  at(int8_tops_dense, 8);
+  at(fp8_tflops_dense, 8);
+  at(fp4_tflops_dense, 4);
+  return best;
+}
+
 json Gpu::raw() const {
   if (raw_.text().empty()) return json::object();
   return json::parse(raw_.text());

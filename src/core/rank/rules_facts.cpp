@@ -151,6 +151,11 @@ std::vector<FactInfo> make_vocabulary() {
        "where the buyer buys: cn or global (--market; default cn with prices in CNY or "
        "--domestic, else global)",
        {"cn", "global"}},
+      {"gpu.tpp",
+       T::number,
+       "Total Processing Performance under US export rules (ECCN 3A090): dense TOPS x "
+       "operand bits, the highest over precisions",
+       {}},
   };
 }
 

@@ -179,6 +179,7 @@ void card_facts(const Gpu& g, FactTable& f) {
   f.text(F::gpu_market, g.market.empty() ? std::string_view("global") : std::string_view(g.market));
   f.number(F::gpu_launch_year, double(g.launch_year));
   f.number(F::gpu_bf16_tflops, g.tensor16_tflops());
+  f.number(F::gpu_tpp, g.tpp());
   // A card with a published FP4 rate but no FP8 or BF16 one (the RTX 5090 D, whose export
   // limit NVIDIA printed only as FP4 TOPS; DGX Spark's GB10) still has those paths: every
   // architecture with FP4 tensor math has FP8, and every one with FP8 has BF16.

@@ -182,3 +182,19 @@ TEST_CASE("compute_capability reads NVIDIA platform targets, 0 for any other") {
   CHECK(compute_capability("sm_8x") == 0);
   CHECK(compute_capability("sm_999999999") == 0);
 }
+
+TEST_CASE("TPP is dense TOPS x operand bits, the highest over precisions (ECCN 3A090)") {
+  const Catalog c = load_catalog({});
+  // Published figures: the H100's 1979 dense FP8 TFLOPS x 8; the RTX 4090 D was cut to 4707
+  // to stay under the 4800 line the RTX 4090 (660.6 INT8 TOPS x 8) crosses.
+  CHECK(require_gpu(c, "h100-sxm").tpp() == Approx(15832).epsilon(0.001));
+  CHECK(require_gpu(c, "rtx-4090").tpp() == Approx(5284.8).epsilon(0.001));
+  CHECK(require_gpu(c, "rtx-4090-d").tpp() < 4800);
+  CHECK(require_gpu(c, "h20").tpp() < 4800);
+  // A card with no tensor rate counts its FP32 rate at 32 bits.
+  Gpu plain;
+  plain.fp32_tflops = 10;
+  CHECK(plain.tpp() == Approx(320));
+  plain.int8_tops_dense = 100;
+  CHECK(plain.tpp() == Approx(800));
+}
