@@ -16,7 +16,7 @@ std::string explain_one(const Result& r, const RankRequest& req) {
     if (c.bytes > 0 && c.name != "allocator_overhead")
       out += fmt::format(" {} {}", c.name, gib(c.bytes));
   // MFU is 0 where it does not apply: inference, or a card with no published peak.
-  const std::string mfu = r.throughput.mfu > 0 ? fmt::format("{:.2f}", r.throughput.mfu) : "n/a";
+  const std::string mfu = r.throughput.mfu > 0 ? fmt::format("{:.2g}", r.throughput.mfu) : "n/a";
   out += trf("\n  throughput {} {} ({}-bound, MFU {}, scaling {:.2f})\n", rate(r.tokens_per_s),
              rate_unit(r.throughput.unit), r.throughput.bound, mfu, r.throughput.scaling);
   for (const auto& a : r.throughput.assumptions) out += "    " + a + "\n";

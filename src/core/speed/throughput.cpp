@@ -91,6 +91,7 @@ using K = ThroughputConstants;
 // 2022, App. B); backward 2x forward for what needs weight and input gradients.
 struct Flops {
   double linear = 0, attention = 0, forward = 0;
+  double model = 0;  // what MFU counts: the step without its recompute (PaLM, App. B)
 };
 
 Flops train_flops(const Workload& w, const Shape& s, Throughput& t) {
@@ -106,13 +107,14 @@ Flops train_flops(const Workload& w, const Shape& s, Throughput& t) {
     lin_x = att_x = 1 + 2 * f;
     recompute = f;
   }
+  const double model = lin_x * fwd + att_x * att;
   if (w.grad_ckpt) lin_x += recompute, att_x += recompute;
   if (tput::texts_on())
     t.assumptions.push_back(
         "FLOPs/token " + num(lin_x) + " x 2 x " + num(s.matmul / 1e9) + "B params + " + num(att_x) +
         " x attention 4·L·d·s = " + num((lin_x * fwd + att_x * att) / 1e9) + " GFLOP (" +
         to_string(w.mode) + (w.grad_ckpt ? ", recompute" : "") + ")");
-  return {lin_x * fwd, att_x * att, fwd + att};
+  return {lin_x * fwd, att_x * att, fwd + att, model};
 }
 
 void no_compute_figure(const Gpu& g, Throughput& t) {
@@ -202,7 +204,9 @@ void estimate_training(const Workload& w, const Gpu& g, int count, bool linked, 
   // A spec far below the achievable rate is not the card's peak at this precision (the FP32
   // figure standing in where no 16-bit tensor figure is published: GB10): no MFU then.
   const bool peak_known = p.spec > 0 && p.attention <= p.spec * 1.5;
-  t.mfu = peak_known ? (f.linear + f.attention) / per_token_s / 1e12 / p.spec : 0;
+  // Model FLOPs: a recomputed forward is work the hardware does, not work the model needs
+  // (that ratio would be hardware FLOPs utilisation, 4/3 higher with full checkpointing).
+  t.mfu = peak_known ? f.model / per_token_s / 1e12 / p.spec : 0;
   // MFU counts the whole step, the waits on the network included (t.scaling is inside
   // per-token time via train_tokens_per_s): recomputed on the tokens a card really trains.
   t.mfu *= t.scaling;

@@ -202,6 +202,20 @@ Rate decode_rate(const Ctx& c, int tp, int stages, int row = 1) {
 }
 
 // Prompt tokens/s: compute-bound, but never faster than reading the weights once per pass.
+// MFU of the answer's own speed, decode: its FLOPs per token (2 x matmul params, attention over
+// the mean context) over the cards' dense peak. A few per cent at batch 1, where decode waits
+// on memory; none where the card publishes no peak at this precision (the rate then stands in
+// for the spec: Apple GPUs, GB10's FP32 figure), as in training.
+double decode_mfu(const Ctx& c, int count, double tokens_per_s) {
+  const bool fp8 = c.w.precision == Precision::fp8 && c.g.fp8_tflops_dense;
+  const double spec = fp8 ? *c.g.fp8_tflops_dense : spec16(c.g);
+  if (spec <= 0 || achievable(c.g, c.k).tflops16 > spec16(c.g) * 1.5) return 0;
+  // seq_len is prompt + generated: the mean context lies halfway through the generation.
+  const double context = c.w.prompt_len > 0 ? (c.w.prompt_len + c.w.seq_len) / 2.0 : c.w.seq_len;
+  const double flops = 2 * c.s.matmul + 4 * c.s.layers * c.s.attn_dim * context;
+  return tokens_per_s * flops / (count * spec * 1e12);
+}
+
 double prefill_rate(const Ctx& c) {
   if (c.linear <= 0 || c.attention <= 0) return 0;
   const double prompt = c.w.prompt_len > 0 ? c.w.prompt_len : c.w.seq_len;
@@ -368,7 +382,7 @@ void estimate_inference(const Workload& w, const Gpu& g, int count, bool linked,
   t.prefill_tokens_per_s = replicas * prefill_rate(c);
   t.scaling = count > 1 ? t.decode_tokens_per_s / (count * decode_rate(c, 1, 1).per_s) : 1;
   t.tflops_used = c.linear;
-  t.mfu = c.fraction * c.prefill_eff;  // prompt GEMMs against the spec of their path
+  t.mfu = decode_mfu(c, count, t.decode_tokens_per_s);
   t.bound = d.host_bound ? "host" : d.memory_bound ? "memory-bandwidth" : "compute";
   if (c.linear <= 0)
     t.assumptions.push_back(g.id +

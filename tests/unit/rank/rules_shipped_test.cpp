@@ -185,9 +185,20 @@ const std::vector<Case>& cases() {
         {{"gpu.market", "cn"s}, {"config.market", "cn"s}, {"config.rented", false}},
         {{"gpu.market", "global"s}, {"config.market", "global"s}, {"config.rented", false}},
         {{"gpu.market", "cn"s}, {"config.market", "global"s}, {"config.rented", true}}}},
-      {"host-ram-short",  // offload beyond the user's own host's --host-ram
-       {{{"config.own_host_ram_short_gb", 70.0}, {"config.host_ram_gb", 134.0}}},
-       {{}, {{"config.own_host_ram_short_gb", 0.0}, {"config.host_ram_gb", 60.0}}}},
+      {"host-ram-short",  // inference offload beyond the user's own host's --host-ram
+       {{{"config.own_host_ram_short_gb", 70.0},
+         {"config.host_ram_gb", 134.0},
+         {"workload.training", false}}},
+       {{},
+        {{"config.own_host_ram_short_gb", 0.0}, {"config.host_ram_gb", 60.0}},
+        {{"config.own_host_ram_short_gb", 70.0}, {"workload.training", true}}}},
+      {"host-ram-short-training",  // training offload beyond --host-ram: pinned RAM fails
+       {{{"config.own_host_ram_short_gb", 70.0},
+         {"config.host_ram_gb", 134.0},
+         {"workload.training", true}}},
+       {{},
+        {{"config.own_host_ram_short_gb", 0.0}, {"workload.training", true}},
+        {{"config.own_host_ram_short_gb", 70.0}, {"workload.training", false}}}},
       {"laptop-gpu-power-limit",  // laptop parts only: not desktop cards nor SoCs
        {{{"gpu.form_factor", "mobile"s}}},
        {{}, {{"gpu.form_factor", "soc"s}}}},
