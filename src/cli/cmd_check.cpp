@@ -29,13 +29,19 @@ int checked_count(int n, const std::string& what) {
   return n;
 }
 
-// The leading count of "2x" or "2xrtx-3090" (0 when `text` has none) and where the id starts.
+// The leading count of "2x", "2xrtx-3090" or "2x rtx-3090" as one quoted argument (0 when
+// `text` has none) and where the id starts. Five digits hold every count up to kMaxCards
+// (16384); checked_count refuses the rest with the range.
 std::pair<int, std::size_t> leading_count(const std::string& text) {
   std::size_t digits = 0;
   while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
-  if (digits == 0 || digits > 4 || digits >= text.size() || text[digits] != 'x') return {0, 0};
+  if (digits == 0 || digits >= text.size() || text[digits] != 'x') return {0, 0};
+  if (digits > 5)
+    throw usage_error(fmt::format("count in '{}': must be 1..{}", quote_input(text), kMaxCards));
+  std::size_t start = digits + 1;
+  while (start < text.size() && text[start] == ' ') ++start;
   return {checked_count(std::stoi(text.substr(0, digits)), "count in '" + quote_input(text) + "':"),
-          digits + 1};
+          start};
 }
 
 // One card id, or "local": this machine's card, as many as it holds unless a count is written.

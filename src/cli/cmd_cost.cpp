@@ -51,9 +51,18 @@ std::string own_lines(const OwnCost& o, const CostReport& r) {
   s += line(tr("resale"), -o.resale,
             trf("{:.1f} % of {:.2f} after {:g} months ({})", o.residual * 100, o.purchase,
                 r.query.months, o.resale_basis));
-  s += line(tr("power"), o.electricity,
-            trf("{:.2f} kW x {:.0f} h = {:.0f} kWh at {:.4f} {}/kWh ({})", o.power_kw, r.hours,
-                o.kwh, o.kwh_price, cur, o.kwh_basis));
+  if (o.colocation > 0 || o.pue > 1) {
+    s += line(tr("power"), o.electricity,
+              trf("{:.2f} kW of IT load x PUE {:.2f} x {:.0f} h = {:.0f} kWh at {:.4f} {}/kWh ({})",
+                  o.it_kw, o.pue, r.hours, o.kwh, o.kwh_price, cur, o.kwh_basis));
+    s += line(tr("colocation"), o.colocation,
+              trf("{:.2f} kW x {:.2f} {} per kW-month x {:g} months", o.it_kw,
+                  o.it_kw > 0 ? o.colocation_per_month / o.it_kw : 0.0, cur, r.query.months));
+  } else {
+    s += line(tr("power"), o.electricity,
+              trf("{:.2f} kW x {:.0f} h = {:.0f} kWh at {:.4f} {}/kWh ({})", o.power_kw, r.hours,
+                  o.kwh, o.kwh_price, cur, o.kwh_basis));
+  }
   s += line(tr("net cost"), o.total, "");
   return s + "\n";
 }
@@ -139,6 +148,10 @@ nlohmann::json own_json(const OwnCost& o) {
           {"kwh_price", o.kwh_price},
           {"kwh_basis", o.kwh_basis},
           {"electricity", o.electricity},
+          {"it_kw", o.it_kw},
+          {"pue", o.pue},
+          {"colocation_per_month", o.colocation_per_month},
+          {"colocation", o.colocation},
           {"total", o.total}};
 }
 
@@ -243,6 +256,10 @@ void add_options(CLI::App& cmd, CostArgs& a) {
   cmd.add_option("--selling-cost", a.q.selling_cost,
                  "share of the sale price lost to selling it (default: data/ownership.json, "
                  "eBay's final value fee)");
+  cmd.add_option("--colo-per-kw-month", a.q.colo_per_kw_month,
+                 "data-centre servers: colocation per kW of IT load a month (0: your own "
+                 "facility; default data/ownership.json)");
+  cmd.add_option("--pue", a.q.pue, "data-centre servers: the facility's PUE, 1-5 (default 1.58)");
   cmd.add_option("--storage-gb", a.q.storage_gb, "cloud disk kept for the project, GB");
   cmd.add_option("--egress-gb", a.q.egress_gb, "data downloaded out of the cloud, GB");
   cmd.add_option("--storage-price", a.q.storage_price, "per GB-month (default: data/cloud.json)");

@@ -102,9 +102,12 @@ Session resolve_session(const RankArgs& a, bool with_workload) {
   if (a.max_gpus < 1 || a.max_gpus > kMaxGpus)
     throw usage_error(fmt::format("--max-gpus {} must be between 1 and {}", a.max_gpus, kMaxGpus));
   if (a.min_vram < 0) throw usage_error("--min-vram must not be negative");
-  if (a.host_ram < 0 || !(a.host_ram < 1e7))
+  // A host with no RAM runs nothing: 0 is refused, not read as "not given".
+  if (a.host_ram && (!(*a.host_ram > 0) || !(*a.host_ram < 1e7)))
     throw usage_error(
-        fmt::format("--host-ram {} must be a size in GB, 0 to 10,000,000", a.host_ram));
+        fmt::format("--host-ram {} must be a size in GB, above 0 and under "
+                    "10,000,000",
+                    *a.host_ram));
   if (a.new_only && a.include_used)
     throw usage_error("--new-only and --include-used exclude each other");
   Session s;
@@ -135,8 +138,8 @@ Session resolve_session(const RankArgs& a, bool with_workload) {
   r.market = !a.market.empty()                         ? a.market
              : r.price.currency == "CNY" || a.domestic ? "cn"
                                                        : "global";
-  r.host_ram_gb = a.host_ram;
-  r.cards_only = a.cards_only || a.host_ram > 0;  // RAM stated: the host is the user's
+  r.host_ram_gb = a.host_ram.value_or(0);
+  r.cards_only = a.cards_only || a.host_ram.has_value();  // RAM stated: the host is the user's
   s.rules = load_rules("", a.rules_files);
   return s;
 }

@@ -2,6 +2,7 @@
 // Flags shared by `recommend`, `check` and `compare`: the workload plus money, filters,
 // weights and rules, resolved into a RankRequest.
 #include <CLI/CLI.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,7 +20,8 @@ struct RankArgs {
   std::string tokens, dataset_tokens, os, market;
   double epochs = 1;
   std::vector<std::string> vendors, ecosystems, segments, exclude, rules_files;
-  double min_vram = 0, host_ram = 0;
+  double min_vram = 0;
+  std::optional<double> host_ram;  // --host-ram; none: not given
   int max_gpus = 8;
   bool require_interconnect = false, new_only = false, include_used = false, domestic = false;
   bool cards_only = false;

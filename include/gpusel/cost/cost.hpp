@@ -99,6 +99,9 @@ struct CostQuery {
   std::optional<double> kwh_price, card_price, host_cost;  // session currency
   std::optional<double> resale_1y;                         // fraction
   std::optional<double> selling_cost;  // fraction of the sale lost to selling (--selling-cost)
+  // A data-centre server's hosting: colocation per kW-month (session currency) and the PUE;
+  // none: data/ownership.json hosting. --colo-per-kw-month 0: a facility of one's own.
+  std::optional<double> colo_per_kw_month, pue;
   double storage_gb = 0, egress_gb = 0;
   std::optional<double> storage_price, egress_price;  // session currency per GB-month / GB
 };
@@ -117,7 +120,10 @@ struct OwnCost {
   double card_price = 0, cards = 0, host_price = 0, host_total = 0, purchase = 0;
   double residual_1y = 0, selling_cost = 0, residual = 0, resale = 0, depreciation = 0;
   double power_kw = 0, kwh = 0, kwh_price = 0, electricity = 0, power_per_hour = 0;
-  double total = 0;  // depreciation + electricity
+  // A server that lives in a data centre (its platform's host_power_w): the IT load (cards +
+  // host), the facility's PUE (power_kw = it_kw x pue) and its colocation; 1 and 0 otherwise.
+  double it_kw = 0, pue = 1, colocation_per_month = 0, colocation = 0;
+  double total = 0;  // depreciation + electricity + colocation
   std::string card_basis, host_basis, resale_basis, kwh_basis;
 };
 

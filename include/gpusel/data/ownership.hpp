@@ -19,9 +19,16 @@ struct SegmentResale {
   double above_usd = 0, rate_above = 0;
 };
 
+// Hosting a data-centre server (ownership.json hosting): colocation per kW of IT load per
+// month, and the facility's PUE on its energy.
+struct Hosting {
+  Figure colocation_per_kw_month, pue;
+};
+
 // The host system itself is a platform (data/platforms.json); this file holds resale.
 struct Ownership {
   std::string origin, reviewed;
+  std::optional<Hosting> hosting;                                      // none: not counted
   std::map<std::string, SegmentResale> segments;                       // by catalog segment
   const SegmentResale& for_segment(const std::string& segment) const;  // Error(data) if absent
 };

@@ -35,6 +35,9 @@ struct Platform {
   // 0: not counted (unified memory, laptops).
   double ram_gb = 0, ram_max_gb = 0;
   double ram_bandwidth_gbs = 0;  // its spec bandwidth (channels x MT/s x 8 B); 0: not stated
+  // A data-centre server's draw beside its GPUs per full host, W (host_power_w); 0: a machine
+  // by a desk, which needs no colocation and whose host draw is not counted.
+  double host_power_w = 0;
   bool operator==(const Platform&) const = default;
 };
 

@@ -170,9 +170,10 @@ enum class FactId : std::uint8_t {
   config_own_host_ram_short_gb,
   gpu_market,
   config_market,
-  gpu_tpp
+  gpu_tpp,
+  config_job_days
 };
-inline constexpr std::size_t kFactCount = 57;
+inline constexpr std::size_t kFactCount = 58;
 // The position of a vocabulary fact (fact_vocabulary()[fact_index(info)] is info).
 std::size_t fact_index(const FactInfo& info);
 

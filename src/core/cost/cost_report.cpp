@@ -45,6 +45,10 @@ void check_query(const CostQuery& q) {
                                 {q.egress_price, "--egress-price"}})
     require(!v || (*v >= 0 && std::isfinite(*v)), std::string(name) + " must be >= 0");
   require(q.storage_gb >= 0 && q.egress_gb >= 0, "--storage-gb and --egress-gb must be >= 0");
+  require(
+      !q.colo_per_kw_month || (*q.colo_per_kw_month >= 0 && std::isfinite(*q.colo_per_kw_month)),
+      "--colo-per-kw-month must be >= 0");
+  require(!q.pue || (*q.pue >= 1 && *q.pue <= 5), "--pue must be between 1 and 5");
 }
 
 struct Converter {
@@ -103,6 +107,27 @@ double selling_share(const OwnCost& o, double r1, double months, const SegmentRe
   return sales > 0 ? (fee(cards) * o.count + fee(host) * o.hosts) / sales : rate;
 }
 
+// Power, and for a server that lives in a data centre (its platform states host_power_w: an
+// HGX board draws 10.2 kW with its host, not the 5.6 kW of its GPUs) the facility's PUE on
+// that energy and colocation per kW of IT load, billed every month whatever the hours used.
+void add_power(OwnCost& o, const Platform& p, const CostQuery& q, const CostData& d,
+               const Converter& conv, double hours) {
+  const bool hosted = p.host_power_w > 0 && d.ownership.hosting;
+  const double host_w = hosted ? p.host_power_w * o.count / p.gpus_per_host : 0;
+  o.it_kw = (o.gpu->tdp_w * o.count + host_w) / 1000.0;
+  o.pue = hosted ? q.pue.value_or(d.ownership.hosting->pue.value) : 1;
+  o.power_kw = o.it_kw * o.pue;
+  o.kwh = o.power_kw * hours;
+  o.electricity = o.kwh * o.kwh_price;
+  o.power_per_hour = o.power_kw * o.kwh_price;
+  if (!hosted) return;
+  const double colo = q.colo_per_kw_month
+                          ? *q.colo_per_kw_month
+                          : conv(d.ownership.hosting->colocation_per_kw_month.value, "USD");
+  o.colocation_per_month = colo * o.it_kw;
+  o.colocation = o.colocation_per_month * q.months;
+}
+
 std::optional<OwnCost> owning(const Gpu& g, const CostQuery& q, double hours, const CostData& d,
                               const Converter& conv) {
   bool found = false;
@@ -146,11 +171,8 @@ std::optional<OwnCost> owning(const Gpu& g, const CostQuery& q, double hours, co
   o.resale = o.purchase * o.residual;
   o.depreciation = o.purchase - o.resale;
   std::tie(o.kwh_price, o.kwh_basis) = kwh_price(q, d, conv);
-  o.power_kw = g.tdp_w * q.own_count / 1000.0;
-  o.kwh = o.power_kw * hours;
-  o.electricity = o.kwh * o.kwh_price;
-  o.power_per_hour = o.power_kw * o.kwh_price;
-  o.total = o.depreciation + o.electricity;
+  add_power(o, *platform.platform, q, d, conv, hours);
+  o.total = o.depreciation + o.electricity + o.colocation;
   return o;
 }
 
@@ -203,13 +225,15 @@ void add_break_even(CostReport& r) {
   for (const auto& q : r.rent) {
     // Against prices a provider publishes only: a derived price is a scenario, not a basis.
     if ((q.kind != RentKind::on_demand && q.kind != RentKind::spot) || !q.published) continue;
-    auto hours = break_even_hours_per_day(o.depreciation, q.rate_per_hour, o.power_per_hour,
-                                          qy.months, q.extras);
+    // Colocation is billed whatever the hours: a fixed cost of owning, as depreciation is.
+    auto hours = break_even_hours_per_day(o.depreciation + o.colocation, q.rate_per_hour,
+                                          o.power_per_hour, qy.months, q.extras);
     const bool beyond_a_day = hours && *hours > 24;  // cannot exist: owning never wins here
     r.break_even.push_back(
         {q.kind, beyond_a_day ? std::nullopt : hours,
          break_even_months(o.purchase, o.residual_1y, q.rate_per_hour, o.power_per_hour,
-                           qy.hours_per_day, storage_month, egress, o.selling_cost),
+                           qy.hours_per_day, storage_month - o.colocation_per_month, egress,
+                           o.selling_cost),
          beyond_a_day});
   }
 }

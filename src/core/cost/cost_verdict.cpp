@@ -106,6 +106,14 @@ void scenario_reason(CostReport& r, const std::vector<Option>& verdict_options) 
 
 void own_reason(CostReport& r) {
   const OwnCost& o = *r.own;
+  if (o.colocation > 0) {
+    r.verdict.reasons.push_back(
+        trf("buying: {} up front, {} back on resale after {:g} months, {} of power at PUE {:.2f} "
+            "and {} of colocation for {:.1f} kW of IT load: {} net",
+            amount(o.purchase, r), amount(o.resale, r), r.query.months, amount(o.electricity, r),
+            o.pue, amount(o.colocation, r), o.it_kw, amount(o.total, r)));
+    return;
+  }
   r.verdict.reasons.push_back(
       trf("buying: {} up front, {} back on resale after {:g} months, {} of power: {} net",
           amount(o.purchase, r), amount(o.resale, r), r.query.months, amount(o.electricity, r),
@@ -159,7 +167,14 @@ void add_notes(CostReport& r, const CostData& d) {
       tr("Data that must stay on site, one or two cards, and someone to maintain the "
          "machine favour buying (K25); short projects, multi-GPU or multi-node needs, trying "
          "several GPU models and no operations staff favour renting (K26)."));
-  if (r.own) {
+  if (r.own && r.own->pue > 1) {
+    n.push_back(
+        tr("A data-centre server: power is its rated draw, cards and host (the vendor's system "
+           "maximum, data/platforms.json host_power_w), for every hour of use (an upper bound), "
+           "times the facility's PUE; colocation is billed per kW of it every month, used or "
+           "not (data/ownership.json hosting; --colo-per-kw-month 0 for a facility of your "
+           "own, --pue to set it)."));
+  } else if (r.own) {
     n.push_back(
         tr("Power is the cards' TDP for every hour of use (an upper bound); the host's own "
            "draw, cooling and noise are not counted (K27)."));

@@ -121,11 +121,14 @@ void read_model(ModelArch& m, const hf::Cfg& c) {
   hf::read_linear_attention(m, c);
 }
 
+// The id a config file's model goes by: its folder's name, else the file's. A file name is
+// input data: control characters show as \xnn, so a name with a newline cannot forge a line
+// of output ("x\nfits: ..."), and a long one is cut.
 std::string model_id(const std::string& path) {
   const std::filesystem::path p(path);
   if (p.filename() == "config.json" && p.has_parent_path() && !p.parent_path().filename().empty())
-    return p.parent_path().filename().string();
-  return p.stem().string();
+    return quote_input(p.parent_path().filename().string(), 128);
+  return quote_input(p.stem().string(), 128);
 }
 
 // Multimodal wrappers keep the decoder in text_config, written as a diff against the text

@@ -55,6 +55,12 @@ Ownership parse_ownership(const json& doc, const std::string& origin) {
   Ownership o;
   o.origin = origin;
   o.reviewed = doc.at("reviewed").get<std::string>();
+  if (doc.contains("hosting")) {
+    const json& h = doc.at("hosting");
+    o.hosting = Hosting{
+        parse_figure(h.at("colocation_per_kw_month"), origin + ": hosting.colocation_per_kw_month"),
+        parse_figure(h.at("pue"), origin + ": hosting.pue")};
+  }
   for (const auto& [segment, v] : doc.at("segments").items())
     o.segments[segment] = parse_segment(v, origin + ": segments." + segment);
   return o;

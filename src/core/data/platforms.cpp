@@ -64,6 +64,8 @@ Platform parse_platform(const json& j, const std::string& at) {
   p.psu = present<bool>(j, "psu", at).value_or(false);
   p.cost = parse_figure(detail::required_ref(j, "cost", at), at + ".cost");
   p.sold_in = sold_in(j, p.gpus_per_host, at);
+  if (j.contains("host_power_w"))
+    p.host_power_w = parse_figure(j.at("host_power_w"), at + ".host_power_w").value;
   if (j.contains("host_memory")) {
     const std::string where = at + ".host_memory";
     const json& ram = detail::required_ref(j, "host_memory", at);

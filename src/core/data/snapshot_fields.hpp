@@ -129,7 +129,7 @@ void fields(A& a, T& m) {
 template <typename A, either<Platform> T>
 void fields(A& a, T& p) {
   a(p.id, p.name, p.network, p.name_zh, p.match, p.gpus_per_host, p.psu, p.cost, p.sold_in);
-  a(p.ram_gb, p.ram_max_gb, p.ram_bandwidth_gbs);
+  a(p.ram_gb, p.ram_max_gb, p.ram_bandwidth_gbs, p.host_power_w);
 }
 
 template <typename A, either<Network> T>

@@ -156,6 +156,10 @@ std::vector<FactInfo> make_vocabulary() {
        "Total Processing Performance under US export rules (ECCN 3A090): dense TOPS x "
        "operand bits, the highest over precisions",
        {}},
+      {"config.job_days",
+       T::number,
+       "days the job of --tokens takes on this configuration (unknown without --tokens)",
+       {}},
   };
 }
 

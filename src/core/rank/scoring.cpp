@@ -293,9 +293,10 @@ void workload_facts(const Workload& w, const RankRequest& req, std::optional<dou
   f.flag(F::workload_domestic, req.domestic);
   f.number(F::workload_seq_len, double(w.seq_len));
   f.number(F::workload_batch, double(w.batch));
-  if (hours)
+  if (hours) {
     f.flag(F::workload_long_run, *hours > 24);
-  else if (req.run_hours)
+    if (req.tokens) f.number(F::config_job_days, *hours / 24);
+  } else if (req.run_hours)
     f.flag(F::workload_long_run, *req.run_hours > 24);
 }
 

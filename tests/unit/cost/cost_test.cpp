@@ -467,3 +467,44 @@ TEST_CASE("the marketplace fee is per item and tiered: a module pays a smaller s
   CHECK(module.own->selling_cost < 0.06);
   CHECK(cheap.own->selling_cost > module.own->selling_cost);
 }
+
+TEST_CASE("a data-centre server pays its host's draw, the facility's PUE and colocation") {
+  Fixture f;
+  nlohmann::json own = doc("cloud/ownership.json");
+  const nlohmann::json figure = {
+      {"range", {0, 1000}}, {"unit", "test"}, {"source", "test"}, {"as_of", "2026-11-01"}};
+  own["hosting"] = {{"colocation_per_kw_month", figure}, {"pue", figure}};
+  own["hosting"]["colocation_per_kw_month"]["value"] = 200;
+  own["hosting"]["pue"]["value"] = 1.5;
+  own["hosting"]["pue"]["range"] = {1, 2};
+  f.ownership = parse_ownership(own, "ownership.json");
+  CostQuery q;
+  q.own_gpu = "h100-sxm";
+  q.own_count = 4;  // one 4-GPU HGX board
+  q.hours_per_day = 24;
+  q.months = 12;
+  const CostReport r = compare_costs(q, f.data());
+  REQUIRE(r.own);
+  // DGX H100: 10.2 kW max less 8 x 700 W = 4,600 W of host per 8 GPUs, half for a board of 4.
+  CHECK(r.own->it_kw == Approx((4 * 700 + 2300) / 1000.0));
+  CHECK(r.own->pue == Approx(1.5));
+  CHECK(r.own->power_kw == Approx(5.1 * 1.5));
+  CHECK(r.own->electricity == Approx(5.1 * 1.5 * r.hours * 0.2));
+  CHECK(r.own->colocation == Approx(200 * 5.1 * 12));
+  CHECK(r.own->total == Approx(r.own->depreciation + r.own->electricity + r.own->colocation));
+
+  q.colo_per_kw_month = 0;  // a facility of one's own
+  q.pue = 1.2;
+  const CostReport mine = compare_costs(q, f.data());
+  CHECK(mine.own->colocation == 0);
+  CHECK(mine.own->power_kw == Approx(5.1 * 1.2));
+
+  // A card by a desk: its TDP alone, no PUE, no colocation.
+  const CostReport desk = compare_costs(two_4090s_vs_a100(24, 12), f.data());
+  CHECK(desk.own->pue == 1);
+  CHECK(desk.own->colocation == 0);
+  CHECK(desk.own->power_kw == Approx(2 * 0.45));
+
+  q.pue = 0.5;
+  CHECK_THROWS_AS(compare_costs(q, f.data()), Error);
+}
