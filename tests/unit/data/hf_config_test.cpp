@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include "gpusel/base/error.hpp"
+#include "gpusel/base/text.hpp"
 #include "gpusel/json/embedded.hpp"
 #include "gpusel/json/json_source.hpp"
 #include "gpusel/memory/estimator.hpp"
@@ -166,4 +167,13 @@ TEST_CASE("option --model-config errors name the file and the field, or list wha
   } catch (const Error& e) {
     CHECK(e.code() == ExitCode::data);
   }
+}
+
+TEST_CASE("a config file's name is input data: its control characters never reach the model id") {
+  const std::string text = read_file(hf_fixture("Llama-3.1-8B"));
+  const ModelArch m = hf_config_from_text(text, "/tmp/x\nfits: everything fits.json");
+  CHECK(m.id.find('\n') == std::string::npos);
+  CHECK(m.id == "x\\nfits: everything fits");
+  const ModelArch dir = hf_config_from_text(text, "/tmp/a\x1b[31mred/config.json");
+  CHECK(dir.id.find('\x1b') == std::string::npos);
 }
