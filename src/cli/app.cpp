@@ -158,6 +158,17 @@ void check_named_files(const Context& ctx) {
   for (const auto& path : named) check_input_file(path);
 }
 
+// A data file the user names is read and checked before any command runs, used by it or not:
+// a truncated --cloud given to `estimate` is exit 3 naming the file, line and column, never a
+// normal answer that silently ignored it. The catalog commands read the catalog themselves,
+// some with each card's source text (a second read, which a FIFO cannot give), so they are
+// left to it.
+void load_named_data(const CLI::App& app, Context& ctx) {
+  if (app.got_subcommand("catalog")) return;
+  if (!ctx.paths.catalog.empty() || !ctx.paths.catalog_add.empty()) ctx.catalog();
+  if (!ctx.cloud_paths.cloud.empty() || !ctx.cloud_paths.cloud_add.empty()) ctx.cloud();
+}
+
 // The run itself; run() adds the check that its output reached standard output.
 int run_command(int argc, char** argv) {
   // `gpusel ... | head` ends quietly when head stops reading (status 141, no message), even
@@ -181,7 +192,10 @@ int run_command(int argc, char** argv) {
     const bool reads_data =
         !(app.got_subcommand("help") || app.got_subcommand("version") ||
           app.got_subcommand("completions") || app.got_subcommand("__complete"));
-    if (reads_data) check_named_files(ctx);
+    if (reads_data) {
+      check_named_files(ctx);
+      load_named_data(app, ctx);
+    }
     worker_threads();  // a bad GPUSEL_THREADS is refused on every run, not only on a long file
     return ctx.action ? ctx.action() : 0;
   } catch (const Error& e) {

@@ -126,10 +126,15 @@ json serve_json(const ServeView& v, const std::vector<ServeOption>& rows) {
                            : json(nullptr);
   if (!v.answer.configuration) {
     const ServeCounts& c = a.plan.counts;
-    j["considered"] = {{"candidates", c.candidates},   {"meet", a.plan.options.size()},
-                       {"too_small", c.too_small},     {"too_slow", c.too_slow},
-                       {"no_engine", c.no_engine},     {"excluded_by_rule", c.excluded_by_rule},
-                       {"over_budget", c.over_budget}, {"no_price", c.no_price},
+    j["considered"] = {{"candidates", c.candidates},
+                       {"meet", a.plan.options.size()},
+                       {"too_small", c.too_small},
+                       {"too_slow", c.too_slow},
+                       {"beyond_fleet", c.beyond_fleet},
+                       {"no_engine", c.no_engine},
+                       {"excluded_by_rule", c.excluded_by_rule},
+                       {"over_budget", c.over_budget},
+                       {"no_price", c.no_price},
                        {"filtered", c.filtered}};
   }
   return j;

@@ -125,10 +125,11 @@ std::string counts_text(const ServePlan& p) {
   const ServeCounts& c = p.counts;
   return fmt::format(
       "Considered {} configurations: {} meet the target; {} cannot hold a sequence, {} miss the "
-      "latency targets even unloaded, {} have no engine, {} excluded by rules, {} over budget, "
-      "{} without a price, {} filtered. Per card, the cheapest is shown.\n",
-      c.candidates, p.options.size(), c.too_small, c.too_slow, c.no_engine, c.excluded_by_rule,
-      c.over_budget, c.no_price, c.filtered);
+      "latency targets even unloaded, {} need more than {} cards for the load, {} have no "
+      "engine, {} excluded by rules, {} over budget, {} without a price, {} filtered. Per card, "
+      "the cheapest is shown.\n",
+      c.candidates, p.options.size(), c.too_small, c.too_slow, c.beyond_fleet, kMaxGpuCount,
+      c.no_engine, c.excluded_by_rule, c.over_budget, c.no_price, c.filtered);
 }
 
 std::string remedy_text(const ServeRemedy& r, const std::string& cur) {

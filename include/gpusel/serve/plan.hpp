@@ -57,7 +57,8 @@ struct ServeOption {
   Deployment bought;
   std::optional<Rental> rented;
   bool meets = false;
-  std::string why_not;  // when it does not: the floor that misses, or what does not fit
+  bool beyond_fleet = false;  // the load needs more than kMaxGpuCount cards of it
+  std::string why_not;        // when it does not: the floor that misses, or what does not fit
 
   // The ranking cost per million tokens (bought, or rented with rank_by_rent; the other
   // when that one is missing); infinity when neither is priced.
@@ -66,6 +67,7 @@ struct ServeOption {
 
 struct ServeCounts {
   int candidates = 0, no_engine = 0, too_small = 0, too_slow = 0, excluded_by_rule = 0;
+  int beyond_fleet = 0;  // the load needs more than kMaxGpuCount cards
   int filtered = 0, over_budget = 0, no_price = 0;
 };
 

@@ -105,11 +105,11 @@ std::optional<Rental> rent(const Gpu& g, int count, int replicas, double tokens_
   return best;
 }
 
-// Replicas a target needs at `cap` per replica. Capped at a million (no deployment is larger)
-// so an absurd target over a slow replica cannot overflow the count.
-int replicas_for(const ServeTarget& t, const LoadPoint& cap, double cap_users) {
+// Replicas a target needs at `cap` per replica, unbounded (a double: an absurd target over a
+// slow replica cannot overflow a count); the caller holds it to the cards gpusel plans.
+double replicas_for(const ServeTarget& t, const LoadPoint& cap, double cap_users) {
   const auto need = [](double want, double per) {
-    return per > 0 ? std::max(1, int(std::min(1e6, std::ceil(want / per - 1e-9)))) : 1;
+    return per > 0 ? std::max(1.0, std::ceil(want / per - 1e-9)) : 1.0;
   };
   if (t.rps) return need(*t.rps, cap.rate);
   if (t.users) return need(*t.users, cap_users);
@@ -171,7 +171,18 @@ ServeOption evaluate_option(const Gpu& g, int count, std::optional<int> fixed_re
   o.capacity_users = req.target.users
                          ? o.capacity->users
                          : users_within_targets(o.replica, req.target.targets, *o.capacity);
-  o.replicas_needed = replicas_for(req.target, *o.capacity, o.capacity_users);
+  // Beyond the 16,384 cards every other command plans (--count, --max-gpus), a fleet is not
+  // an answer: it misses the target, and no remedy suggests a count the CLI refuses.
+  const double needed = replicas_for(req.target, *o.capacity, o.capacity_users);
+  if (needed * count > kMaxGpuCount) {
+    o.why_not = fmt::format(
+        "the load needs {:.0f} replicas of {} card{}, {:.0f} cards: beyond the {} cards gpusel "
+        "plans",
+        needed, count, count == 1 ? "" : "s", needed * count, kMaxGpuCount);
+    o.beyond_fleet = true;
+    return o;
+  }
+  o.replicas_needed = int(needed);
   o.replicas = fixed_replicas.value_or(o.replicas_needed);
   o.cards = count * o.replicas;
   o.served = served_point(o.replica, req.target, *o.capacity, o.replicas);

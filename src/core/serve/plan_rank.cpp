@@ -9,12 +9,22 @@
 namespace gpusel {
 namespace {
 
-enum class ServeVerdict { meets, no_engine, too_small, too_slow, excluded, no_price, over_budget };
+enum class ServeVerdict {
+  meets,
+  no_engine,
+  too_small,
+  too_slow,
+  beyond_fleet,
+  excluded,
+  no_price,
+  over_budget
+};
 
 ServeVerdict judge(const ServeOption& o, const ServeRequest& req) {
   if (!o.engine) return ServeVerdict::no_engine;
   if (!o.replica.fits()) return ServeVerdict::too_small;
   if (!o.capacity) return ServeVerdict::too_slow;
+  if (o.beyond_fleet) return ServeVerdict::beyond_fleet;
   if (o.eval.rules.excluded) return ServeVerdict::excluded;
   if (req.rank.budget && !o.bought.priced) return ServeVerdict::no_price;
   if (req.rank.budget && o.bought.price > *req.rank.budget) return ServeVerdict::over_budget;
@@ -31,6 +41,9 @@ void count(ServeCounts& c, ServeVerdict v) {
       break;
     case ServeVerdict::too_slow:
       ++c.too_slow;
+      break;
+    case ServeVerdict::beyond_fleet:
+      ++c.beyond_fleet;
       break;
     case ServeVerdict::excluded:
       ++c.excluded_by_rule;
