@@ -23,8 +23,9 @@ struct CostArgs {
 };
 
 // "1500", "1500 USD", "¥12000": an amount in the session currency unless it names another.
-double amount_in(const std::string& text, const std::string& currency, const Rates& rates) {
-  const Budget b = parse_budget(text);
+double amount_in(const std::string& text, const std::string& flag, const std::string& currency,
+                 const Rates& rates) {
+  const Budget b = parse_amount(text, flag);
   return b.currency.empty() ? b.amount : convert(b.amount, b.currency, currency, rates);
 }
 
@@ -219,8 +220,9 @@ int run_cost(Context& ctx, CostArgs& a) {
     throw usage_error("--as-of '" + quote_input(a.as_of) + "' is not a date (YYYY-MM-DD)");
   q.today = a.as_of.empty() ? today_iso() : a.as_of;
   const Rates rates = embedded_rates();
-  if (!a.card_price.empty()) q.card_price = amount_in(a.card_price, q.currency, rates);
-  if (!a.host_cost.empty()) q.host_cost = amount_in(a.host_cost, q.currency, rates);
+  if (!a.card_price.empty())
+    q.card_price = amount_in(a.card_price, "--card-price", q.currency, rates);
+  if (!a.host_cost.empty()) q.host_cost = amount_in(a.host_cost, "--host-cost", q.currency, rates);
   const Ownership own = load_ownership(a.ownership);
   const auto kwh = load_kwh_prices();
   const CostReport r = compare_costs(q, {ctx.catalog(), ctx.cloud(), own, kwh, rates});

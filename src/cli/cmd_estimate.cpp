@@ -2,6 +2,7 @@
 #include "cli/cmd_estimate.hpp"
 
 #include <fmt/format.h>
+#include <optional>
 
 #include "cli/cmd_host.hpp"
 #include "cli/render.hpp"
@@ -33,9 +34,16 @@ std::string share(double part, double total) {
 }
 
 json estimate_json(const Estimate& e) {
-  json j{{"schema_version", 1},          {"total_bytes", e.total_bytes},
-         {"need_bytes", e.need_bytes()}, {"low_bytes", e.low_bytes},
-         {"high_bytes", e.high_bytes},   {"components", json::array()},
+  // low/high_bytes band the peak (total_bytes); need_low/high_bytes band the need, the band
+  // the table prints and check and compare report as per_gpu_need_low/high_bytes.
+  json j{{"schema_version", 1},
+         {"total_bytes", e.total_bytes},
+         {"need_bytes", e.need_bytes()},
+         {"need_low_bytes", e.need_low_bytes()},
+         {"need_high_bytes", e.need_high_bytes()},
+         {"low_bytes", e.low_bytes},
+         {"high_bytes", e.high_bytes},
+         {"components", json::array()},
          {"assumptions", e.assumptions}};
   for (const auto& c : e.components)
     j["components"].push_back({{"name", c.name}, {"bytes", c.bytes}, {"formula", c.formula}});
@@ -112,7 +120,11 @@ int run_estimate(Context& ctx, const EstimateArgs& a) {
     wa.gpus = card.count;
   }
   const Workload w = resolve_workload(wa);
-  const Estimate e = estimate(w);
+  // With a card, its fit's estimate: elastic parts (Unsloth's loss chunks) sized as on that
+  // card, so the need shown is the one check, compare and recommend hold against it.
+  std::optional<FitResult> r;
+  if (card.gpu) r = fit(w, *card.gpu, card.count);
+  const Estimate e = r ? r->requested : estimate(w);
   Output o;
   o.before = headline(w, true);
   o.table = component_table(e, a.explain);
@@ -126,11 +138,10 @@ int run_estimate(Context& ctx, const EstimateArgs& a) {
   o.json = estimate_json(e);
   o.csv = json_rows(o.json["components"],
                     {{"component", "/name"}, {"bytes", "/bytes"}, {"formula", "/formula"}});
-  if (card.gpu) {
-    const FitResult r = fit(w, *card.gpu, card.count);
-    add_card(o, r, card, is_local(a.gpu));
+  if (r) {
+    add_card(o, *r, card, is_local(a.gpu));
     emit(*ctx.out, o, f);
-    return r.fits ? 0 : static_cast<int>(ExitCode::negative);
+    return r->fits ? 0 : static_cast<int>(ExitCode::negative);
   }
   emit(*ctx.out, o, f);
   return 0;

@@ -115,6 +115,7 @@ json serve_json(const ServeView& v, const std::vector<ServeOption>& rows) {
             {"kwh_price", a.plan.kwh_price},
             {"kwh_basis", a.plan.kwh_basis},
             {"met", a.met},
+            {"purchase_only", a.purchase_only},
             {"results", json::array()},
             {"remedies", json::array()}};
   int rank = 0;

@@ -193,7 +193,9 @@ std::string verdict_text(const ServeOption& o, const ServeView& v) {
                     t.rps ? fmt::format("{:g} req/s", *t.rps) : fmt::format("{:g} users", *t.users),
                     pair_ms(o.served.ttft, pct), pair_ms(o.served.tpot, pct), pct_label(pct));
   if (!o.meets) s += fmt::format(". Not enough: {}", o.why_not);
-  if (o.eval.rules.excluded) s += ". Excluded: " + o.eval.rules.exclude_reason;
+  if (o.eval.rules.excluded)
+    s += (v.answer.purchase_only ? ". As a purchase: " : ". Excluded: ") +
+         o.eval.rules.exclude_reason;
   return s + ".";
 }
 

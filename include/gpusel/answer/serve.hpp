@@ -30,7 +30,10 @@ struct ServeAnswer {
   std::vector<ServeOption> top;              // the first `top` options
   std::optional<ServeOption> configuration;  // --gpu mode: the user's cards
   bool met = false;                          // something (or the user's cards) meets the target
-  std::vector<ServeRemedy> remedies;         // when not met
+  // --gpu mode: the cards meet the target and a rule excludes only buying them (a China-only
+  // SKU for a buyer elsewhere, a module off its board): cards owned or rented serve it.
+  bool purchase_only = false;
+  std::vector<ServeRemedy> remedies;  // when not met
   // Ranking mode, 16-bit weights met: the lighter precision (fp8, else int4) whose best option
   // serves a million tokens for less than the first (the weights most deployments run).
   std::optional<ServeRemedy> lighter;

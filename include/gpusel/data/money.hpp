@@ -30,6 +30,9 @@ struct Budget {
 // "15000", "15000CNY", "15000 eur", "$15000", "¥15000" (CNY), "€15000", "£2k", "1.5M".
 // Error(usage) quoting the input for anything else, a negative, zero or non-finite amount.
 Budget parse_budget(std::string_view text);
+// An amount in the same forms given with `flag` (--card-price, --host-cost): zero allowed (a
+// host already owned), errors name the flag.
+Budget parse_amount(std::string_view text, std::string_view flag);
 
 // ISO code from a locale name: "zh_CN.UTF-8" -> CNY, "de_DE" -> EUR; "" if unknown.
 std::string currency_for_locale(std::string_view locale);

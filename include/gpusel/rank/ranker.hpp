@@ -177,4 +177,10 @@ Workload workload_for(const Config& config, const RankRequest& request);
 Result evaluate(const Config& config, const RuleSet& rules, const Rates& rates,
                 const RankRequest& request);
 
+// Whether the rules exclude `r` only as a purchase (an H100 SXM is not sold singly, an H20
+// only in China): the same cards rented, or in a server the user owns, run the work. check
+// and serve --gpu, which ask about cards the user may have, say such an exclusion, not "no".
+bool excluded_only_as_purchase(const Result& r, const RuleSet& rules, const Rates& rates,
+                               const RankRequest& request);
+
 }  // namespace gpusel

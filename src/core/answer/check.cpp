@@ -20,12 +20,8 @@ void score_fitting(std::vector<Result>& rs, const RankRequest& req) {
   for (auto& r : rs) r.scores = fits_memory(r) ? (next++)->scores : Scores{};
 }
 
-// Whether a rule excluding `r` excludes it only as a purchase (an H100 SXM is not sold
-// singly): the same cards rented, or in a server the user owns, run the work.
 bool purchase_only(const Result& r, const Sources& src, const RankRequest& req) {
-  Config rented = r.config;
-  rented.rented = true;
-  return !evaluate(rented, src.rules, src.rates, req).rules.excluded;
+  return excluded_only_as_purchase(r, src.rules, src.rates, req);
 }
 
 // The first K37 change that fits and that the rules let run on these cards: the memory stage

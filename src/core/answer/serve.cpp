@@ -161,7 +161,10 @@ ServeAnswer serve(const Sources& src, const ServeQuery& q) {
   std::vector<ServeOption> too_slow;
   if (q.gpu) {
     a.configuration = serve_cards(*q.gpu, q.count, src.offers(), src.rules, src.rates, q.request);
-    a.met = a.configuration->meets && !a.configuration->eval.rules.excluded;
+    const ServeOption& mine = *a.configuration;
+    a.purchase_only =
+        mine.meets && excluded_only_as_purchase(mine.eval, src.rules, src.rates, q.request.rank);
+    a.met = mine.meets && (!mine.eval.rules.excluded || a.purchase_only);
     if (!a.configuration->capacity && a.configuration->replica.fits())
       too_slow.push_back(*a.configuration);
     std::tie(a.plan.kwh_price, a.plan.kwh_basis) =

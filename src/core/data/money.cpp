@@ -37,8 +37,9 @@ constexpr std::size_t kMaxCurrencyText = 16;
 constexpr std::size_t kMaxLocaleText = 256;
 constexpr double kMaxBudget = 1e15;
 
-[[noreturn]] void bad_budget(std::string_view text, const std::string& why) {
-  throw usage_error("invalid budget '" + quote_input(text) + "': " + why +
+// `what`: "budget", or the flag an amount was given with ("--card-price").
+[[noreturn]] void bad_budget(std::string_view what, std::string_view text, const std::string& why) {
+  throw usage_error("invalid " + std::string(what) + " '" + quote_input(text) + "': " + why +
                     " (forms: 15000, 15000CNY, 15k EUR, $15000, ¥15000)");
 }
 
@@ -140,31 +141,35 @@ std::optional<BudgetParts> split_budget(std::string_view s) {
 }
 
 // 10^digits of an exponent; anything past 10^99 is out of every budget's range anyway.
-double power_of_ten(std::string_view text, std::string_view digits) {
+double power_of_ten(std::string_view what, std::string_view text, std::string_view digits) {
   if (digits.empty()) return 1;
   const auto e = parse_decimal(digits);
-  if (!e || *e > 99) bad_budget(text, "more than 1e15");
+  if (!e || *e > 99) bad_budget(what, text, "more than 1e15");
   return std::pow(10.0, *e);
 }
 
 }  // namespace
 
-Budget parse_budget(std::string_view text) {
+namespace {
+
+Budget parse_money(std::string_view text, std::string_view what, bool allow_zero) {
   if (text.size() > kMaxBudgetText)
-    bad_budget(text, "longer than " + std::to_string(kMaxBudgetText) + " characters");
-  if (text.find('-') != std::string_view::npos) bad_budget(text, "it must be positive");
+    bad_budget(what, text, "longer than " + std::to_string(kMaxBudgetText) + " characters");
+  if (text.find('-') != std::string_view::npos)
+    bad_budget(what, text, allow_zero ? "it must not be negative" : "it must be positive");
   const auto parts = split_budget(text);
-  if (!parts) bad_budget(text, "not an amount");
+  if (!parts) bad_budget(what, text, "not an amount");
   const auto number = parse_decimal(parts->number);
-  if (!number) bad_budget(text, "not an amount");
+  if (!number) bad_budget(what, text, "not an amount");
   const double scale = suffix_scale(parts->scale);
-  if (!(scale > 0)) bad_budget(text, "unknown currency");
-  const double amount = *number * scale * power_of_ten(text, parts->exponent);
-  if (!(amount > 0) || !std::isfinite(amount)) bad_budget(text, "it must be positive");
-  if (amount > kMaxBudget) bad_budget(text, "more than 1e15");
+  if (!(scale > 0)) bad_budget(what, text, "unknown currency");
+  const double amount = *number * scale * power_of_ten(what, text, parts->exponent);
+  if (!(amount > 0 || (allow_zero && amount == 0)) || !std::isfinite(amount))
+    bad_budget(what, text, allow_zero ? "it must not be negative" : "it must be positive");
+  if (amount > kMaxBudget) bad_budget(what, text, "more than 1e15");
   const std::string sym(parts->symbol), code(parts->code);
   if (!sym.empty() && !code.empty() && symbols().count(sym) && upper(code) != symbols().at(sym))
-    bad_budget(text, "two different currencies");
+    bad_budget(what, text, "two different currencies");
   Budget b{amount, ""};
   try {
     if (!code.empty())
@@ -172,9 +177,17 @@ Budget parse_budget(std::string_view text) {
     else if (!sym.empty())
       b.currency = normalise_currency(sym);
   } catch (const Error&) {
-    bad_budget(text, "unknown currency");
+    bad_budget(what, text, "unknown currency");
   }
   return b;
+}
+
+}  // namespace
+
+Budget parse_budget(std::string_view text) { return parse_money(text, "budget", false); }
+
+Budget parse_amount(std::string_view text, std::string_view flag) {
+  return parse_money(text, flag, true);
 }
 
 std::string currency_for_locale(std::string_view locale) {

@@ -128,6 +128,14 @@ void evaluate_numbers(Result& r, const Workload& w, const RuleSet& rules, const 
 
 }  // namespace detail
 
+bool excluded_only_as_purchase(const Result& r, const RuleSet& rules, const Rates& rates,
+                               const RankRequest& req) {
+  if (!r.rules.excluded) return false;
+  Config rented = r.config;
+  rented.rented = true;
+  return !evaluate(rented, rules, rates, req).rules.excluded;
+}
+
 Result evaluate(const Config& config, const RuleSet& rules, const Rates& rates,
                 const RankRequest& req) {
   const Workload w = workload_for(config, req);
