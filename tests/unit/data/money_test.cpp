@@ -116,3 +116,12 @@ TEST_CASE("a vendor quote is a current price: it wins over an older MSRP and tie
       {{31000, "USD", "quote", "2026-09-01", ""}, {29000, "USD", "street", "2026-06-01", ""}});
   CHECK(charge(both, {"USD", false, false, ""}, r)->amount == 31000);
 }
+
+TEST_CASE("an amount given with a flag may be zero and its errors name the flag") {
+  CHECK(parse_amount("0", "--host-cost").amount == 0);
+  CHECK(parse_amount("12999CNY", "--card-price").currency == "CNY");
+  CHECK_THROWS_WITH(parse_amount("7Q", "--card-price"),
+                    Catch::Contains("invalid --card-price '7Q'"));
+  CHECK_THROWS_WITH(parse_amount("-5", "--host-cost"), Catch::Contains("must not be negative"));
+  CHECK_THROWS_WITH(parse_budget("0"), Catch::Contains("invalid budget '0'"));
+}
