@@ -63,6 +63,15 @@ DoctorCheck build_check(const HostFacts& f, const Torch& t) {
     return make("torch-build", CheckStatus::fail,
                 "PyTorch " + t.version + " is a ROCm build, but this machine's GPU is NVIDIA",
                 cuda_index_advice(f), kInstall);
+  // A probe's answer that is not a version ("=cmd", "") proves nothing about the build.
+  const std::string& built = t.cuda.empty() ? t.hip : t.cuda;
+  if (version(built).first == 0)
+    return make("torch-build", CheckStatus::warn,
+                "PyTorch " + t.version + " reports its " + (t.cuda.empty() ? "ROCm" : "CUDA") +
+                    " build as '" + built + "', not a version",
+                "run python3 -c 'import torch; print(torch.version.cuda, torch.version.hip)' "
+                "and reinstall PyTorch if it prints no version",
+                kInstall);
   return make("torch-build", CheckStatus::pass,
               "PyTorch " + t.version + ", built for " +
                   (t.cuda.empty() ? "ROCm " + t.hip : "CUDA " + t.cuda));
@@ -73,6 +82,11 @@ DoctorCheck build_check(const HostFacts& f, const Torch& t) {
 DoctorCheck cuda_vs_driver(const HostFacts& f, const Torch& t) {
   const auto [bm, bn] = version(t.cuda);
   const auto [dm, dn] = version(f.driver_cuda);
+  if (bm == 0 || dm == 0)
+    return make("torch-cuda-driver", CheckStatus::skip,
+                fmt::format("cannot compare: PyTorch's CUDA '{}' and the driver's '{}' are not "
+                            "both versions",
+                            t.cuda, f.driver_cuda));
   if (bm > dm)
     return make("torch-cuda-driver", CheckStatus::fail,
                 fmt::format("PyTorch's CUDA {} runtime needs a CUDA {} driver; this driver runs "
@@ -94,9 +108,13 @@ DoctorCheck cuda_vs_driver(const HostFacts& f, const Torch& t) {
 }
 
 DoctorCheck available_check(const HostFacts& f, const Torch& t) {
-  if (t.available)
+  if (t.available && t.devices > 0)
     return make("torch-gpu", CheckStatus::pass,
                 fmt::format("torch.cuda.is_available() is True: {} GPU(s)", t.devices));
+  if (t.available)
+    return make("torch-gpu", CheckStatus::warn,
+                "torch.cuda.is_available() is True, but torch.cuda.device_count() lists no GPU",
+                "check CUDA_VISIBLE_DEVICES and that `nvidia-smi` lists the GPU", kInstall);
   std::string fix =
       "check the driver runs the build's CUDA version (above) and `nvidia-smi` "
       "lists the GPU";

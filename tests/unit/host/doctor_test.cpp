@@ -206,3 +206,14 @@ TEST_CASE("the PyTorch probe is valid Python that prints one JSON object") {
   const auto j = nlohmann::json::parse(r.out);
   CHECK((j.contains("error") || j.contains("version")));
 }
+
+TEST_CASE("a probe's answer that is no version, or no GPU behind is_available, is not a pass") {
+  const DoctorAnswer a = machine(a800(torch_json("2.3.0+cu121", "=cmd", true, 0)));
+  CHECK(doctor_check(a, "torch-build").status == CheckStatus::warn);
+  CHECK_THAT(doctor_check(a, "torch-build").finding, Catch::Contains("not a version"));
+  CHECK(doctor_check(a, "torch-cuda-driver").status == CheckStatus::skip);
+  CHECK(doctor_check(a, "torch-gpu").status == CheckStatus::warn);
+  const DoctorAnswer b = machine(a800(torch_json("2.4.0+cu124", "12.4", true, 2)));
+  CHECK(doctor_check(b, "torch-build").status == CheckStatus::pass);
+  CHECK(doctor_check(b, "torch-gpu").status == CheckStatus::pass);
+}
