@@ -93,10 +93,11 @@ Table options_table(const CostReport& r, bool raw) {
       t.columns[c].header = name;
   std::vector<Row> rows;
   if (r.own)
-    rows.push_back({r.own->total,
-                    {tr("buy"), fmt::format("{} x {}", r.own->count, r.own->gpu->id),
-                     std::to_string(r.own->count), cell(r.own->power_per_hour, 3), tr("power only"),
-                     cell(r.hours, 0), cell(r.own->total, 2), "-", cell(r.own->total, 2)}});
+    rows.push_back(
+        {r.own->total,
+         {tr("buy"), fmt::format("{} x {}", r.own->count, r.own->gpu->id),
+          std::to_string(r.own->count), cell(r.own->power_per_hour, 3), tr("power only"),
+          cell(r.hours, 0), cell(r.own->total, 2), raw ? "" : "-", cell(r.own->total, 2)}});
   for (const auto& q : r.rent)
     rows.push_back({q.total,
                     {verdict_text(rent_choice(q.kind)),

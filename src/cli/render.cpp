@@ -175,6 +175,7 @@ Table json_rows(const nlohmann::json& rows, const std::vector<CsvColumn>& column
 
 std::string raw_number(double v) {
   if (!std::isfinite(v)) return "";
+  if (v == 0) return "0";  // -0 too: a spreadsheet reads "-0" as text in some locales
   if (v == std::floor(v) && std::fabs(v) < 1e15) return fmt::format("{:.0f}", v);
   return fmt::format("{}", v);
 }
@@ -188,8 +189,9 @@ std::string render(const Output& o, Format f, bool to_terminal) {
     text = guard_output(render_csv(o.csv), OutputKind::text);
   } else if (f == Format::csv) {
     Table t = o.table;
+    // A table's "-" stands for a missing value; in CSV a missing value is empty (README).
     for (auto& row : t.rows)
-      for (auto& cell : row) cell = plain(cell);
+      for (auto& cell : row) cell = cell == "-" ? std::string() : plain(cell);
     text = guard_output(render_csv(t), OutputKind::text);
   } else if (f == Format::html) {
     text = guard_output(o.html, OutputKind::markup);  // report/html escaped data's texts

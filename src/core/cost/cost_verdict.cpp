@@ -104,6 +104,15 @@ void scenario_reason(CostReport& r, const std::vector<Option>& verdict_options) 
             best > 0 ? (q.total / best - 1) * 100 : 0.0));
 }
 
+// "52 % more", or past 100 times "340 times as much": a 300-digit percentage (1e-300 h/day
+// of use) says nothing a reader can take in.
+std::string how_much_more(double next, double best) {
+  if (!(best > 0)) return trf("{:.0f} % more", 0.0);
+  const double ratio = next / best;
+  if (ratio < 100) return trf("{:.0f} % more", (ratio - 1) * 100);
+  return trf("{:.3g} times as much", ratio);
+}
+
 void own_reason(CostReport& r) {
   const OwnCost& o = *r.own;
   if (o.colocation > 0) {
@@ -142,9 +151,9 @@ void decide(CostReport& r) {
   const Option& next = opts[1];
   r.verdict.choice = best.choice;
   r.verdict.reasons.push_back(
-      trf("{} is the cheapest at published prices: {}; the next is {} at {} ({:.0f} % more)",
-          describe(best), amount(best.total, r), describe(next), amount(next.total, r),
-          best.total > 0 ? (next.total / best.total - 1) * 100 : 0.0));
+      trf("{} is the cheapest at published prices: {}; the next is {} at {} ({})", describe(best),
+          amount(best.total, r), describe(next), amount(next.total, r),
+          how_much_more(next.total, best.total)));
   own_reason(r);
   for (const auto& b : r.break_even) {
     r.verdict.reasons.push_back(hours_reason(b, r));
