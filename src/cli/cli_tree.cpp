@@ -153,7 +153,7 @@ std::string unknown_word(const CLI::App& root, const std::vector<std::string>& a
       if (!o)
         error = "unknown option '" + quote_input(name) + "' for '" + command_name(*cur) + "'" +
                 nearest_names(name, long_names(cur));
-      else if (o->get_type_size_max() > 0 && a.find('=') == std::string::npos)
+      else if (o->get_expected_max() > 0 && a.find('=') == std::string::npos)
         ++i;  // its value
       continue;
     }
