@@ -21,6 +21,10 @@ constexpr int kMaxLikeDepth = 4;
 // otherwise.
 std::string inference_engine(const std::string& engine, int batch, bool tensor_parallel);
 
+// The older release of the batched engine (constants.default_engine.value.batched_older:
+// vLLM 0.5, whose V0 engine ran Volta), for cards today's does not run on; "" if none.
+std::string older_batched_engine();
+
 // Whether the engine spreads a model over several GPUs by layers (one card busy at a time
 // at batch 1) rather than tensor parallel; false for a name the data does not know.
 bool engine_splits_layers(const std::string& engine_key);

@@ -72,7 +72,8 @@ class Evaluator {
   const RuleSet& rules_;
   const Rates& rates_;
   const RankRequest& req_;
-  std::map<std::pair<int, bool>, Plan> plans_;  // by count, and whether the engine is swapped
+  // by count, and the engine swapped to on the card ("" where the engine is kept)
+  std::map<std::pair<int, std::string>, Plan> plans_;
   std::optional<Estimate> one_card_;
   std::unique_ptr<detail::ConfigFacts> shared_;    // the first count's workload facts
   std::vector<std::optional<bool>> shared_rules_;  // and the rules they decide

@@ -154,8 +154,12 @@ std::vector<Config> configurations(const Gpu& gpu, int max_gpus, const Workload&
 // the card while the batch-1 default does: vLLM, tensor parallel or batched, on a P100, a V100,
 // an MI50 or an Apple GPU (engines.*.targets). Empty when the workload keeps its engine.
 std::string swapped_engine(const Workload& placed, const Gpu& gpu);
-// on_gpus(w, count) for these cards: where swapped_engine names the default, the batch-1
-// default (llama.cpp, its layer split) instead, with Workload::engine_instead_of set.
+// The engine such a card runs instead: the batched engine's older release where it runs there
+// and the asked engine is the batched one (vLLM 0.5 on a V100, tensor parallel kept), else the
+// batch-1 default (llama.cpp, its layer split). Empty when swapped_engine is.
+std::string swapped_to(const Workload& placed, const Gpu& gpu);
+// on_gpus(w, count) for these cards: where swapped_engine names the default, swapped_to's
+// engine instead, with Workload::engine_instead_of set.
 Workload on_card(const Gpu& gpu, int count, const Workload& w);
 
 // `count` cards of `gpu`, linked where its interconnect reaches, sharded as the ranker would.

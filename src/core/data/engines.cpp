@@ -158,6 +158,9 @@ EngineSplits detail::parse_engine_splits(const json& doc, const std::string& ori
   }
   t.batch1 = default_engine(doc, engines, "batch1", origin);
   t.batched = default_engine(doc, engines, "batched", origin);
+  const json& v = doc["constants"]["default_engine"]["value"];
+  if (v.contains("batched_older"))
+    t.batched_older = default_engine(doc, engines, "batched_older", origin);
   return t;
 }
 
@@ -167,6 +170,8 @@ std::string inference_engine(const std::string& engine, int batch, bool tensor_p
   const auto it = t.key_of.find(lower(engine));
   return it != t.key_of.end() ? it->second : lower(engine);
 }
+
+std::string older_batched_engine() { return splits().batched_older; }
 
 bool engine_splits_layers(const std::string& engine_key) {
   const auto& layers = splits().layers;

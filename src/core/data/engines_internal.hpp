@@ -11,7 +11,7 @@ namespace gpusel::detail {
 // The cards an engine has kernels for one weight format on (engines.*.weight_kernels), or
 // runs on at all (engines.*.targets).
 struct WeightKernel {
-  int cuda_min = 0;               // compute capability x 10 (sm_80: 80); 0: CUDA not listed
+  int cuda_min = 0;                 // compute capability x 10 (sm_80: 80); 0: CUDA not listed
   std::vector<std::string> rocm;    // gfx targets; empty: ROCm not listed
   std::vector<std::string> oneapi;  // Intel kernel targets (an empty list: none has them)
   bool cuda_listed = false, rocm_listed = false, oneapi_listed = false;
@@ -19,6 +19,7 @@ struct WeightKernel {
 
 struct EngineSplits {
   std::string batch1, batched;
+  std::string batched_older;                  // the older release of the batched engine; "" if none
   std::map<std::string, std::string> key_of;  // every key and alias -> the entry's key
   std::map<std::string, bool> layers;         // entry key -> splits by layers
   std::map<std::string, std::vector<std::string>> runs_on;  // entry key -> ecosystems

@@ -68,13 +68,23 @@ std::string swapped_engine(const Workload& placed, const Gpu& gpu) {
   return asked;
 }
 
+std::string swapped_to(const Workload& placed, const Gpu& gpu) {
+  const std::string asked = swapped_engine(placed, gpu);
+  if (asked.empty()) return "";
+  // The batched engine's older release keeps its layout (tensor parallel on 8 NVLinked V100s).
+  const std::string older = older_batched_engine();
+  if (asked == inference_engine("", 2, false) && !older.empty() && engine_runs_on(older, gpu))
+    return older;
+  return inference_engine("", 1, false);
+}
+
 Workload on_card(const Gpu& gpu, int count, const Workload& w) {
   Workload placed = on_gpus(w, count);
-  const std::string asked = swapped_engine(placed, gpu);
-  if (asked.empty()) return placed;
+  const std::string to = swapped_to(placed, gpu);
+  if (to.empty()) return placed;
   Workload swapped = w;
-  swapped.engine = inference_engine("", 1, false);
-  swapped.engine_instead_of = asked;
+  swapped.engine = to;
+  swapped.engine_instead_of = swapped_engine(placed, gpu);
   return on_gpus(swapped, count);
 }
 

@@ -151,17 +151,19 @@ Evaluator::Evaluator(const RuleSet& rules, const Rates& rates, const RankRequest
 Evaluator::~Evaluator() = default;
 
 Evaluator::Plan& Evaluator::plan(int count, const Gpu* gpu) {
-  auto [it, fresh] = plans_.try_emplace({count, false});
+  auto [it, fresh] = plans_.try_emplace({count, std::string()});
   Plan& p = it->second;
   if (fresh && (p.splits = tensor_parallel_splits(req_.workload, count))) {
     Config c;
     c.count = count;
     p.w = workload_for(c, req_);
   }
-  // A card the default engine does not run on has its own plan: the same for every such card
-  // (the swap depends on the platform alone).
-  if (!gpu || !p.splits || swapped_engine(p.w, *gpu).empty()) return p;
-  auto [other, made] = plans_.try_emplace({count, true});
+  // A card the default engine does not run on has its own plan: the same for every card that
+  // swaps to the same engine (the swap depends on the platform alone).
+  if (!gpu || !p.splits) return p;
+  std::string to = swapped_to(p.w, *gpu);
+  if (to.empty()) return p;
+  auto [other, made] = plans_.try_emplace({count, std::move(to)});
   if (made) {
     Config c;
     c.gpu = gpu, c.count = count;

@@ -109,8 +109,8 @@ TEST_CASE("the per-GPU workload and need of a count are the same on every card")
   for (const auto& [name, w] : property_workloads()) {
     CAPTURE(name);
     const RankRequest req = request(w);
-    // (count, swapped) -> (need, split)
-    std::map<std::pair<int, bool>, std::pair<double, std::string>> by_count;
+    // (count, engine swapped to) -> (need, split)
+    std::map<std::pair<int, std::string>, std::pair<double, std::string>> by_count;
     for (const auto& gpu : catalog().gpus)
       for (const auto& config : configurations(gpu, req.max_gpus, req.workload)) {
         const Workload placed = workload_for(config, req);
@@ -119,7 +119,9 @@ TEST_CASE("the per-GPU workload and need of a count are the same on every card")
         CAPTURE(gpu.id, config.count);
         const bool swapped = !placed.engine_instead_of.empty();
         CHECK(swapped == !swapped_engine(on_gpus(req.workload, config.count), gpu).empty());
-        const auto [it, fresh] = by_count.try_emplace({config.count, swapped}, got);
+        const std::string to = swapped ? placed.engine : std::string();
+        CHECK(to == swapped_to(on_gpus(req.workload, config.count), gpu));
+        const auto [it, fresh] = by_count.try_emplace({config.count, to}, got);
         CHECK(it->second == got);
         CHECK(config.split == got.second);
       }
@@ -127,7 +129,9 @@ TEST_CASE("the per-GPU workload and need of a count are the same on every card")
   }
 }
 
-TEST_CASE("a default engine that does not run on a card is swapped for the batch-1 default") {
+TEST_CASE(
+    "a default engine that does not run on a card is swapped: its older release, else the batch-1 "
+    "default") {
   Workload w = preset("llama-3.1-70b", Mode::inference);
   w.precision = Precision::int4;
   const RankRequest req = request(w);
@@ -137,6 +141,12 @@ TEST_CASE("a default engine that does not run on a card is swapped for the batch
   CHECK(on_p100.engine == "llama.cpp");  // vLLM needs compute capability 7.5
   CHECK(on_p100.engine_instead_of == "vllm");
   CHECK(on_p100.shard == Shard::none);  // llama.cpp splits layers
+  // A V100 runs vLLM 0.5 (its V0 engine ran Volta): tensor parallel kept.
+  const Gpu& v100 = require_gpu(catalog(), "v100-sxm2-32gb");
+  const Workload on_v100 = workload_for(make_config(v100, 8, req.workload), req);
+  CHECK(on_v100.engine == "vllm-0.5");
+  CHECK(on_v100.engine_instead_of == "vllm");
+  CHECK(on_v100.shard == Shard::tp);
   const Workload on_t4 = workload_for(make_config(t4, 4, req.workload), req);
   CHECK(on_t4.engine.empty());
   CHECK(on_t4.shard == Shard::tp);
