@@ -129,11 +129,16 @@ int run_estimate(Context& ctx, const EstimateArgs& a) {
   o.before = headline(w, true);
   o.table = component_table(e, a.explain);
   // The need leads: it is what check, fit, compare and recommend hold against a card; the
-  // total adds the caching allocator's share, what nvidia-smi may show at the peak.
+  // total adds the caching allocator's share, what nvidia-smi may show at the peak (llama.cpp
+  // has none: its total is the need).
+  const std::string peak =
+      e.bytes_of("allocator_overhead") > 0
+          ? trf("at the peak up to {} GiB ({} GB) reserved, allocator cache included",
+                gib(e.total_bytes), fixed(e.total_bytes / 1e9, 2))
+          : trf("no caching allocator holds more ({} GB)", fixed(e.total_bytes / 1e9, 2));
   o.after = trf("need per GPU {} GiB, likely {} to {} GiB (what is compared with a card's usable "
-                "memory); at the peak up to {} GiB ({} GB) reserved, allocator cache included",
-                gib(e.need_bytes()), gib(e.need_low_bytes()), gib(e.need_high_bytes()),
-                gib(e.total_bytes), fixed(e.total_bytes / 1e9, 2)) +
+                "memory); {}",
+                gib(e.need_bytes()), gib(e.need_low_bytes()), gib(e.need_high_bytes()), peak) +
             "\n" + tr("assumptions:") + "\n" + bullet_list(e.assumptions);
   o.json = estimate_json(e);
   o.csv = json_rows(o.json["components"],

@@ -317,6 +317,9 @@ Conversion convert(const Row& row, const std::vector<gpusel::ModelArch>& presets
   if (c.framework == "litgpt" && w.mode == Mode::qlora)
     w.optimizer = gpusel::Optimizer::paged_adamw;
   if (w.model.cnn) c.framework = "pytorch";  // a plain training loop: no framework profile
+  // Every inference row was measured in PyTorch (transformers' generate, litgpt's): its caching
+  // allocator, the whole prompt in one forward pass; not llama.cpp, the batch-1 default.
+  if (w.mode == Mode::inference) w.engine = "transformers";
   set_parallel(row, w);
   set_attention(row, w);
   // Several GPUs without a sharding strategy: HF's naive model parallelism (device_map), the

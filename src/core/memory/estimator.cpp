@@ -16,14 +16,23 @@ double sum_gpu(const std::vector<Component>& parts, std::string_view skip_a,
   return total;
 }
 
-void add_overheads(std::vector<Component>& parts) {
+// `caching`: the run allocates through PyTorch's caching allocator, whose freed blocks it
+// keeps; llama.cpp's ggml sizes its buffers once (the compute buffer measured from the graph
+// at load), so it has no such share.
+void add_overheads(std::vector<Component>& parts, bool caching) {
   const double allocated = sum_gpu(parts, "", "");
   const double frac = data_constant("allocator_overhead_fraction");
-  parts.push_back({"allocator_overhead", allocated * frac,
-                   detail::gb(allocated) + " allocated x " + detail::num(frac) +
-                       " (caching-allocator fragmentation)"});
+  if (caching)
+    parts.push_back({"allocator_overhead", allocated * frac,
+                     detail::gb(allocated) + " allocated x " + detail::num(frac) +
+                         " (caching-allocator fragmentation)"});
   const double ctx = data_constant("cuda_context_bytes");
   parts.push_back({"cuda_context", ctx, detail::gb(ctx) + " per GPU (lazy module loading)"});
+}
+
+// Inference through llama.cpp (ggml): no PyTorch underneath.
+bool runs_on_ggml(const Workload& w) {
+  return !is_training(w.mode) && !w.model.cnn && is_llama_cpp(prefill_chunk(w).engine);
 }
 
 // Half-width of the band, as a fraction: how well the model is known for this case.
@@ -83,7 +92,7 @@ Estimate estimate(const Workload& w, EstimateDetail level) {
     detail::add_inference_components(s, e.components);
   }
   detail::phase_gradients(s, e.components);
-  add_overheads(e.components);
+  add_overheads(e.components, !runs_on_ggml(w));
   check_finite(e.components);
   for (const auto& c : e.components) {
     if (c.where == "gpu") e.total_bytes += c.bytes;

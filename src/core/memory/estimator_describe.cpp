@@ -63,6 +63,12 @@ std::string weights_text(const Setup& setup) {
 
 void describe_framework(const Setup& s, std::vector<std::string>& a) {
   const FrameworkProfile& f = s.f;
+  if (!is_training(s.w.mode) && is_llama_cpp(prefill_chunk(s.w).engine)) {
+    a.push_back("engine llama.cpp (ggml): the weights, the KV cache and one compute buffer "
+                "sized from the graph at load; no PyTorch and no caching allocator, so no "
+                "allocator share (--engine for another engine)");
+    return;
+  }
   a.push_back("framework " + f.id + " (" + f.name + "; " + f.version + ", as of " + f.as_of +
               "): data/frameworks.json");
   if (!is_training(s.w.mode)) return;
