@@ -30,9 +30,11 @@ const std::map<std::string, std::pair<Range, Range>>& memory_limits() {
   return m;
 }
 
-// Board power by segment, W: from a 70 W inference card to a 1.4 kW Blackwell Ultra module.
-Range tdp_range(const std::string& segment) {
+// Board power by segment, W: from a 70 W inference card to a 1.4 kW Blackwell Ultra module;
+// a system-on-chip module from a Jetson Orin Nano's 7-25 W.
+Range tdp_range(const std::string& segment, const std::string& form_factor) {
   if (segment == "datacenter") return {40, 1600};
+  if (form_factor == "soc") return {5, 700};
   return {30, 700};
 }
 
@@ -100,7 +102,7 @@ void check_memory(const J& g, const std::string& p, Findings& f) {
 template <typename J>
 void check_power(const J& g, const std::string& p, Findings& f) {
   const double w = num(g, "tdp_w");
-  const Range r = tdp_range(std::string(str(g, "segment")));
+  const Range r = tdp_range(std::string(str(g, "segment")), std::string(str(g, "form_factor")));
   if (w > 0 && (w < r.lo || w > r.hi))
     f.error(p + "/tdp_w", "tdp-range",
             fmt_num(w) + " W is outside " + fmt_num(r.lo) + ".." + fmt_num(r.hi) + " W for a " +
