@@ -294,8 +294,17 @@ TEST_CASE("offload beyond what a host's board takes is excluded, with the reason
   const Sources src = sources();
   RankRequest q = deepseek_experts_in_ram();
   q.max_gpus = 1;
-  q.filters.segments = {"consumer"};  // desktops: at most 256 GB
-  const Ranking r = rank(src.catalog, src.rules, src.rates, q);
+  q.filters.segments = {"consumer"};  // desktops at most 256 GB, the EPYC host 768 GB
+  const Ranking epyc = rank(src.catalog, src.rules, src.rates, q);
+  REQUIRE_FALSE(epyc.results.empty());
+  for (const Result& x : epyc.results)
+    CHECK(x.platform_quote.platform->id == "epyc-ram-host");
+  // Kimi K2's int8 experts (about a terabyte) fit no board a consumer card goes in.
+  RankRequest kimi = q;
+  kimi.workload = preset("kimi-k2", Mode::inference);
+  kimi.workload.precision = Precision::int8;
+  kimi.workload.cpu_moe = kCpuMoeAll;
+  const Ranking r = rank(src.catalog, src.rules, src.rates, kimi);
   CHECK(r.results.empty());
   CHECK(r.rejected.by_rule.count("host-ram-beyond-board") == 1);
   // A server board holds it: priced with the RAM raised where needed.

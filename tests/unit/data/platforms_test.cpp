@@ -165,11 +165,17 @@ TEST_CASE("offloaded parts need host RAM: raised in DIMM steps, a bigger board, 
   CHECK(big.platform->id == "desktop-2");
   CHECK(big.ram_gb == 208);
   CHECK(big.ram_short_gb == 0);
+  // Beyond the desktops: the EPYC host's 768 GB (Tencent Xuanwu Lab's DeepSeek build).
+  const PlatformQuote epyc = quote_platform(p, card, 1, false, 400);
+  REQUIRE(epyc.platform);
+  CHECK(epyc.platform->id == "epyc-ram-host");
+  CHECK(epyc.ram_added_gb == 0);
+  CHECK(epyc.ram_short_gb == 0);
   // Beyond every board that takes the card: the first platform, short by what it lacks.
-  const PlatformQuote beyond = quote_platform(p, card, 1, false, 400);
+  const PlatformQuote beyond = quote_platform(p, card, 1, false, 800);
   REQUIRE(beyond.platform);
   CHECK(beyond.platform->id == "desktop");
-  CHECK(beyond.ram_short_gb == Approx(404 - 128));
+  CHECK(beyond.ram_short_gb == Approx(804 - 128));
   // Per host: two cards' offload in one host.
   CHECK(quote_platform(p, card, 2, false, 30).ram_need_gb == Approx(64));
   // A unified-memory machine does not count host RAM apart from its own.
