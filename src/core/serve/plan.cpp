@@ -9,6 +9,7 @@
 #include <limits>
 #include <tuple>
 
+#include "gpusel/base/error.hpp"
 #include "gpusel/data/ownership.hpp"
 #include "gpusel/data/platforms.hpp"
 #include "serve_internal.hpp"
@@ -258,6 +259,19 @@ ServeOption serve_cards(const Gpu& gpu, int count, const Cloud* cloud, const Rul
     return o.capacity ? 1 + o.capacity->rate * o.replicas : o.replica.fits() ? 0.5 : 0.0;
   };
   const Workload served = serve_detail::served_on(gpu, req);
+  // --shard tp: the user's layout, every card one tensor-parallel replica (refused, as check
+  // refuses it, where the heads do not split that many ways). Other strategies are training's
+  // or llama.cpp's layer split, which serve does not plan.
+  const Workload& asked = req.rank.workload;  // placed on one card: its --shard set aside
+  const Shard shard = asked.shard_set_aside.value_or(asked.shard);
+  if (asked.shard_given && count > 1) {
+    if (shard != Shard::tp)
+      throw usage_error("serve --shard " + to_string(shard) +
+                        ": serve plans tensor-parallel replicas; --shard tp makes all --count "
+                        "cards one replica, no --shard picks the split that carries most");
+    on_gpus(asked, count);  // the heads must split count ways
+    return serve_detail::evaluate_option(gpu, count, 1, cloud, rules, rates, req, env);
+  }
   for (int size = 1; size <= count; size *= 2) {
     if (count % size != 0 || !gangs(gpu, size) ||
         (size > 1 && !tensor_parallel_splits(served, size)))
