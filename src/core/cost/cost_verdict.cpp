@@ -190,6 +190,15 @@ void add_notes(CostReport& r, const CostData& d) {
     if (r.own->gpu->tdp_w <= 0)
       n.push_back(trf("The catalog has no TDP for {}: power is not counted.", r.own->gpu->id));
   }
+  // The resale figures (data/ownership.json) are first-year measurements; a decade is their
+  // extrapolation, and a card that old is several generations behind.
+  if (r.own && r.query.months > 60)
+    n.push_back(
+        trf("A project of {:g} months outlasts the resale data: residual_1y is measured "
+            "over a card's first years and only extrapolated past five, and by then the "
+            "card is two or three generations old (NVIDIA's data-centre parts: 2020, 2022, "
+            "2024); plan a replacement rather than one purchase.",
+            r.query.months));
   if (r.query.rent_gpu != r.query.own_gpu || *r.query.rent_count != r.query.own_count)
     n.push_back(
         tr("Bought and rented GPUs differ: costs assume the same hours of use, but the work "

@@ -508,3 +508,15 @@ TEST_CASE("a data-centre server pays its host's draw, the facility's PUE and col
   q.pue = 0.5;
   CHECK_THROWS_AS(compare_costs(q, f.data()), Error);
 }
+
+TEST_CASE("a project longer than five years is told the resale data does not reach it") {
+  Fixture f;
+  const auto says = [&](double months) {
+    const CostReport r = compare_costs(two_4090s_vs_a100(8, months), f.data());
+    for (const auto& n : r.notes)
+      if (n.find("outlasts the resale data") != std::string::npos) return true;
+    return false;
+  };
+  CHECK_FALSE(says(60));
+  CHECK(says(61));
+}
