@@ -107,7 +107,22 @@ int usage(const CLI::App& app, const CLI::ParseError& e, int argc, char** argv) 
   return static_cast<int>(ExitCode::usage);
 }
 
+// A usage error is written before --lang is parsed: the language it asks for, read off the
+// words themselves ("--lang zh-CN", "--lang=zh-CN"), so that error speaks it too. A bad value
+// is left to the parsed option's own message.
+void language_from_words(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    if (a == "--") return;
+    std::optional<Lang> l;
+    if (a == "--lang" && i + 1 < argc) l = parse_lang(argv[i + 1]);
+    if (a.rfind("--lang=", 0) == 0) l = parse_lang(std::string(a.substr(7)));
+    if (l) set_language(*l);
+  }
+}
+
 int parse(CLI::App& app, int argc, char** argv) {
+  language_from_words(argc, argv);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -5,6 +5,7 @@
 
 #include "cli/terminal.hpp"
 #include "gpusel/base/text.hpp"
+#include "gpusel/i18n/i18n.hpp"
 
 namespace gpusel::cli {
 namespace {
@@ -151,7 +152,7 @@ std::string unknown_word(const CLI::App& root, const std::vector<std::string>& a
       const std::string name = a.substr(0, a.find('='));
       const CLI::Option* o = find_option(cur, name);
       if (!o)
-        error = "unknown option '" + quote_input(name) + "' for '" + command_name(*cur) + "'" +
+        error = trf("unknown option '{}' for '{}'", quote_input(name), command_name(*cur)) +
                 nearest_names(name, long_names(cur));
       else if (o->get_expected_max() > 0 && a.find('=') == std::string::npos)
         ++i;  // its value
@@ -168,8 +169,10 @@ std::string unknown_word(const CLI::App& root, const std::vector<std::string>& a
       std::vector<std::string> names;
       for (const CLI::App* s : cur->get_subcommands([](const CLI::App* x) { return visible(x); }))
         names.push_back(s->get_name());
-      error = "unknown command '" + quote_input(a) + "'" +
-              (cur == &root ? "" : " for '" + command_name(*cur) + "'") + nearest_names(a, names);
+      error = (cur == &root
+                   ? trf("unknown command '{}'", quote_input(a))
+                   : trf("unknown command '{}' for '{}'", quote_input(a), command_name(*cur))) +
+              nearest_names(a, names);
     }
   }
   *deepest = cur;
