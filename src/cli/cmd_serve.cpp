@@ -140,6 +140,11 @@ int run_serve(Context& ctx, const ServeArgs& a) {
   const std::vector<ModelArch> models = load_models(a.rank.workload.models_path);
   q.models = &models;
   if (!a.gpu.empty()) {
+    // The cards are the user's: a budget filters what serve ranks, and --gpu ranks nothing.
+    if (!a.rank.budget.empty())
+      throw usage_error(
+          "--budget filters the configurations serve ranks; with --gpu the cards "
+          "are given (drop --budget, or --gpu to rank within it)");
     q.gpu = &require_gpu(ctx.catalog(), a.gpu);
     q.count = card_count(a.count, a.rank.workload);
     if (q.count < 1 || q.count > kMaxGpus)
