@@ -49,7 +49,7 @@ std::string own_lines(const OwnCost& o, const CostReport& r) {
             fmt::format("{} x {:.2f} {}: {}", o.count, o.card_price, cur, o.card_basis));
   s += line(tr("host system"), o.host_total,
             fmt::format("{} x {:.2f} {}: {}", o.hosts, o.host_price, cur, o.host_basis));
-  s += line(tr("resale"), -o.resale,
+  s += line(tr("resale"), o.resale > 0 ? -o.resale : 0.0,
             trf("{:.1f} % of {:.2f} after {:g} months ({})", o.residual * 100, o.purchase,
                 r.query.months, o.resale_basis));
   if (o.colocation > 0 || o.pue > 1) {

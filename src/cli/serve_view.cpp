@@ -187,11 +187,11 @@ std::string verdict_text(const ServeOption& o, const ServeView& v) {
         o.bought.cards_bought, o.cards);
   const ServeTarget& t = v.query.request.target;
   // The latencies at the load asked, which may break the targets the capacity meets.
-  if (t.rps || t.users)
-    s +=
-        fmt::format(". At the load asked ({}): TTFT {} ms, TPOT {} ms (p50/{})",
-                    t.rps ? fmt::format("{:g} req/s", *t.rps) : fmt::format("{:g} users", *t.users),
-                    pair_ms(o.served.ttft, pct), pair_ms(o.served.tpot, pct), pct_label(pct));
+  // A load beyond the fleet was never served: no latencies to give.
+  if ((t.rps || t.users) && !o.beyond_fleet)
+    s += fmt::format(". At the load asked ({}): TTFT {} ms, TPOT {} ms (p50/{})",
+                     t.rps ? fmt::format("{:g} req/s", *t.rps) : count_text(*t.users) + " users",
+                     pair_ms(o.served.ttft, pct), pair_ms(o.served.tpot, pct), pct_label(pct));
   if (!o.meets) s += fmt::format(". Not enough: {}", o.why_not);
   if (o.eval.rules.excluded)
     s += (v.answer.purchase_only ? ". As a purchase: " : ". Excluded: ") +

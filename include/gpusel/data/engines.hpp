@@ -24,6 +24,11 @@ std::string inference_engine(const std::string& engine, int batch, bool tensor_p
 // The older release of the batched engine (constants.default_engine.value.batched_older:
 // vLLM 0.5, whose V0 engine ran Volta), for cards today's does not run on; "" if none.
 std::string older_batched_engine();
+// Whether that older release loads the model: a preset whose architecture it supports
+// (default_engine.value.batched_older_models), or a bare parameter count ("" id: a Llama shape),
+// in 16-bit weights: its quantized kernels (AWQ, Marlin, FP8, W8A8) need Turing or Ampere and
+// later, the cards it stands in for lack them.
+bool older_batched_engine_loads(const std::string& model_id, bool weights_16bit);
 
 // Whether the engine spreads a model over several GPUs by layers (one card busy at a time
 // at batch 1) rather than tensor parallel; false for a name the data does not know.

@@ -17,7 +17,8 @@ namespace gpusel {
 struct PlatformMatch {  // every given condition must hold
   std::vector<std::string> gpu_ids, segments, form_factors;
   std::optional<bool> unified_memory, used;
-  int max_count = 0;  // 0: any count (in hosts of gpus_per_host)
+  int max_count = 0;     // 0: any count (in hosts of gpus_per_host)
+  double max_tdp_w = 0;  // the most a card may draw in its slots; 0: any
   bool operator==(const PlatformMatch&) const = default;
 };
 

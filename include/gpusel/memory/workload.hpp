@@ -197,6 +197,12 @@ std::vector<std::string> gguf_names();      // data/quantizations.json's GGUF ty
 // The largest configuration any command models: 2048 nodes of 8, the 16K-GPU cluster the
 // Llama 3 paper trained 405B on (arXiv 2407.21783 Table 4).
 inline constexpr int kMaxGpuCount = 16384;
+
+// The weights are 16-bit (bf16/fp16), not a quantized or shipped format.
+inline bool weights_16bit(const Workload& w) {
+  return (w.precision == Precision::bf16 || w.precision == Precision::fp16) &&
+         w.weight_format.empty() && w.weight_bits == 0;
+}
 // The largest --image-size modelled (pixels per side).
 inline constexpr int kMaxImageSize = 16384;
 

@@ -77,10 +77,13 @@ struct ServingData {
   const ServingEngine& engine(std::string_view name) const;
   std::vector<std::string> engine_names() const;  // names, then aliases
   // The engine serving `g`: `asked` when given and it runs there (nullptr when it does not),
-  // else the default engine, else llama.cpp where it runs; nullptr when none does. GGUF
-  // weights (`gguf`: q4_k_m...) go to llama.cpp first, their own engine (vLLM's GGUF loader
-  // is "highly experimental and under-optimized", its docs say).
-  const ServingEngine* engine_for(const Gpu& g, const std::string& asked, bool gguf = false) const;
+  // else the default engine, else its older release where that runs and loads the model
+  // (vLLM 0.5 on a V100: data/engines.hpp older_batched_engine), else llama.cpp where it runs;
+  // nullptr when none does. GGUF weights (`gguf`: q4_k_m...) go to llama.cpp first, their own
+  // engine (vLLM's GGUF loader is "highly experimental and under-optimized", its docs say).
+  const ServingEngine* engine_for(const Gpu& g, const std::string& asked, bool gguf = false,
+                                  const std::string& model_id = "",
+                                  bool weights_16bit = false) const;
 };
 
 // Checks the document against data/schema/serving.schema.json; Error(data) naming origin

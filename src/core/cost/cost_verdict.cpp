@@ -110,7 +110,8 @@ std::string how_much_more(double next, double best) {
   if (!(best > 0)) return trf("{:.0f} % more", 0.0);
   const double ratio = next / best;
   if (ratio < 100) return trf("{:.0f} % more", (ratio - 1) * 100);
-  return trf("{:.3g} times as much", ratio);
+  if (ratio < 1e6) return trf("{:.0f} times as much", ratio);
+  return tr("more than a million times as much");
 }
 
 void own_reason(CostReport& r) {
@@ -190,6 +191,14 @@ void add_notes(CostReport& r, const CostData& d) {
     if (r.own->gpu->tdp_w <= 0)
       n.push_back(trf("The catalog has no TDP for {}: power is not counted.", r.own->gpu->id));
   }
+  // Flags for a data-centre server on a host with no stated draw: said, not silently dropped.
+  if (r.own && r.own->it_kw > 0 && r.own->pue == 1 && r.own->colocation == 0 &&
+      (r.query.pue || r.query.colo_per_kw_month))
+    n.push_back(
+        trf("--pue and --colo-per-kw-month apply to servers whose host draw "
+            "data/platforms.json states (host_power_w: the HGX/OAM and used SXM servers); "
+            "{} states none, so neither is counted.",
+            r.own->host_basis));
   // The resale figures (data/ownership.json) are first-year measurements; a decade is their
   // extrapolation, and a card that old is several generations behind.
   if (r.own && r.query.months > 60)

@@ -161,6 +161,9 @@ EngineSplits detail::parse_engine_splits(const json& doc, const std::string& ori
   const json& v = doc["constants"]["default_engine"]["value"];
   if (v.contains("batched_older"))
     t.batched_older = default_engine(doc, engines, "batched_older", origin);
+  if (v.contains("batched_older_models") && v["batched_older_models"].is_array())
+    for (const json& id : v["batched_older_models"])
+      if (id.is_string()) t.batched_older_models.push_back(id.get<std::string>());
   return t;
 }
 
@@ -172,6 +175,12 @@ std::string inference_engine(const std::string& engine, int batch, bool tensor_p
 }
 
 std::string older_batched_engine() { return splits().batched_older; }
+
+bool older_batched_engine_loads(const std::string& model_id, bool weights_16bit) {
+  const auto& ids = splits().batched_older_models;
+  return weights_16bit &&
+         (model_id.empty() || std::find(ids.begin(), ids.end(), model_id) != ids.end());
+}
 
 bool engine_splits_layers(const std::string& engine_key) {
   const auto& layers = splits().layers;

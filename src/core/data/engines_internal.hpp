@@ -19,9 +19,10 @@ struct WeightKernel {
 
 struct EngineSplits {
   std::string batch1, batched;
-  std::string batched_older;                  // the older release of the batched engine; "" if none
-  std::map<std::string, std::string> key_of;  // every key and alias -> the entry's key
-  std::map<std::string, bool> layers;         // entry key -> splits by layers
+  std::string batched_older;  // the older release of the batched engine; "" if none
+  std::vector<std::string> batched_older_models;  // the presets it loads
+  std::map<std::string, std::string> key_of;      // every key and alias -> the entry's key
+  std::map<std::string, bool> layers;             // entry key -> splits by layers
   std::map<std::string, std::vector<std::string>> runs_on;  // entry key -> ecosystems
   // entry key -> format -> where its kernels run (own or "like" entry's)
   std::map<std::string, std::map<std::string, WeightKernel>> kernels;

@@ -55,9 +55,13 @@ Platform parse_platform(const json& j, const std::string& at) {
   p.network = present<std::string>(j, "network", at).value_or("");
   const json& m = detail::required_ref(j, "match", at);
   const std::string mat = at + ".match";
-  p.match = {strings(m, "gpu_ids", mat),      strings(m, "segments", mat),
-             strings(m, "form_factors", mat), present<bool>(m, "unified_memory", mat),
-             present<bool>(m, "used", mat),   present<int>(m, "max_count", mat).value_or(0)};
+  p.match = {strings(m, "gpu_ids", mat),
+             strings(m, "segments", mat),
+             strings(m, "form_factors", mat),
+             present<bool>(m, "unified_memory", mat),
+             present<bool>(m, "used", mat),
+             present<int>(m, "max_count", mat).value_or(0),
+             present<double>(m, "max_tdp_w", mat).value_or(0)};
   p.gpus_per_host = required<int>(j, "gpus_per_host", at);
   if (p.gpus_per_host < 1 || p.match.max_count < 0)
     throw data_error(at + ": gpus_per_host must be at least 1 and max_count not negative");
@@ -87,7 +91,7 @@ bool takes(const Platform& p, const Gpu& g, std::optional<bool> used) {
   const PlatformMatch& m = p.match;
   return in(m.gpu_ids, g.id) && in(m.segments, g.segment) && in(m.form_factors, g.form_factor) &&
          (!m.unified_memory || *m.unified_memory == g.unified_memory) &&
-         (!m.used || !used || *m.used == *used);
+         (m.max_tdp_w <= 0 || g.tdp_w <= m.max_tdp_w) && (!m.used || !used || *m.used == *used);
 }
 
 // Power supply for the cards of one host: (TDP + rest of system) x headroom, next step up.

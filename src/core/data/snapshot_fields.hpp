@@ -123,7 +123,7 @@ void fields(A& a, T& m) {
 
 template <typename A, either<PlatformMatch> T>
 void fields(A& a, T& m) {
-  a(m.gpu_ids, m.segments, m.form_factors, m.unified_memory, m.used, m.max_count);
+  a(m.gpu_ids, m.segments, m.form_factors, m.unified_memory, m.used, m.max_count, m.max_tdp_w);
 }
 
 template <typename A, either<Platform> T>

@@ -63,10 +63,15 @@ std::string weights_text(const Setup& setup) {
 
 void describe_framework(const Setup& s, std::vector<std::string>& a) {
   const FrameworkProfile& f = s.f;
-  if (!is_training(s.w.mode) && is_llama_cpp(prefill_chunk(s.w).engine)) {
-    a.push_back("engine llama.cpp (ggml): the weights, the KV cache and one compute buffer "
-                "sized from the graph at load; no PyTorch and no caching allocator, so no "
-                "allocator share (--engine for another engine)");
+  if (!is_training(s.w.mode)) {
+    const std::string e = prefill_chunk(s.w).engine;
+    a.push_back(is_llama_cpp(e)
+                    ? "engine llama.cpp (ggml): the weights, the KV cache and one compute buffer "
+                      "sized from the graph at load; no PyTorch and no caching allocator, so no "
+                      "allocator share (--engine for another engine)"
+                    : "engine " + e +
+                          " (PyTorch underneath: its caching allocator's share counted; --engine "
+                          "for another engine)");
     return;
   }
   a.push_back("framework " + f.id + " (" + f.name + "; " + f.version + ", as of " + f.as_of +
@@ -149,7 +154,10 @@ void describe(const Setup& s, std::vector<std::string>& a) {
     a.push_back(std::string("attention: ") + (w.flash_attn ? "flash/SDPA" : "eager (scores kept)"));
   std::string par = std::to_string(s.n) + " GPU(s), sharding " + to_string(s.shard) + ", offload " +
                     to_string(w.offload);
-  if (s.layer_split()) par += " (layers split across GPUs, HF device_map)";
+  if (s.layer_split())
+    par += is_training(s.w.mode) || !is_llama_cpp(prefill_chunk(s.w).engine)
+               ? " (layers split across GPUs, HF device_map)"
+               : " (layers split across GPUs, llama.cpp's -sm layer)";
   if (cpu_moe_layers(w) > 0)
     par += "; llama.cpp --n-cpu-moe: the routed experts of " + std::to_string(cpu_moe_layers(w)) +
            " of " + std::to_string(moe_layer_count(w.model)) + " MoE layers in host RAM";

@@ -73,7 +73,8 @@ std::string swapped_to(const Workload& placed, const Gpu& gpu) {
   if (asked.empty()) return "";
   // The batched engine's older release keeps its layout (tensor parallel on 8 NVLinked V100s).
   const std::string older = older_batched_engine();
-  if (asked == inference_engine("", 2, false) && !older.empty() && engine_runs_on(older, gpu))
+  if (asked == inference_engine("", 2, false) && !older.empty() && engine_runs_on(older, gpu) &&
+      older_batched_engine_loads(placed.model.id, weights_16bit(placed)))
     return older;
   return inference_engine("", 1, false);
 }

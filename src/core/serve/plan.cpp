@@ -128,8 +128,9 @@ ServeOption evaluate_option(const Gpu& g, int count, std::optional<int> fixed_re
                             const Cloud* cloud, const RuleSet& rules, const Rates& rates,
                             const ServeRequest& req, const PlanEnv& env) {
   ServeOption o;
-  o.engine = default_serving_data().engine_for(g, req.target.engine,
-                                               !req.rank.workload.weight_format.empty());
+  o.engine = default_serving_data().engine_for(
+      g, req.target.engine, !req.rank.workload.weight_format.empty(), req.rank.workload.model.id,
+      weights_16bit(req.rank.workload));
   RankRequest rank = req.rank;
   rank.workload = served_by(req.rank.workload, o.engine);
   // A replica is a share of the cards bought: buy() packs the replicas into hosts (whole
@@ -212,8 +213,9 @@ Workload served_by(const Workload& given, const ServingEngine* e) {
 
 Workload served_on(const Gpu& g, const ServeRequest& req) {
   return served_by(req.rank.workload,
-                   default_serving_data().engine_for(g, req.target.engine,
-                                                     !req.rank.workload.weight_format.empty()));
+                   default_serving_data().engine_for(
+                       g, req.target.engine, !req.rank.workload.weight_format.empty(),
+                       req.rank.workload.model.id, weights_16bit(req.rank.workload)));
 }
 
 PlanEnv plan_env(const ServeRequest& req, const Rates& rates) {

@@ -159,14 +159,20 @@ std::vector<std::string> ServingData::engine_names() const {
   return out;
 }
 
-const ServingEngine* ServingData::engine_for(const Gpu& g, const std::string& asked,
-                                             bool gguf) const {
+const ServingEngine* ServingData::engine_for(const Gpu& g, const std::string& asked, bool gguf,
+                                             const std::string& model_id,
+                                             bool weights_16bit) const {
   if (!asked.empty()) {
     const ServingEngine& e = engine(asked);
     return e.runs(g) ? &e : nullptr;
   }
   const std::string llama = "llama.cpp";
-  for (const std::string& id : {gguf ? llama : default_engine, gguf ? default_engine : llama}) {
+  const std::string older =
+      older_batched_engine_loads(model_id, weights_16bit) ? older_batched_engine() : "";
+  const std::vector<std::string> order =
+      gguf ? std::vector<std::string>{llama, default_engine}
+           : std::vector<std::string>{default_engine, older, llama};
+  for (const std::string& id : order) {
     auto it = engines.find(id);
     if (it != engines.end() && it->second.runs(g)) return &it->second;
   }

@@ -141,12 +141,20 @@ TEST_CASE(
   CHECK(on_p100.engine == "llama.cpp");  // vLLM needs compute capability 7.5
   CHECK(on_p100.engine_instead_of == "vllm");
   CHECK(on_p100.shard == Shard::none);  // llama.cpp splits layers
-  // A V100 runs vLLM 0.5 (its V0 engine ran Volta): tensor parallel kept.
+  // A V100 runs vLLM 0.5 (its V0 engine ran Volta) on 16-bit weights: tensor parallel kept.
+  const RankRequest bf16 = request(preset("llama-3.1-70b", Mode::inference));
   const Gpu& v100 = require_gpu(catalog(), "v100-sxm2-32gb");
-  const Workload on_v100 = workload_for(make_config(v100, 8, req.workload), req);
+  const Workload on_v100 = workload_for(make_config(v100, 8, bf16.workload), bf16);
   CHECK(on_v100.engine == "vllm-0.5");
   CHECK(on_v100.engine_instead_of == "vllm");
   CHECK(on_v100.shard == Shard::tp);
+  // Its quantized kernels need Turing or later: int4 weights go to llama.cpp.
+  CHECK(workload_for(make_config(v100, 8, req.workload), req).engine == "llama.cpp");
+  // ... for the architectures vLLM 0.5 loads: Qwen3 (2025) falls back to llama.cpp.
+  const RankRequest qwen3 = request(preset("qwen3-32b", Mode::inference));
+  const Workload q3 = workload_for(make_config(v100, 8, qwen3.workload), qwen3);
+  CHECK(q3.engine == "llama.cpp");
+  CHECK(q3.engine_instead_of == "vllm");
   const Workload on_t4 = workload_for(make_config(t4, 4, req.workload), req);
   CHECK(on_t4.engine.empty());
   CHECK(on_t4.shard == Shard::tp);

@@ -192,11 +192,12 @@ const std::vector<Case>& cases() {
        {{},
         {{"config.own_host_ram_short_gb", 0.0}, {"config.host_ram_gb", 60.0}},
         {{"config.own_host_ram_short_gb", 70.0}, {"workload.training", true}}}},
-      {"job-beyond-a-year",  // a bought configuration that needs more than a year for the job
-       {{{"config.job_days", 819.6}, {"config.rented", false}}},
+      {"job-beyond-a-year",  // a bought training job that needs more than a year
+       {{{"config.job_days", 819.6}, {"config.rented", false}, {"workload.training", true}}},
        {{},
-        {{"config.job_days", 200.0}, {"config.rented", false}},
-        {{"config.job_days", 819.6}, {"config.rented", true}}}},
+        {{"config.job_days", 200.0}, {"config.rented", false}, {"workload.training", true}},
+        {{"config.job_days", 819.6}, {"config.rented", true}, {"workload.training", true}},
+        {{"config.job_days", 819.6}, {"config.rented", false}, {"workload.training", false}}}},
       {"host-ram-short-training",  // training offload beyond --host-ram: pinned RAM fails
        {{{"config.own_host_ram_short_gb", 70.0},
          {"config.host_ram_gb", 134.0},
