@@ -97,7 +97,8 @@ std::string csv_value(const nlohmann::json& v, double scale) {
     const double x = v.get<double>() * scale;
     return scale == 1 ? raw_number(x) : fmt::format("{:.12g}", x);
   }
-  if (v.is_string()) return v.get<std::string>();
+  // "-" is a view's placeholder for a missing value (a single card's link): empty in CSV.
+  if (v.is_string()) return v.get<std::string>() == "-" ? std::string() : v.get<std::string>();
   if (v.is_array()) return std::to_string(v.size());
   return v.dump();
 }

@@ -1,6 +1,7 @@
 #pragma once
 // Per-GPU memory of a workload as a sum of named components, each from a published formula
 // (../shared/ESTIMATOR.md; constants with their sources in data/constants.json).
+#include <cmath>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -58,8 +59,9 @@ struct Estimate {
   double bytes_where(std::string_view where) const;   // sum of the components there
 
  private:
+  // Whole bytes: the band is an estimate's edge, and 15193470412.800001 reads as noise.
   double band_of_need(double edge) const {
-    return total_bytes > 0 ? edge * need_bytes() / total_bytes : 0;
+    return total_bytes > 0 ? std::round(edge * need_bytes() / total_bytes) : 0;
   }
 };
 
