@@ -181,9 +181,10 @@ void add_notes(CostReport& r, const CostData& d) {
     n.push_back(
         tr("A data-centre server: power is its rated draw, cards and host (the vendor's system "
            "maximum, data/platforms.json host_power_w), for every hour of use (an upper bound), "
-           "times the facility's PUE; colocation is billed per kW of it every month, used or "
-           "not (data/ownership.json hosting; --colo-per-kw-month 0 for a facility of your "
-           "own, --pue to set it)."));
+           "times the facility's PUE; colocation is billed per kW of it every month, used or not "
+           "(data/ownership.json hosting, North American rates; --colo-per-kw-month 0 for a "
+           "facility of your own, --pue to set it). The energy is priced at the tariff above; a "
+           "data centre buys at a commercial or industrial rate: give it with --kwh-price."));
   } else if (r.own) {
     n.push_back(
         tr("Power is the cards' TDP for every hour of use (an upper bound); the host's own "
