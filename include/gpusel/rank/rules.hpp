@@ -171,9 +171,10 @@ enum class FactId : std::uint8_t {
   gpu_market,
   config_market,
   gpu_tpp,
-  config_job_days
+  config_job_days,
+  workload_reserve_given
 };
-inline constexpr std::size_t kFactCount = 58;
+inline constexpr std::size_t kFactCount = 59;
 // The position of a vocabulary fact (fact_vocabulary()[fact_index(info)] is info).
 std::size_t fact_index(const FactInfo& info);
 

@@ -160,6 +160,11 @@ std::vector<FactInfo> make_vocabulary() {
        T::number,
        "days the job of --tokens takes on this configuration (unknown without --tokens)",
        {}},
+      {"workload.reserve_given",
+       T::boolean,
+       "--reserve was given: the usable memory is the user's own figure (a Mac's raised wired "
+       "limit), not the documented default",
+       {}},
   };
 }
 

@@ -291,6 +291,7 @@ void workload_facts(const Workload& w, const RankRequest& req, std::optional<dou
   f.flag(F::workload_experts_in_ram, cpu_moe_layers(w) > 0);
   f.flag(F::workload_timed, req.tokens.has_value());
   f.flag(F::workload_domestic, req.domestic);
+  f.flag(F::workload_reserve_given, req.reserve.fraction >= 0 || req.reserve.bytes > 0);
   f.number(F::workload_seq_len, double(w.seq_len));
   f.number(F::workload_batch, double(w.batch));
   if (hours) {

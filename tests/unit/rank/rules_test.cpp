@@ -296,10 +296,11 @@ TEST_CASE("FactId follows the vocabulary's order, and a table and a map say the 
       {FactId::gpu_market, "gpu.market"},
       {FactId::config_market, "config.market"},
       {FactId::gpu_tpp, "gpu.tpp"},
-      {FactId::config_job_days, "config.job_days"}};
+      {FactId::config_job_days, "config.job_days"},
+      {FactId::workload_reserve_given, "workload.reserve_given"}};
   for (const auto& [id, name] : some) CHECK(fact_vocabulary()[std::size_t(id)].name == name);
   REQUIRE(fact_vocabulary().size() == kFactCount);
-  CHECK(std::size_t(FactId::config_job_days) + 1 == kFactCount);
+  CHECK(std::size_t(FactId::workload_reserve_given) + 1 == kFactCount);
   for (std::size_t i = 0; i < kFactCount; ++i) CHECK(fact_index(fact_vocabulary()[i]) == i);
 
   const FactTable t = to_table(kFacts);
