@@ -52,7 +52,7 @@ std::string own_lines(const OwnCost& o, const CostReport& r) {
   s += line(tr("resale"), o.resale > 0 ? -o.resale : 0.0,
             trf("{:.1f} % of {:.2f} after {:g} months ({})", o.residual * 100, o.purchase,
                 r.query.months, o.resale_basis));
-  if (o.colocation > 0 || o.pue > 1) {
+  if (o.hosted) {
     s += line(tr("power"), o.electricity,
               trf("{:.2f} kW of IT load x PUE {:.2f} x {:.0f} h = {:.0f} kWh at {:.4f} {}/kWh ({})",
                   o.it_kw, o.pue, r.hours, o.kwh, o.kwh_price, cur, o.kwh_basis));

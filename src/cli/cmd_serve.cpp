@@ -144,7 +144,7 @@ int run_serve(Context& ctx, const ServeArgs& a) {
     if (!a.rank.budget.empty())
       throw usage_error(
           "--budget filters the configurations serve ranks; with --gpu the cards "
-          "are given (drop --budget, or --gpu to rank within it)");
+          "are given (drop --budget, or drop --gpu to rank within it)");
     q.gpu = &require_gpu(ctx.catalog(), a.gpu);
     q.count = card_count(a.count, a.rank.workload);
     if (q.count < 1 || q.count > kMaxGpus)

@@ -122,6 +122,7 @@ struct OwnCost {
   double power_kw = 0, kwh = 0, kwh_price = 0, electricity = 0, power_per_hour = 0;
   // A server that lives in a data centre (its platform's host_power_w): the IT load (cards +
   // host), the facility's PUE (power_kw = it_kw x pue) and its colocation; 1 and 0 otherwise.
+  bool hosted = false;  // the platform states host_power_w and data/ownership.json hosting
   double it_kw = 0, pue = 1, colocation_per_month = 0, colocation = 0;
   double total = 0;  // depreciation + electricity + colocation
   std::string card_basis, host_basis, resale_basis, kwh_basis;

@@ -112,15 +112,15 @@ double selling_share(const OwnCost& o, double r1, double months, const SegmentRe
 // that energy and colocation per kW of IT load, billed every month whatever the hours used.
 void add_power(OwnCost& o, const Platform& p, const CostQuery& q, const CostData& d,
                const Converter& conv, double hours) {
-  const bool hosted = p.host_power_w > 0 && d.ownership.hosting;
-  const double host_w = hosted ? p.host_power_w * o.count / p.gpus_per_host : 0;
+  o.hosted = p.host_power_w > 0 && d.ownership.hosting;
+  const double host_w = o.hosted ? p.host_power_w * o.count / p.gpus_per_host : 0;
   o.it_kw = (o.gpu->tdp_w * o.count + host_w) / 1000.0;
-  o.pue = hosted ? q.pue.value_or(d.ownership.hosting->pue.value) : 1;
+  o.pue = o.hosted ? q.pue.value_or(d.ownership.hosting->pue.value) : 1;
   o.power_kw = o.it_kw * o.pue;
   o.kwh = o.power_kw * hours;
   o.electricity = o.kwh * o.kwh_price;
   o.power_per_hour = o.power_kw * o.kwh_price;
-  if (!hosted) return;
+  if (!o.hosted) return;
   const double colo = q.colo_per_kw_month
                           ? *q.colo_per_kw_month
                           : conv(d.ownership.hosting->colocation_per_kw_month.value, "USD");

@@ -116,7 +116,7 @@ std::string how_much_more(double next, double best) {
 
 void own_reason(CostReport& r) {
   const OwnCost& o = *r.own;
-  if (o.colocation > 0) {
+  if (o.hosted) {
     r.verdict.reasons.push_back(
         trf("buying: {} up front, {} back on resale after {:g} months, {} of power at PUE {:.2f} "
             "and {} of colocation for {:.1f} kW of IT load: {} net",
@@ -177,7 +177,7 @@ void add_notes(CostReport& r, const CostData& d) {
       tr("Data that must stay on site, one or two cards, and someone to maintain the "
          "machine favour buying (K25); short projects, multi-GPU or multi-node needs, trying "
          "several GPU models and no operations staff favour renting (K26)."));
-  if (r.own && r.own->pue > 1) {
+  if (r.own && r.own->hosted) {
     n.push_back(
         tr("A data-centre server: power is its rated draw, cards and host (the vendor's system "
            "maximum, data/platforms.json host_power_w), for every hour of use (an upper bound), "
@@ -193,8 +193,7 @@ void add_notes(CostReport& r, const CostData& d) {
       n.push_back(trf("The catalog has no TDP for {}: power is not counted.", r.own->gpu->id));
   }
   // Flags for a data-centre server on a host with no stated draw: said, not silently dropped.
-  if (r.own && r.own->it_kw > 0 && r.own->pue == 1 && r.own->colocation == 0 &&
-      (r.query.pue || r.query.colo_per_kw_month))
+  if (r.own && !r.own->hosted && (r.query.pue || r.query.colo_per_kw_month))
     n.push_back(
         trf("--pue and --colo-per-kw-month apply to servers whose host draw "
             "data/platforms.json states (host_power_w: the HGX/OAM and used SXM servers); "

@@ -158,7 +158,7 @@ EngineSplits detail::parse_engine_splits(const json& doc, const std::string& ori
   }
   t.batch1 = default_engine(doc, engines, "batch1", origin);
   t.batched = default_engine(doc, engines, "batched", origin);
-  const json& v = doc["constants"]["default_engine"]["value"];
+  const json& v = doc.at("constants").at("default_engine").at("value");  // checked above
   if (v.contains("batched_older"))
     t.batched_older = default_engine(doc, engines, "batched_older", origin);
   if (v.contains("batched_older_models") && v["batched_older_models"].is_array())

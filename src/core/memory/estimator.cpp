@@ -30,11 +30,6 @@ void add_overheads(std::vector<Component>& parts, bool caching) {
   parts.push_back({"cuda_context", ctx, detail::gb(ctx) + " per GPU (lazy module loading)"});
 }
 
-// Inference through llama.cpp (ggml): no PyTorch underneath.
-bool runs_on_ggml(const Workload& w) {
-  return !is_training(w.mode) && !w.model.cnn && is_llama_cpp(prefill_chunk(w).engine);
-}
-
 // Half-width of the band, as a fraction: how well the model is known for this case.
 // Calibration (tests/calibration) covers dense presets, 1-4 GPUs, DDP/ZeRO-3/FSDP LoRA;
 // a bare count, MoE, MLA, TP, offload, fp8 and vision models are outside it.
@@ -92,7 +87,7 @@ Estimate estimate(const Workload& w, EstimateDetail level) {
     detail::add_inference_components(s, e.components);
   }
   detail::phase_gradients(s, e.components);
-  add_overheads(e.components, !runs_on_ggml(w));
+  add_overheads(e.components, !detail::runs_on_ggml(w));
   check_finite(e.components);
   for (const auto& c : e.components) {
     if (c.where == "gpu") e.total_bytes += c.bytes;

@@ -65,7 +65,7 @@ void describe_framework(const Setup& s, std::vector<std::string>& a) {
   const FrameworkProfile& f = s.f;
   if (!is_training(s.w.mode)) {
     const std::string e = prefill_chunk(s.w).engine;
-    a.push_back(is_llama_cpp(e)
+    a.push_back(runs_on_ggml(s.w)
                     ? "engine llama.cpp (ggml): the weights, the KV cache and one compute buffer "
                       "sized from the graph at load; no PyTorch and no caching allocator, so no "
                       "allocator share (--engine for another engine)"
@@ -76,7 +76,6 @@ void describe_framework(const Setup& s, std::vector<std::string>& a) {
   }
   a.push_back("framework " + f.id + " (" + f.name + "; " + f.version + ", as of " + f.as_of +
               "): data/frameworks.json");
-  if (!is_training(s.w.mode)) return;
   std::string b = "framework behaviours: ";
   if (s.adapters) {
     b += "adapters " + num(s.ab * 8) + "-bit, LoRA dropout " + num(s.dropout) +
@@ -155,9 +154,8 @@ void describe(const Setup& s, std::vector<std::string>& a) {
   std::string par = std::to_string(s.n) + " GPU(s), sharding " + to_string(s.shard) + ", offload " +
                     to_string(w.offload);
   if (s.layer_split())
-    par += is_training(s.w.mode) || !is_llama_cpp(prefill_chunk(s.w).engine)
-               ? " (layers split across GPUs, HF device_map)"
-               : " (layers split across GPUs, llama.cpp's -sm layer)";
+    par += runs_on_ggml(s.w) ? " (layers split across GPUs, llama.cpp's -sm layer)"
+                             : " (layers split across GPUs, HF device_map)";
   if (cpu_moe_layers(w) > 0)
     par += "; llama.cpp --n-cpu-moe: the routed experts of " + std::to_string(cpu_moe_layers(w)) +
            " of " + std::to_string(moe_layer_count(w.model)) + " MoE layers in host RAM";

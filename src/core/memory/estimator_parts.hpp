@@ -130,4 +130,9 @@ struct Widths {
 };
 Widths widths(const ModelArch& m);
 
+// Inference through llama.cpp (ggml): no PyTorch and no caching allocator underneath.
+inline bool runs_on_ggml(const Workload& w) {
+  return !is_training(w.mode) && !w.model.cnn && is_llama_cpp(prefill_chunk(w).engine);
+}
+
 }  // namespace gpusel::detail
