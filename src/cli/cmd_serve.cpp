@@ -49,6 +49,7 @@ void drop_options(CLI::App* cmd) {
                            "--tp",
                            "--pp",
                            "--vpp",
+                           "--cp",
                            "--comm-overlap",
                            "--framework",
                            "--adapter-dtype",

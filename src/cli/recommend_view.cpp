@@ -342,7 +342,7 @@ std::string memory_line(const Workload& w, const Estimate& need) {
 std::string header_text(const Session& s, const Estimate& need, const std::string& price_note) {
   const RankRequest& r = s.request;
   std::string out = tr("Workload: ") + workload_line(r.workload) + "\n";
-  if (r.workload.tp * r.workload.pp > 1)  // the split is fixed: each row names it
+  if (model_parallel(r.workload))  // the split is fixed: each row names it
     out += trf("Memory on one GPU: {} GiB (band {}-{} GiB) split as each configuration says",
                gib(need.need_bytes()), gib(need.need_low_bytes()), gib(need.need_high_bytes())) +
            "\n";

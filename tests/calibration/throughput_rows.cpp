@@ -60,10 +60,8 @@ int micro_batch(const Row& r) {
   return first_int(b, 1);
 }
 
-// "TP4 PP4 CP2 VP5, GBS128" / "16M tokens/batch": Megatron degrees (--tp/--pp/--vpp) and
-// the micro-batches each pipeline (or, without one, each GPU) runs per step (--grad-accum). Context
-// parallelism is not modelled: its GPUs count as data parallel (the same compute per GPU), but the
-// pipeline's micro-batches are those of the true dp = n / (tp x pp x cp).
+// "TP4 PP4 CP2 VP5, GBS128" / "16M tokens/batch": Megatron degrees (--tp/--pp/--vpp/--cp) and
+// the micro-batches each pipeline (or, without one, each GPU) runs per step (--grad-accum).
 void set_parallel_degrees(const Row& r, gpusel::Workload& w) {
   const std::string& method = r.at("method");
   const auto degree = [&](const char* key) {
@@ -72,11 +70,12 @@ void set_parallel_degrees(const Row& r, gpusel::Workload& w) {
                                                                                    : 1;
   };
   w.tp = degree("TP"), w.pp = degree("PP"), w.vpp = w.pp > 1 ? degree("VP") : 1;
-  // Without tensor or pipeline parallelism every GPU (context-parallel ones counted as data
-  // parallel, as above) runs its share of the global batch as accumulated micro-batches.
+  w.cp = degree("CP");
+  // Without model parallelism every GPU runs its share of the global batch as accumulated
+  // micro-batches.
   const bool mp = gpusel::model_parallel(w);
-  if (!mp) w.tp = w.pp = w.vpp = 1;
-  const int dp = mp ? std::max(1, w.gpus / (w.tp * w.pp * degree("CP"))) : w.gpus;
+  if (!mp) w.tp = w.pp = w.vpp = w.cp = 1;
+  const int dp = mp ? gpusel::data_parallel(w) : w.gpus;
   std::smatch m;
   double samples = 0;
   if (std::regex_search(method, m, std::regex(R"(GBS(\d+))"))) samples = std::stod(m[1]);

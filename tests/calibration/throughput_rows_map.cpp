@@ -308,10 +308,6 @@ std::pair<int, int> prompt_and_output(const std::string& s) {
 std::string parallel_note(const Row& r) {
   const std::string& m = r.at("method");
   std::string out;
-  if (std::regex_search(m, std::regex(R"(CP[2-9])")))
-    out =
-        "context parallelism run as data parallel (same compute per GPU; its K/V exchange "
-        "not modelled)";
   if (std::regex_search(m, std::regex(R"(PP([2-9]|[1-9]\d))")) && !has(m, "VP"))
     out += std::string(out.empty() ? "" : "; ") +
            "interleaving not stated: vpp 1 (the full 1F1B bubble)";

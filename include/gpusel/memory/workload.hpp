@@ -48,10 +48,11 @@ struct Workload {
   // default 16; PEFT layers_to_transform); 0: every block. lora_blocks() reads it.
   int lora_layers = 0;
   int gpus = 1;
-  // Megatron-style model parallelism (--tp, --pp, --vpp): tensor-parallel degree inside a
-  // node, pipeline stages, interleaved (virtual) stages per GPU. With tp x pp > 1 the other
-  // gpus / (tp x pp) ranks run data parallel and `shard` names that strategy.
-  int tp = 1, pp = 1, vpp = 1;
+  // Megatron-style model parallelism (--tp, --pp, --vpp, --cp): tensor-parallel degree inside
+  // a node, pipeline stages, interleaved (virtual) stages per GPU, context-parallel ranks that
+  // each hold 1/cp of every sequence. With tp x pp x cp > 1 the other gpus / (tp x pp x cp)
+  // ranks run data parallel and `shard` names that strategy.
+  int tp = 1, pp = 1, vpp = 1, cp = 1;
   // --comm-overlap: the training stack hides tensor-parallel collectives behind the GEMMs,
   // pipeline sends behind compute and ZeRO-1/2's weight all-gather behind the next forward
   // (Megatron-Core/NeMo: tp_comm_overlap, overlap_p2p_comm, overlap_param_gather). Speed only.
@@ -256,14 +257,16 @@ void set_host_memory_bandwidth(Workload& w, double gbs);
 // tensors, ffn_*_shexp, are not matched).
 double routed_expert_params(const ModelArch& m);
 
-// Tensor x pipeline parallel (--tp/--pp): tp x pp > 1.
+// Tensor x pipeline x context parallel (--tp/--pp/--cp): tp x pp x cp > 1.
 bool model_parallel(const Workload& w);
-// The data-parallel degree: gpus / (tp x pp).
+// The GPUs of one data-parallel replica: tp x pp x cp.
+int model_parallel_size(const Workload& w);
+// The data-parallel degree: gpus / (tp x pp x cp).
 int data_parallel(const Workload& w);
 // What the "memory on one GPU" headers estimate: under --tp/--pp the workload whole on one
 // card (on_gpus(w, 1) without the degrees); otherwise `w` itself.
 Workload without_model_parallel(const Workload& w);
-// How the GPUs split the work: the shard ("fsdp"), or "tp 4 x pp 4 x dp 4 zero1".
+// How the GPUs split the work: the shard ("fsdp"), or "tp 4 x pp 4 x cp 2 x dp 2 zero1".
 std::string parallel_label(const Workload& w);
 
 // Error(usage) for combinations no framework runs: full fine-tuning of int4 weights,

@@ -1,6 +1,8 @@
-// Tensor x pipeline x data parallel training (--tp, --pp, --vpp), as Megatron-LM lays it out:
-// one data-parallel replica is estimated as today (its --shard over the dp = gpus / (tp x pp)
-// replicas), then each GPU keeps the share of it its stage and its tensor slice hold.
+// Tensor x pipeline x context x data parallel training (--tp, --pp, --vpp, --cp), as Megatron-LM
+// lays it out: one data-parallel replica is estimated as today (its --shard over the dp x cp
+// ranks that hold the same weights, dp = gpus / (tp x pp x cp): Megatron's distributed optimizer
+// and torchtitan's FSDP shard over both), then each GPU keeps the share of it its stage, its
+// tensor slice and its sequence chunk hold.
 // - Model states of a stage: its ceil(L/pp) blocks plus the embedding (first stage) or the
 //   LM head (last stage; a tied head keeps a copy there), split t ways by tensor
 //   parallelism (Shoeybi et al. arXiv:1909.08053 s3; Narayanan et al. SC21 arXiv:2104.04473 s2).
@@ -9,6 +11,8 @@
 //   stage holds min(pp, micro-batches) micro-batches in flight (s4.2.3), so about L layers'
 //   worth of one micro-batch, x (1 + (pp-1)/(pp x vpp)) with interleaving; the last stage holds
 //   one micro-batch and the (vocab-parallel) logits.
+// - Context parallelism keeps 1/cp of every sequence on each rank: activations and logits / cp
+//   (Megatron-Core's ring attention passes the other ranks' K/V through, it does not keep them).
 // The busier of the first and last stage is reported.
 #include <algorithm>
 #include <cmath>
@@ -55,8 +59,9 @@ Stage stage_share(const Setup& s, bool first) {
   const int micro = std::max(1, w.grad_accum);
   double in_flight = first ? std::min(pp, micro) : 1;
   if (first && w.vpp > 1 && micro >= pp) in_flight *= 1 + double(pp - 1) / (pp * w.vpp);
-  st.activations = pp == 1 ? 1.0 / tp : in_flight * blocks / L / tp;
-  st.logits = pp == 1 || !first ? 1.0 / tp : 0;
+  const double cp = std::max(1, w.cp);
+  st.activations = (pp == 1 ? 1.0 / tp : in_flight * blocks / L / tp) / cp;
+  st.logits = pp == 1 || !first ? 1.0 / tp / cp : 0;
   return st;
 }
 
@@ -78,17 +83,21 @@ double stage_bytes(const Estimate& replica, const Stage& st) {
 
 std::string degrees(const Workload& w) {
   return "tp " + std::to_string(w.tp) + " x pp " + std::to_string(w.pp) +
-         (w.vpp > 1 ? " (vpp " + std::to_string(w.vpp) + ")" : "") + " x dp " +
+         (w.vpp > 1 ? " (vpp " + std::to_string(w.vpp) + ")" : "") +
+         (w.cp > 1 ? " x cp " + std::to_string(w.cp) : "") + " x dp " +
          std::to_string(data_parallel(w));
 }
 
-void rescale(Estimate& e, const Stage& st, bool words) {
+void rescale(Estimate& e, const Stage& st, int cp, bool words) {
   std::vector<Component> kept;
   for (auto c : e.components) {
     if (c.name == "allocator_overhead" || c.name == "cuda_context") continue;
     const double f = factor_of(st, c.name);
     if (f == 0) continue;
-    if (f != 1 && words) c.formula += "; x " + num(f) + " (" + st.name + "'s share, / tp)";
+    const bool per_sequence = cp > 1 && (c.name.rfind("activations", 0) == 0 || c.name == "logits");
+    if (f != 1 && words)
+      c.formula +=
+          "; x " + num(f) + " (" + st.name + "'s share, / tp" + (per_sequence ? " / cp" : "") + ")";
     c.bytes *= f;
     kept.push_back(std::move(c));
   }
@@ -98,12 +107,14 @@ void rescale(Estimate& e, const Stage& st, bool words) {
 }  // namespace
 
 Estimate model_parallel_estimate(const Workload& w, EstimateDetail level) {
-  if (w.gpus % (w.tp * w.pp) != 0)
+  if (w.gpus % model_parallel_size(w) != 0)
     throw usage_error("--tp " + std::to_string(w.tp) + " x --pp " + std::to_string(w.pp) +
-                      " does not divide " + std::to_string(w.gpus) + " GPUs");
+                      (w.cp > 1 ? " x --cp " + std::to_string(w.cp) : "") + " does not divide " +
+                      std::to_string(w.gpus) + " GPUs");
   Workload replica = w;
-  replica.tp = replica.pp = replica.vpp = 1;
-  replica.gpus = data_parallel(w);
+  replica.tp = replica.pp = replica.vpp = replica.cp = 1;
+  // The cp ranks of a replica hold the same weights: its states shard over dp x cp.
+  replica.gpus = data_parallel(w) * w.cp;
   // A dp degree of 1 shards nothing, but Megatron's mixed-precision optimizer keeps its fp32
   // copies as ZeRO does: the strategy's bytes apply over one replica.
   Estimate e = estimate(replica, level);
@@ -113,7 +124,7 @@ Estimate model_parallel_estimate(const Workload& w, EstimateDetail level) {
   const bool first_busier = stage_bytes(e, first) >= stage_bytes(e, last);
   const Stage& st = first_busier ? first : last;
   const bool words = level == EstimateDetail::full;
-  rescale(e, st, words);
+  rescale(e, st, w.cp, words);
   const double allocated = std::max(0.0, e.allocated_bytes());
   const double frac = data_constant("allocator_overhead_fraction");
   e.components.push_back(
@@ -138,9 +149,10 @@ Estimate model_parallel_estimate(const Workload& w, EstimateDetail level) {
         (first_busier && w.pp > 1 ? std::to_string(std::min(w.pp, std::max(1, w.grad_accum))) +
                                         " micro-batches in flight under 1F1B"
                                   : std::string("one micro-batch and the logits")) +
-        "), tensors split " + std::to_string(w.tp) + " ways with sequence parallelism; " +
-        to_string(w.shard) + " over the " + std::to_string(data_parallel(w)) +
-        " data-parallel replicas");
+        "), tensors split " + std::to_string(w.tp) + " ways with sequence parallelism" +
+        (w.cp > 1 ? ", each sequence " + std::to_string(w.cp) + " ways (context parallel)" : "") +
+        "; " + to_string(w.shard) + " over the " + std::to_string(data_parallel(w) * w.cp) +
+        (w.cp > 1 ? " data- and context-parallel ranks" : " data-parallel replicas"));
   return e;
 }
 

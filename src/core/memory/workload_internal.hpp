@@ -24,12 +24,13 @@ void validate_cpu_moe(const Workload& w);
 // Error(usage) for a --shard that cannot apply to the workload (workload.cpp).
 void validate_sharding(const Workload& w);
 
-// --tp/--pp/--vpp each at least 1 and at most kMaxGpuCount; --vpp only with --pp 2+.
+// --tp/--pp/--vpp/--cp each at least 1 and at most kMaxGpuCount; --vpp only with --pp 2+.
 void validate_degrees(const Workload& w);
-// Megatron-LM's constraints on a placed workload: training, tp x pp divides the GPUs, tp the
-// heads, pp x vpp at most the layers, --shard a data-parallel strategy, no --offload.
+// Megatron-LM's constraints on a placed workload: training, tp x pp x cp divides the GPUs, tp
+// the heads, pp x vpp at most the layers, --shard a data-parallel strategy, no --offload;
+// --cp: --seq-len a multiple of 2 x cp, FlashAttention on.
 void validate_model_parallel(const Workload& w);
-// on_gpus for tp x pp > 1: the count, the data-parallel strategy (default zero1), checked.
+// on_gpus for tp x pp x cp > 1: the count, the data-parallel strategy (default zero1), checked.
 Workload place_model_parallel(Workload w, int count);
 
 }  // namespace gpusel::detail

@@ -1,7 +1,8 @@
-// Tensor x pipeline x data parallel placement (--tp, --pp, --vpp): the checks Megatron-LM
-// makes on the degrees, and the labels the commands print. on_gpus (workload.cpp) calls
+// Tensor x pipeline x context x data parallel placement (--tp, --pp, --vpp, --cp): the checks
+// Megatron-LM makes on the degrees, and the labels the commands print. on_gpus (workload.cpp) calls
 // place_model_parallel, so every command places the degrees the same way.
 #include <algorithm>
+#include <limits>
 #include <string>
 
 #include "gpusel/base/error.hpp"
@@ -10,14 +11,20 @@
 
 namespace gpusel {
 
-bool model_parallel(const Workload& w) { return w.tp * w.pp > 1; }
+bool model_parallel(const Workload& w) { return model_parallel_size(w) > 1; }
 
-int data_parallel(const Workload& w) { return std::max(1, w.gpus / std::max(1, w.tp * w.pp)); }
+int model_parallel_size(const Workload& w) {
+  // Each degree is at most kMaxGpuCount (validate_degrees), their product may not fit an int.
+  const long long n = 1LL * std::max(1, w.tp) * std::max(1, w.pp) * std::max(1, w.cp);
+  return int(std::min<long long>(n, std::numeric_limits<int>::max()));
+}
+
+int data_parallel(const Workload& w) { return std::max(1, w.gpus / model_parallel_size(w)); }
 
 Workload without_model_parallel(const Workload& w) {
   if (!model_parallel(w)) return w;
   Workload one = w;
-  one.tp = one.pp = one.vpp = 1;
+  one.tp = one.pp = one.vpp = one.cp = 1;
   return on_gpus(one, 1);
 }
 
@@ -25,7 +32,8 @@ std::string parallel_label(const Workload& w) {
   if (w.row_split && w.gpus > 1) return "row split";  // llama.cpp --split-mode row
   if (!model_parallel(w)) return to_string(w.shard);
   return "tp " + std::to_string(w.tp) + " x pp " + std::to_string(w.pp) +
-         (w.vpp > 1 ? " (vpp " + std::to_string(w.vpp) + ")" : "") + " x dp " +
+         (w.vpp > 1 ? " (vpp " + std::to_string(w.vpp) + ")" : "") +
+         (w.cp > 1 ? " x cp " + std::to_string(w.cp) : "") + " x dp " +
          std::to_string(data_parallel(w)) + " " + to_string(w.shard);
 }
 
@@ -43,26 +51,47 @@ void validate_degrees(const Workload& w) {
   require_positive(w.tp, "--tp");
   require_positive(w.pp, "--pp");
   require_positive(w.vpp, "--vpp");
-  if (w.tp > kMaxGpuCount || w.pp > kMaxGpuCount || w.vpp > kMaxGpuCount)
-    throw usage_error("--tp, --pp and --vpp must be at most " + std::to_string(kMaxGpuCount));
+  require_positive(w.cp, "--cp");
+  if (w.tp > kMaxGpuCount || w.pp > kMaxGpuCount || w.vpp > kMaxGpuCount || w.cp > kMaxGpuCount)
+    throw usage_error("--tp, --pp, --vpp and --cp must be at most " + std::to_string(kMaxGpuCount));
   if (w.vpp > 1 && w.pp < 2)
     throw usage_error("--vpp interleaves pipeline stages: it needs --pp 2 or more");
 }
 
-// Megatron-LM's constraints on the degrees (arguments.py): the GPUs are tp x pp x dp, the
+// Context parallelism's own constraints: Megatron-Core cuts each sequence into 2 x cp chunks,
+// rank r keeping chunks r and 2cp-1-r so every rank gets the same causal work
+// (megatron/training/utils.py get_batch_on_this_cp_rank), and Transformer Engine runs the ring
+// only through its FlashAttention/fused-attention backends.
+void validate_context_parallel(const Workload& w) {
+  if (w.cp < 2) return;
+  if (w.seq_len % (2 * w.cp) != 0)
+    throw usage_error(
+        "--cp " + std::to_string(w.cp) + " cuts each sequence into " + std::to_string(2 * w.cp) +
+        " chunks (Megatron-Core's load-balanced split): " + "--seq-len " +
+        std::to_string(w.seq_len) + " is not a multiple of " + std::to_string(2 * w.cp));
+  if (!w.flash_attn)
+    throw usage_error(
+        "--cp runs attention as a ring over FlashAttention/fused-attention kernels "
+        "(Transformer Engine): drop --no-flash-attn");
+}
+
+// Megatron-LM's constraints on the degrees (arguments.py): the GPUs are tp x pp x cp x dp, the
 // heads split by tp, each (virtual) stage holds whole layers.
 void validate_model_parallel(const Workload& w) {
   validate_degrees(w);
   if (!model_parallel(w)) return;
   const std::string degrees = "--tp " + std::to_string(w.tp) + " x --pp " + std::to_string(w.pp) +
-                              " = " + std::to_string(w.tp * w.pp);
+                              (w.cp > 1 ? " x --cp " + std::to_string(w.cp) : "") + " = " +
+                              std::to_string(model_parallel_size(w));
   if (!is_training(w.mode))
     throw usage_error(
-        "--tp/--pp model training parallelism; inference splits a model with "
+        "--tp/--pp/--cp model training parallelism; inference splits a model with "
         "--shard tp (or none: layers split)");
   if (w.model.cnn)
-    throw usage_error("--tp/--pp are not modelled for a convolutional network (it trains ddp)");
-  if (w.gpus % (w.tp * w.pp) != 0)
+    throw usage_error(
+        "--tp/--pp/--cp are not modelled for a convolutional network (it trains ddp)");
+  validate_context_parallel(w);
+  if (w.gpus % model_parallel_size(w) != 0)
     throw usage_error(degrees + " GPUs does not divide the " + std::to_string(w.gpus) +
                       " GPUs: the rest must form whole data-parallel replicas");
   if (w.model.heads > 0 && !w.model.remainder_linear && w.model.heads % w.tp != 0)
@@ -73,16 +102,16 @@ void validate_model_parallel(const Workload& w) {
                       " stages exceed the model's " + std::to_string(w.model.layers) + " layers");
   if (w.offload != Offload::none)
     throw usage_error(
-        "--offload is not modelled with --tp/--pp (Megatron-LM keeps every state "
+        "--offload is not modelled with --tp/--pp/--cp (Megatron-LM keeps every state "
         "on the GPUs)");
   if (w.shard == Shard::tp || (w.shard_given && w.shard == Shard::none))
     throw usage_error(
-        "with --tp/--pp, --shard names the data-parallel strategy of the other "
+        "with --tp/--pp/--cp, --shard names the data-parallel strategy of the other "
         "GPUs: ddp|zero1|zero2|zero3|fsdp (not " +
         to_string(w.shard) + ")");
 }
 
-// The GPUs as tp x pp x dp: --shard (given, else Megatron's distributed optimizer, which
+// The GPUs as tp x pp x cp x dp: --shard (given, else Megatron's distributed optimizer, which
 // NeMo's recipes turn on: ZeRO-1) is the strategy of the dp replicas.
 Workload place_model_parallel(Workload w, int count) {
   w.gpus = count;

@@ -146,7 +146,7 @@ double dequant_s(const Workload& w, const Shape& s, double bw, const K& k, Throu
 int optimizer_shards(const Workload& w, int count) {
   // Under --tp/--pp the step is counted for one card running the whole replica (the model
   // divides it by tp x pp after): only the data-parallel sharding divides it here.
-  if (model_parallel(w)) return w.shard == Shard::ddp ? 1 : data_parallel(w);
+  if (model_parallel(w)) return w.shard == Shard::ddp ? 1 : data_parallel(w) * w.cp;
   if (count <= 1 || w.shard == Shard::ddp || w.shard == Shard::none) return 1;
   return count;
 }
@@ -192,10 +192,12 @@ void estimate_training(const Workload& w, const Gpu& g, int count, bool linked, 
       compute_s + dequant_s(w, s, bw, k, t) + memory_bound_s(w, s, bw, p.fp8, count, k, t);
   const double step_s = tput::apply_host_floor(w, s.layers * k.kernels_per_layer, gpu_s, k, t);
   const double forward_s = step_s * f.forward / (f.linear + f.attention);
+  // The attention kernels' share of the step: what a context-parallel ring runs beside.
+  const double attention_s = f.attention / (p.attention * 1e12 * eff) * w.batch * w.seq_len;
   const double exposed =
       model_parallel(w)
-          ? tput::model_parallel_exposed_s(w, s, g, fabric, forward_s, step_s - forward_s, k,
-                                           t.assumptions)
+          ? tput::model_parallel_exposed_s(
+                w, s, g, fabric, {forward_s, step_s - forward_s, attention_s}, k, t.assumptions)
           : tput::exposed_step_s(w, s, g, fabric, forward_s, step_s - forward_s, k, t.assumptions);
   t.scaling = step_s / (step_s + exposed);
   const double per_token_s = step_s / (w.batch * w.seq_len);

@@ -126,12 +126,16 @@ double exposed_step_s(const Workload& w, const Shape& s, const Gpu& g, const Fab
                       double forward_s, double backward_s, const K& k,
                       std::vector<std::string>& notes);
 
-// Training over tp x pp x dp (--tp/--pp, throughput_parallel.cpp): the pipeline bubble and
-// the tensor, pipeline and data-parallel traffic not hidden, in the same terms as
-// exposed_step_s. Error(usage) when tp exceeds the GPUs of one node.
+// Training over tp x pp x cp x dp (--tp/--pp/--cp, throughput_parallel.cpp): the pipeline
+// bubble and the tensor, pipeline, context and data-parallel traffic not hidden, in the same
+// terms as exposed_step_s. `attention_s`: the step's attention kernels, of forward_s +
+// backward_s, behind which the context-parallel ring runs. Error(usage) when tp exceeds the
+// GPUs of one node.
+struct StepTimes {
+  double forward_s = 0, backward_s = 0, attention_s = 0;
+};
 double model_parallel_exposed_s(const Workload& w, const Shape& s, const Gpu& g, const Fabric& f,
-                                double forward_s, double backward_s, const K& k,
-                                std::vector<std::string>& notes);
+                                const StepTimes& step, const K& k, std::vector<std::string>& notes);
 
 // Short number formatting for the assumption texts: 3 significant digits.
 std::string num(double v);

@@ -1,7 +1,8 @@
-// Training over tp x pp x dp GPUs (--tp, --pp, --vpp), laid out as Megatron-LM does: tensor
-// parallel ranks innermost (inside a node), then data parallel, pipeline stages outermost
-// (Narayanan et al. SC21, arXiv:2104.04473 s3). Each GPU computes 1/n of the model FLOPs;
-// what it adds per micro-batch:
+// Training over tp x pp x cp x dp GPUs (--tp, --pp, --vpp, --cp), laid out as Megatron-LM
+// does: tensor parallel ranks innermost (inside a node), then context parallel, then data
+// parallel, pipeline stages outermost (Narayanan et al. SC21, arXiv:2104.04473 s3; Megatron-Core
+// parallel_state order "tp-cp-ep-dp-pp"). Each GPU computes 1/n of the model FLOPs; what it adds
+// per micro-batch:
 // - the pipeline bubble, (pp - 1) / (vpp x m) of the compute for m micro-batches per step
 //   (ibid. s2.2: 1F1B and the interleaved schedule);
 // - tensor parallel: the existing --shard tp cost with degree tp, 4 all-reduces of the
@@ -9,8 +10,14 @@
 //   arXiv:1909.08053 s3), over the node's link;
 // - pipeline point-to-point: a micro-batch's activations forward and their gradient back at
 //   each of the vpp stage boundaries, scattered over the tp ranks (Narayanan s4.1);
+// - context parallel: ring attention (Liu et al. arXiv:2310.01889; Transformer Engine's
+//   AttnFuncWithCPAndKVP2P): each layer's K/V chunks go round the cp ranks once in forward,
+//   and K/V plus their gradients once each in backward (+1 forward under recompute), each pass
+//   an all-gather's traffic; the sends run beside the attention kernels, so only what
+//   outlasts them is exposed;
 // - data parallel: the --shard strategy's collectives on the stage's share of the parameters
-//   over the link the dp ranks span, once per optimizer step (ZeRO-3/FSDP: per micro-batch).
+//   over the link the dp x cp ranks span (the cp ranks hold the same weights), once per
+//   optimizer step (ZeRO-3/FSDP: per micro-batch).
 // With --comm-overlap (Megatron-Core/NeMo: tp_comm_overlap, overlap_p2p_comm,
 // overlap_param_gather) the tensor-parallel collectives, the pipeline sends and ZeRO-1/2's
 // weight all-gather hide behind the micro-batch's compute as far as it lasts; the bubble never
@@ -25,8 +32,11 @@ namespace gpusel::tput {
 namespace {
 
 struct Frame {
-  int tp = 1, pp = 1, vpp = 1, dp = 1, micro = 1;
+  int tp = 1, pp = 1, vpp = 1, dp = 1, micro = 1, cp = 1;
   double fwd = 0, bwd = 0;  // one GPU's share of one micro-batch's compute, seconds
+  double attn = 0;          // of which attention kernels
+  // One micro-batch's tokens on one GPU's sequence chunk.
+  double tokens(const Workload& w) const { return double(w.batch) * w.seq_len / cp; }
 };
 
 // Seconds per micro-batch: `fixed` stays on the critical path whatever the stack does; `comm`
@@ -43,12 +53,12 @@ const char* critical(const Workload& w) {
   return w.comm_overlap ? "overlapped (--comm-overlap)" : "on the critical path";
 }
 
-// The dp ranks of one stage: tp apart, so a node holds per_node / tp of them.
-Fabric dp_fabric(const Fabric& f, const Frame& x) {
+// `count` ranks `apart` GPUs apart: a node holds per_node / apart of them.
+Fabric spaced_fabric(const Fabric& f, int count, int apart) {
   Fabric d = f;
-  d.count = x.dp;
-  d.per_node = std::clamp(f.per_node / x.tp, 1, x.dp);
-  d.nodes = (x.dp + d.per_node - 1) / d.per_node;
+  d.count = count;
+  d.per_node = std::clamp(f.per_node / apart, 1, count);
+  d.nodes = (count + d.per_node - 1) / d.per_node;
   return d;
 }
 
@@ -57,7 +67,7 @@ Cost tensor_parallel_s(const Workload& w, const Shape& s, const Fabric& f, const
   if (x.tp < 2) return {};
   Fabric group = f;
   group.count = x.tp, group.nodes = 1;
-  const double act = double(w.batch) * w.seq_len * s.hidden * 2;
+  const double act = x.tokens(w) * s.hidden * 2;
   const int per_layer = 4 + (w.grad_ckpt ? 2 : 0);
   const double layers = std::ceil(double(s.layers) / x.pp);
   const double t = layers * per_layer * (allreduce_s(group, act) + latency_s(group, x.tp, act, k));
@@ -72,10 +82,10 @@ Cost pipeline_s(const Workload& w, const Shape& s, const Fabric& f, const Frame&
                 std::vector<std::string>& notes) {
   if (x.pp < 2) return {};
   const double bubble = (x.fwd + x.bwd) * (x.pp - 1) / (double(x.vpp) * x.micro);
-  // Stages are tp x dp ranks apart: another node once those fill one.
-  const bool across = f.nodes > 1 && x.tp * x.dp >= f.per_node;
+  // Stages are tp x cp x dp ranks apart: another node once those fill one.
+  const bool across = f.nodes > 1 && x.tp * x.cp * x.dp >= f.per_node;
   const double bw = across ? f.inter : f.intra;
-  const double act = double(w.batch) * w.seq_len * s.hidden * 2 / x.tp;
+  const double act = x.tokens(w) * s.hidden * 2 / x.tp;
   const double hops = bw > 0 ? 2.0 * x.vpp * act / bw : 0;
   notes.push_back("pipeline " + std::to_string(x.pp) + " stages" +
                   (x.vpp > 1 ? " x " + std::to_string(x.vpp) + " interleaved" : "") + ", " +
@@ -87,11 +97,32 @@ Cost pipeline_s(const Workload& w, const Shape& s, const Fabric& f, const Frame&
   return {bubble, hops};
 }
 
+// Ring attention over the cp ranks (tp apart): per layer of the stage, the full sequence's K/V
+// of this tensor slice as an all-gather, 1 pass forward, 2 backward (K/V again and their
+// gradients), 1 more when the forward is recomputed. Exposed past the attention kernels.
+Cost context_parallel_s(const Workload& w, const Shape& s, const Fabric& f, const Frame& x,
+                        std::vector<std::string>& notes) {
+  if (x.cp < 2) return {};
+  const Fabric group = spaced_fabric(f, x.cp, x.tp);
+  const double kv = double(w.batch) * w.seq_len * 2 * s.kv_dim * 2 / x.tp;
+  const int passes = 3 + (w.grad_ckpt ? 1 : 0);
+  const double layers = std::ceil(double(s.layers) / x.pp);
+  const double ring = layers * passes * gather_s(group, kv);
+  const double exposed = std::max(0.0, ring - x.attn);
+  notes.push_back("context parallel " + std::to_string(x.cp) + " (" +
+                  (group.nodes > 1 ? "over the cluster network" : "inside the node") +
+                  "): ring attention, " + num(layers) + " layers x " + std::to_string(passes) +
+                  " passes of " + num(kv / 1e6) + " MB of K/V = " + num(ring * 1e3) +
+                  " ms beside " + num(x.attn * 1e3) + " ms of attention kernels, " +
+                  num(exposed * 1e3) + " ms per micro-batch exposed");
+  return {exposed, 0};
+}
+
 // The data-parallel strategy's traffic per micro-batch that the overlap window leaves exposed.
 Cost data_parallel_s(const Workload& w, const Shape& s, const Fabric& f, const Frame& x, const K& k,
                      std::vector<std::string>& notes) {
-  if (x.dp < 2) return {};
-  const Fabric d = dp_fabric(f, x);
+  if (x.dp * x.cp < 2) return {};
+  const Fabric d = spaced_fabric(f, x.dp * x.cp, x.tp);
   const double share = 1.0 / (x.tp * x.pp);
   const bool fp32 =
       w.amp || w.precision == Precision::fp32 || w.mode == Mode::lora || w.mode == Mode::qlora;
@@ -118,30 +149,33 @@ Cost data_parallel_s(const Workload& w, const Shape& s, const Fabric& f, const F
       exposed = std::max(0.0, allreduce_s(d, grads) - ov * x.bwd) / m;
       what = "all-reduce of the stage's gradients";
   }
-  notes.push_back(
-      "data parallel " + std::to_string(x.dp) + " (" + to_string(w.shard) + ", " +
-      std::to_string(d.per_node) + " per node" + (d.nodes > 1 ? ", over the cluster network" : "") +
-      "): " + what + ", " + num((exposed + gather) * 1e3) + " ms per micro-batch not hidden" +
-      (gather > 0 && w.comm_overlap ? " by the backward (the all-gather " + num(gather * 1e3) +
-                                          " ms overlaps the next forward)"
-                                    : ""));
+  notes.push_back("data parallel " + std::to_string(x.dp) +
+                  (x.cp > 1 ? " x context parallel " + std::to_string(x.cp) : "") + " (" +
+                  to_string(w.shard) + ", " + std::to_string(d.per_node) + " per node" +
+                  (d.nodes > 1 ? ", over the cluster network" : "") + "): " + what + ", " +
+                  num((exposed + gather) * 1e3) + " ms per micro-batch not hidden" +
+                  (gather > 0 && w.comm_overlap
+                       ? " by the backward (the all-gather " + num(gather * 1e3) +
+                             " ms overlaps the next forward)"
+                       : ""));
   return {exposed, gather};
 }
 
 }  // namespace
 
 double model_parallel_exposed_s(const Workload& w, const Shape& s, const Gpu& g, const Fabric& f,
-                                double forward_s, double backward_s, const K& k,
+                                const StepTimes& step, const K& k,
                                 std::vector<std::string>& notes) {
-  Frame x{w.tp, w.pp, w.vpp, data_parallel(w), std::max(1, w.grad_accum)};
+  Frame x{w.tp, w.pp, w.vpp, data_parallel(w), std::max(1, w.grad_accum), std::max(1, w.cp)};
   if (x.tp > f.per_node)
     throw usage_error("--tp " + std::to_string(x.tp) + " exceeds the " +
                       std::to_string(f.per_node) + " GPUs of one " + g.id +
                       " node: tensor parallelism runs over the node's own link");
-  const double mp = double(x.tp) * x.pp;
-  x.fwd = forward_s / mp, x.bwd = backward_s / mp;
+  const double mp = double(x.tp) * x.pp * x.cp;
+  x.fwd = step.forward_s / mp, x.bwd = step.backward_s / mp, x.attn = step.attention_s / mp;
   Cost c = tensor_parallel_s(w, s, f, x, k, notes);
   c += pipeline_s(w, s, f, x, notes);
+  c += context_parallel_s(w, s, f, x, notes);
   c += data_parallel_s(w, s, f, x, k, notes);
   // Overlapped communication hides behind the micro-batch's compute as far as it lasts.
   const double window = k.comm_overlap_fraction * (x.fwd + x.bwd);
