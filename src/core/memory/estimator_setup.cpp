@@ -140,14 +140,16 @@ Shard effective_shard(const Workload& w) {
 }
 
 // Bytes per stored linear weight: NF4 4 bits (its constants are quantization_state), int8
-// 1, fp8 full training keeps the model's own weights (torchao float8 passes the
-// high-precision weight to its matmul and casts it per call, float8_linear.py:255-270: bf16,
-// or fp32 under --amp with no 16-bit working copy), AMP keeps a 16-bit working copy beside
-// its fp32 master (ZeRO s3.1, HF "model training anatomy").
+// 1, fp8 training keeps the model's own weights (torchao float8 passes the high-precision
+// weight to its matmul and casts it per call, float8_linear.py:255-270: bf16, or fp32 under
+// --amp with no 16-bit working copy; Transformer Engine's fp8_autocast over a frozen LoRA
+// base likewise), AMP keeps a 16-bit working copy beside its fp32 master (ZeRO s3.1, HF
+// "model training anatomy").
 double linear_bytes(const Workload& w) {
   if (w.mode == Mode::qlora && !is_quantized(w.precision))
     return data_constant("nf4_bits_per_param") / 8;
-  if (w.mode == Mode::full && w.precision == Precision::fp8) return w.amp ? 4 : 2;
+  if ((w.mode == Mode::full || w.mode == Mode::lora) && w.precision == Precision::fp8)
+    return w.amp ? 4 : 2;
   if (w.amp && (w.mode == Mode::full || w.mode == Mode::freeze)) return 2;
   if (w.amp) return 4;                                          // lora over an fp32 base
   return linear_weight_bytes(w, bytes_per_value(w.precision));  // --weight-bits, else its own

@@ -203,10 +203,8 @@ void validate_precision(const Workload& w) {
                       " (quantized bases train with lora or qlora)");
   if (w.mode == Mode::qlora && w.precision == Precision::fp8)
     throw usage_error("qlora quantizes the base to int4 (NF4) or int8, not fp8");
-  if (w.mode == Mode::lora && w.precision == Precision::fp8)
-    throw usage_error(
-        "lora over an fp8 base is not a recipe gpusel knows: use --precision "
-        "bf16 (or qlora for a 4-bit base)");
+  // lora --precision fp8 is FP8 compute over the bf16 base (Transformer Engine's fp8_autocast
+  // around the frozen linears, as MLPerf Training's Llama 2 70B LoRA runs it), as full fp8 is.
   // --amp means 16-bit compute over fp32 weights: with LoRA that is an fp32 base.
   if (w.amp && (w.mode == Mode::lora || w.mode == Mode::qlora) && w.precision != Precision::fp32)
     throw usage_error("--amp with --mode " + to_string(w.mode) +

@@ -103,3 +103,20 @@ TEST_CASE("fp8 full training grows with parameters, batch and sequence") {
     }
   }
 }
+
+TEST_CASE("lora --precision fp8 is FP8 compute over the bf16 base: a bf16 lora's memory") {
+  Workload fp8 = test_models::on(test_models::llama31_8b(), Mode::lora);
+  fp8.precision = Precision::fp8;
+  Workload bf16 = fp8;
+  bf16.precision = Precision::bf16;
+  const Estimate a = estimate(fp8), b = estimate(bf16);
+  // Transformer Engine casts the frozen weights per GEMM: the base stays 2 B a parameter.
+  CHECK(a.bytes_of("weights") == Approx(b.bytes_of("weights")).epsilon(1e-12));
+  CHECK(a.bytes_of("weights") > 8.03e9 * 1.9);
+  CHECK(a.bytes_of("lora_adapters") == Approx(b.bytes_of("lora_adapters")).epsilon(1e-12));
+  CHECK(a.total_bytes == Approx(b.total_bytes).epsilon(1e-9));
+  // qlora's base is NF4 or int8, never fp8.
+  Workload q = fp8;
+  q.mode = Mode::qlora;
+  CHECK_THROWS_AS(estimate(q), Error);
+}

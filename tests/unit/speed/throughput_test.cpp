@@ -157,6 +157,16 @@ TEST_CASE("FP8 runs the linear layers at FP8 speed only on cards with FP8 tensor
         Approx(estimate_throughput(bf16, without, 1, false, k).train_tokens_per_s));
   CHECK(joined(slow).find("no FP8 tensor cores") != std::string::npos);
   CHECK(joined(fast).find("no FP8 tensor cores") == std::string::npos);
+  // LoRA over the same base (MLPerf's Llama 2 70B LoRA recipe): the frozen linears' forward
+  // and input-gradient GEMMs run at FP8 speed where the card has it, 16-bit speed elsewhere.
+  Workload lora = w;
+  lora.mode = Mode::lora;
+  Workload lora16 = lora;
+  lora16.precision = Precision::bf16;
+  CHECK(estimate_throughput(lora, with, 1, false, k).train_tokens_per_s >
+        1.5 * estimate_throughput(lora16, with, 1, false, k).train_tokens_per_s);
+  CHECK(estimate_throughput(lora, without, 1, false, k).train_tokens_per_s ==
+        Approx(estimate_throughput(lora16, without, 1, false, k).train_tokens_per_s));
 }
 
 TEST_CASE("the achievable matmul rate: measured per card, else a family fraction, else default") {
