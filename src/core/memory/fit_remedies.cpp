@@ -33,6 +33,12 @@ void optimizer_and_precision(const Workload& w, std::vector<Candidate>& out) {
 void training_candidates(const Workload& w, std::vector<Candidate>& out) {
   // A CNN trains whole and unsharded, without checkpointing: fit.cpp adds its batch.
   if (w.model.cnn) return optimizer_and_precision(w, out);
+  // Under Megatron-style model parallelism, twice the context-parallel ranks halve the
+  // activations at the cost of a ring that mostly hides behind attention, where recompute
+  // costs a third more compute: NeMo's long-sequence recipes take CP first. Tried only where
+  // the GPUs still form whole replicas (estimate refuses the rest).
+  if (model_parallel(w) && w.cp < kMaxGpuCount)
+    out.push_back({"--cp " + std::to_string(2 * w.cp), [](Workload& v) { v.cp *= 2; }, "cp"});
   if (!w.grad_ckpt) out.push_back({"--grad-ckpt", [](Workload& v) { v.grad_ckpt = true; }, "ckpt"});
   if (w.loss == Loss::full && w.model.kind == "decoder")
     out.push_back({"--loss chunked", [](Workload& v) { v.loss = Loss::chunked; }, "loss"});

@@ -7,6 +7,7 @@
 
 #include "gpusel/base/error.hpp"
 #include "gpusel/memory/estimator.hpp"
+#include "gpusel/memory/fit.hpp"
 
 using namespace gpusel;
 
@@ -69,4 +70,18 @@ TEST_CASE("context parallelism is refused where Megatron-Core refuses it") {
   Workload big = training(Mode::full, Shard::zero1, kMaxGpuCount, kMaxGpuCount);
   big.cp = kMaxGpuCount;
   CHECK(model_parallel_size(big) > kMaxGpuCount);
+}
+
+TEST_CASE("doubling the context-parallel ranks is the first remedy under model parallelism") {
+  const std::vector<WorkloadChange> mp =
+      workload_changes(with_cp(Mode::full, Shard::zero1, 4, 4, 1, 64));
+  REQUIRE(!mp.empty());
+  CHECK(mp.front().change == "--cp 2");
+  Workload edited = with_cp(Mode::full, Shard::zero1, 4, 4, 1, 64);
+  mp.front().edit(edited);
+  CHECK(edited.cp == 2);
+  // FSDP fine-tuning without --tp/--pp/--cp is offered no CP.
+  for (const WorkloadChange& c :
+       workload_changes(on_gpus(training(Mode::full, Shard::fsdp, 1, 1), 8)))
+    CHECK(c.change.rfind("--cp", 0) == std::string::npos);
 }
