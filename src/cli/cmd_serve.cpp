@@ -50,6 +50,7 @@ void drop_options(CLI::App* cmd) {
                            "--pp",
                            "--vpp",
                            "--cp",
+                           "--ep",
                            "--comm-overlap",
                            "--framework",
                            "--adapter-dtype",

@@ -124,6 +124,10 @@ void add_parallel_options(CLI::App* cmd, WorkloadArgs& a) {
                   "training: context-parallel ranks, each holding 1/N of every sequence, "
                   "attention as a ring over them (Megatron-Core/Transformer Engine, torchtitan; "
                   "default 1)");
+  cmd->add_option("--ep", a.ep,
+                  "training a mixture of experts: expert-parallel ranks, each holding 1/N of "
+                  "every MoE layer's routed experts, tokens sent to them by all-to-all; taken "
+                  "from the data-parallel GPUs (Megatron-Core, torchtitan; default 1)");
   cmd->add_flag("--comm-overlap", a.comm_overlap,
                 "training: the stack overlaps tensor-parallel collectives with the GEMMs, "
                 "pipeline sends with compute and ZeRO-1/2's weight all-gather with the next "
@@ -271,10 +275,11 @@ Workload resolve_workload(const WorkloadArgs& a) {
   if (!a.lora_targets.empty()) w.lora_targets = parse_lora_targets(a.lora_targets);
   w.train_embeddings = a.train_embeddings;
   if (a.trainable_layers != kNotGiven) w.freeze_trainable_layers = a.trainable_layers;
-  w.tp = a.tp, w.pp = a.pp, w.vpp = a.vpp, w.cp = a.cp;
+  w.tp = a.tp, w.pp = a.pp, w.vpp = a.vpp, w.cp = a.cp, w.ep = a.ep;
   w.comm_overlap = a.comm_overlap;
-  // With --tp/--pp/--cp and no --gpus: one replica, tp x pp x cp GPUs.
-  w.gpus = a.gpus != kNotGiven ? a.gpus : model_parallel(w) ? model_parallel_size(w) : 1;
+  // With --tp/--pp/--cp/--ep and no --gpus: the fewest GPUs that place them (one replica of
+  // tp x pp x cp, as many as --ep needs of dp x cp).
+  w.gpus = a.gpus != kNotGiven ? a.gpus : model_parallel(w) ? fewest_gpus(w) : 1;
   w.shard = a.shard.empty() ? Shard::none : parse_shard(a.shard);
   w.shard_given = !a.shard.empty();
   w.allow_long_context = a.allow_long_context;

@@ -19,8 +19,8 @@ struct WorkloadArgs {
   std::string offload = "none", loss, lora_targets,             // lora_targets: all-linear
       kv_dtype = "auto";                                        // loss: the framework's
   std::string engine;
-  std::string split_mode;               // --split-mode layer|row (llama.cpp)
-  int tp = 1, pp = 1, vpp = 1, cp = 1;  // Megatron-style model parallelism (1: none)
+  std::string split_mode;                       // --split-mode layer|row (llama.cpp)
+  int tp = 1, pp = 1, vpp = 1, cp = 1, ep = 1;  // Megatron-style model parallelism (1: none)
   // Not given (kNotGiven): lora_rank 16, trainable_layers 2, lora_layers every block.
   int batch = 1, grad_accum = 1, seq_len = 0, prompt_len = 0, lora_rank = kNotGiven,
       gpus = kNotGiven, trainable_layers = kNotGiven, lora_layers = kNotGiven;

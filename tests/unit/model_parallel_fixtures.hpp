@@ -3,6 +3,10 @@
 // eight micro-batches per step, split tp x pp with `shard` over the data-parallel rest.
 #include "ranker_fixtures.hpp"
 
+#include <string>
+
+#include "gpusel/speed/throughput.hpp"
+
 namespace model_parallel_fixtures {
 
 using namespace gpusel;
@@ -17,6 +21,13 @@ inline Workload training(Mode mode, Shard shard, int tp, int pp) {
   w.shard = shard, w.shard_given = true;
   w.tp = tp, w.pp = pp;
   return w;
+}
+
+// Whether one of the estimate's assumption lines contains `what`.
+inline bool assumes(const Throughput& t, const std::string& what) {
+  for (const std::string& a : t.assumptions)
+    if (a.find(what) != std::string::npos) return true;
+  return false;
 }
 
 }  // namespace model_parallel_fixtures

@@ -53,6 +53,10 @@ struct Workload {
   // each hold 1/cp of every sequence. With tp x pp x cp > 1 the other gpus / (tp x pp x cp)
   // ranks run data parallel and `shard` names that strategy.
   int tp = 1, pp = 1, vpp = 1, cp = 1;
+  // --ep: expert-parallel ranks over which each MoE layer's routed experts are split. Taken
+  // from the data- and context-parallel ranks (Megatron-Core's tp-cp-ep-dp-pp order), so it
+  // adds no GPUs: tokens travel to their experts by all-to-all instead.
+  int ep = 1;
   // --comm-overlap: the training stack hides tensor-parallel collectives behind the GEMMs,
   // pipeline sends behind compute and ZeRO-1/2's weight all-gather behind the next forward
   // (Megatron-Core/NeMo: tp_comm_overlap, overlap_p2p_comm, overlap_param_gather). Speed only.
@@ -257,8 +261,16 @@ void set_host_memory_bandwidth(Workload& w, double gbs);
 // tensors, ffn_*_shexp, are not matched).
 double routed_expert_params(const ModelArch& m);
 
-// Tensor x pipeline x context parallel (--tp/--pp/--cp): tp x pp x cp > 1.
+// Tensor x pipeline x context parallel (--tp/--pp/--cp): tp x pp x cp > 1; or expert
+// parallel (--ep > 1).
 bool model_parallel(const Workload& w);
+// Whether `count` GPUs form whole replicas of tp x pp x cp whose dp x cp ranks --ep divides.
+bool places_replicas(const Workload& w, int count);
+// The fewest GPUs that do (at most kMaxGpuCount; 1 without model parallelism).
+int fewest_gpus(const Workload& w);
+// The share of a replica's parameters one expert-parallel rank keeps: the dense ones whole,
+// the routed experts / ep (1 without --ep).
+double expert_parallel_share(const Workload& w);
 // The GPUs of one data-parallel replica: tp x pp x cp.
 int model_parallel_size(const Workload& w);
 // The data-parallel degree: gpus / (tp x pp x cp).

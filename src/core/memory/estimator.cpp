@@ -57,7 +57,7 @@ bool tensor_parallel_splits(const Workload& w, int count) {
   const bool tensor_parallel =
       (!w.shard_given && engine_tensor_parallel(w)) || w.shard == Shard::tp;
   // A bare count's heads are the shape's guess; the models it stands for split on 2-8 GPUs.
-  if (model_parallel(w)) return count % model_parallel_size(w) == 0;  // whole dp replicas
+  if (model_parallel(w)) return places_replicas(w, count);  // whole dp replicas
   return !tensor_parallel || w.model.heads <= 0 || w.model.remainder_linear ||
          w.model.heads % count == 0;
 }

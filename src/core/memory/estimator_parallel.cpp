@@ -13,6 +13,11 @@
 //   one micro-batch and the (vocab-parallel) logits.
 // - Context parallelism keeps 1/cp of every sequence on each rank: activations and logits / cp
 //   (Megatron-Core's ring attention passes the other ranks' K/V through, it does not keep them).
+// - Expert parallelism keeps 1/ep of each MoE layer's routed experts on a rank. What the
+//   --shard strategy already shards over the dp x cp ranks (ZeRO-1's optimizer states, ZeRO-2's
+//   gradients too, ZeRO-3/FSDP's weights too) stays as it is: the experts' share is then sharded
+//   over the dp x cp / ep ranks of their expert-data-parallel group, the same bytes per GPU. The
+//   rest, kept whole on every replica, drops its routed experts to 1/ep.
 // The busier of the first and last stage is reported.
 #include <algorithm>
 #include <cmath>
@@ -73,11 +78,28 @@ double factor_of(const Stage& st, const std::string& name) {
   return 1;  // reduce buckets, context: per GPU whatever the split
 }
 
-double stage_bytes(const Estimate& replica, const Stage& st) {
+// Whether `shard` already spreads component `name` over the dp x cp ranks.
+bool sharded(Shard shard, const std::string& name) {
+  const bool z3 = shard == Shard::zero3 || shard == Shard::fsdp;
+  const bool z2 = z3 || shard == Shard::zero2, z1 = z2 || shard == Shard::zero1;
+  if (name == "optimizer_states" || name == "master_weights" || name == "optimizer_step") return z1;
+  if (name == "gradients") return z2;
+  if (name == "weights") return z3;
+  return false;
+}
+
+// The expert-parallel share of a component: routed experts / ep where nothing shards it.
+double ep_factor(const Workload& w, const std::string& name) {
+  if (w.ep <= 1 || sharded(w.shard, name)) return 1;
+  const bool model_state = kWeightLike.count(name) || kTrainedLike.count(name);
+  return model_state && name != "lora_adapters" ? expert_parallel_share(w) : 1;
+}
+
+double stage_bytes(const Workload& w, const Estimate& replica, const Stage& st) {
   double total = 0;
   for (const auto& c : replica.components)
     if (c.where == "gpu" && c.name != "allocator_overhead" && c.name != "cuda_context")
-      total += c.bytes * factor_of(st, c.name);
+      total += c.bytes * factor_of(st, c.name) * ep_factor(w, c.name);
   return total;
 }
 
@@ -88,16 +110,17 @@ std::string degrees(const Workload& w) {
          std::to_string(data_parallel(w));
 }
 
-void rescale(Estimate& e, const Stage& st, int cp, bool words) {
+void rescale(const Workload& w, Estimate& e, const Stage& st, bool words) {
   std::vector<Component> kept;
   for (auto c : e.components) {
     if (c.name == "allocator_overhead" || c.name == "cuda_context") continue;
-    const double f = factor_of(st, c.name);
+    const double ep = ep_factor(w, c.name), f = factor_of(st, c.name) * ep;
     if (f == 0) continue;
-    const bool per_sequence = cp > 1 && (c.name.rfind("activations", 0) == 0 || c.name == "logits");
+    const bool per_sequence =
+        w.cp > 1 && (c.name.rfind("activations", 0) == 0 || c.name == "logits");
     if (f != 1 && words)
-      c.formula +=
-          "; x " + num(f) + " (" + st.name + "'s share, / tp" + (per_sequence ? " / cp" : "") + ")";
+      c.formula += "; x " + num(f) + " (" + st.name + "'s share, / tp" +
+                   (per_sequence ? " / cp" : "") + (ep != 1 ? ", routed experts / ep" : "") + ")";
     c.bytes *= f;
     kept.push_back(std::move(c));
   }
@@ -112,7 +135,7 @@ Estimate model_parallel_estimate(const Workload& w, EstimateDetail level) {
                       (w.cp > 1 ? " x --cp " + std::to_string(w.cp) : "") + " does not divide " +
                       std::to_string(w.gpus) + " GPUs");
   Workload replica = w;
-  replica.tp = replica.pp = replica.vpp = replica.cp = 1;
+  replica.tp = replica.pp = replica.vpp = replica.cp = replica.ep = 1;
   // The cp ranks of a replica hold the same weights: its states shard over dp x cp.
   replica.gpus = data_parallel(w) * w.cp;
   // A dp degree of 1 shards nothing, but Megatron's mixed-precision optimizer keeps its fp32
@@ -121,10 +144,10 @@ Estimate model_parallel_estimate(const Workload& w, EstimateDetail level) {
   std::vector<std::string> unused;
   const Setup s = make_setup(w, unused);
   const Stage first = stage_share(s, true), last = stage_share(s, false);
-  const bool first_busier = stage_bytes(e, first) >= stage_bytes(e, last);
+  const bool first_busier = stage_bytes(w, e, first) >= stage_bytes(w, e, last);
   const Stage& st = first_busier ? first : last;
   const bool words = level == EstimateDetail::full;
-  rescale(e, st, w.cp, words);
+  rescale(w, e, st, words);
   const double allocated = std::max(0.0, e.allocated_bytes());
   const double frac = data_constant("allocator_overhead_fraction");
   e.components.push_back(
@@ -152,7 +175,9 @@ Estimate model_parallel_estimate(const Workload& w, EstimateDetail level) {
         "), tensors split " + std::to_string(w.tp) + " ways with sequence parallelism" +
         (w.cp > 1 ? ", each sequence " + std::to_string(w.cp) + " ways (context parallel)" : "") +
         "; " + to_string(w.shard) + " over the " + std::to_string(data_parallel(w) * w.cp) +
-        (w.cp > 1 ? " data- and context-parallel ranks" : " data-parallel replicas"));
+        (w.cp > 1 ? " data- and context-parallel ranks" : " data-parallel replicas") +
+        (w.ep > 1 ? "; routed experts split " + std::to_string(w.ep) + " ways (expert parallel)"
+                  : ""));
   return e;
 }
 

@@ -3,6 +3,7 @@
 // quantized inference, sharding across cards, CPU offload. Each one re-estimated.
 #include <algorithm>
 #include <functional>
+#include <numeric>
 #include <optional>
 
 #include "gpusel/base/error.hpp"
@@ -29,16 +30,28 @@ void optimizer_and_precision(const Workload& w, std::vector<Candidate>& out) {
                    [](Workload& v) { v.amp = true; }, "precision"});
 }
 
+// Splits that change no math: a mixture of experts on several GPUs splits its routed experts
+// over as many ranks as both the experts and the dp x cp ranks allow (the MoE recipes do), and
+// under Megatron-style model parallelism twice the context-parallel ranks halve the
+// activations at the cost of a ring that mostly hides behind attention, where recompute costs
+// a third more compute (NeMo's long-sequence recipes take CP first). Each is tried only where
+// the GPUs still form whole replicas (estimate refuses the rest).
+void parallel_candidates(const Workload& w, std::vector<Candidate>& out) {
+  const int ranks = data_parallel(w) * std::max(1, w.cp);
+  if (w.ep == 1 && w.gpus > 1 && w.model.moe && w.model.moe->experts > 1 && ranks > 1) {
+    const int ep = std::gcd(w.model.moe->experts, ranks);
+    if (ep > 1)
+      out.push_back({"--ep " + std::to_string(ep), [ep](Workload& v) { v.ep = ep; }, "ep"});
+  }
+  if (model_parallel(w) && w.cp < kMaxGpuCount)
+    out.push_back({"--cp " + std::to_string(2 * w.cp), [](Workload& v) { v.cp *= 2; }, "cp"});
+}
+
 // Ordered from the least to the most disruptive change: the first that fits is the advice.
 void training_candidates(const Workload& w, std::vector<Candidate>& out) {
   // A CNN trains whole and unsharded, without checkpointing: fit.cpp adds its batch.
   if (w.model.cnn) return optimizer_and_precision(w, out);
-  // Under Megatron-style model parallelism, twice the context-parallel ranks halve the
-  // activations at the cost of a ring that mostly hides behind attention, where recompute
-  // costs a third more compute: NeMo's long-sequence recipes take CP first. Tried only where
-  // the GPUs still form whole replicas (estimate refuses the rest).
-  if (model_parallel(w) && w.cp < kMaxGpuCount)
-    out.push_back({"--cp " + std::to_string(2 * w.cp), [](Workload& v) { v.cp *= 2; }, "cp"});
+  parallel_candidates(w, out);
   if (!w.grad_ckpt) out.push_back({"--grad-ckpt", [](Workload& v) { v.grad_ckpt = true; }, "ckpt"});
   if (w.loss == Loss::full && w.model.kind == "decoder")
     out.push_back({"--loss chunked", [](Workload& v) { v.loss = Loss::chunked; }, "loss"});

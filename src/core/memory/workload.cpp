@@ -388,7 +388,7 @@ void validate(const Workload& w) {
   // The degrees alone here: the count they must divide is on_gpus's (check and compare give it
   // by --count after the workload is read).
   detail::validate_degrees(w);
-  if (model_parallel(w) && w.gpus % model_parallel_size(w) == 0) detail::validate_model_parallel(w);
+  if (model_parallel(w) && places_replicas(w, w.gpus)) detail::validate_model_parallel(w);
 }
 
 }  // namespace gpusel

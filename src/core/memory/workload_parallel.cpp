@@ -11,7 +11,27 @@
 
 namespace gpusel {
 
-bool model_parallel(const Workload& w) { return model_parallel_size(w) > 1; }
+bool model_parallel(const Workload& w) { return model_parallel_size(w) > 1 || w.ep > 1; }
+
+bool places_replicas(const Workload& w, int count) {
+  const int size = model_parallel_size(w);
+  if (count % size != 0) return false;
+  return (count / size * std::max(1, w.cp)) % std::max(1, w.ep) == 0;
+}
+
+int fewest_gpus(const Workload& w) {
+  const int size = model_parallel_size(w);
+  for (long n = size; n <= kMaxGpuCount; n += size)
+    if (places_replicas(w, int(n))) return int(n);
+  return std::min(size, kMaxGpuCount);  // validate says why
+}
+
+double expert_parallel_share(const Workload& w) {
+  if (w.ep <= 1) return 1;
+  const double total = arch_params(w.model).total;
+  const double experts = total > 0 ? routed_expert_params(w.model) / total : 0;
+  return 1 - experts + experts / w.ep;
+}
 
 int model_parallel_size(const Workload& w) {
   // Each degree is at most kMaxGpuCount (validate_degrees), their product may not fit an int.
@@ -24,7 +44,7 @@ int data_parallel(const Workload& w) { return std::max(1, w.gpus / model_paralle
 Workload without_model_parallel(const Workload& w) {
   if (!model_parallel(w)) return w;
   Workload one = w;
-  one.tp = one.pp = one.vpp = one.cp = 1;
+  one.tp = one.pp = one.vpp = one.cp = one.ep = 1;
   return on_gpus(one, 1);
 }
 
@@ -34,7 +54,8 @@ std::string parallel_label(const Workload& w) {
   return "tp " + std::to_string(w.tp) + " x pp " + std::to_string(w.pp) +
          (w.vpp > 1 ? " (vpp " + std::to_string(w.vpp) + ")" : "") +
          (w.cp > 1 ? " x cp " + std::to_string(w.cp) : "") + " x dp " +
-         std::to_string(data_parallel(w)) + " " + to_string(w.shard);
+         std::to_string(data_parallel(w)) + " " + to_string(w.shard) +
+         (w.ep > 1 ? ", ep " + std::to_string(w.ep) : "");
 }
 
 namespace detail {
@@ -52,8 +73,11 @@ void validate_degrees(const Workload& w) {
   require_positive(w.pp, "--pp");
   require_positive(w.vpp, "--vpp");
   require_positive(w.cp, "--cp");
-  if (w.tp > kMaxGpuCount || w.pp > kMaxGpuCount || w.vpp > kMaxGpuCount || w.cp > kMaxGpuCount)
-    throw usage_error("--tp, --pp, --vpp and --cp must be at most " + std::to_string(kMaxGpuCount));
+  require_positive(w.ep, "--ep");
+  if (w.tp > kMaxGpuCount || w.pp > kMaxGpuCount || w.vpp > kMaxGpuCount || w.cp > kMaxGpuCount ||
+      w.ep > kMaxGpuCount)
+    throw usage_error("--tp, --pp, --vpp, --cp and --ep must be at most " +
+                      std::to_string(kMaxGpuCount));
   if (w.vpp > 1 && w.pp < 2)
     throw usage_error("--vpp interleaves pipeline stages: it needs --pp 2 or more");
 }
@@ -75,6 +99,24 @@ void validate_context_parallel(const Workload& w) {
         "(Transformer Engine): drop --no-flash-attn");
 }
 
+// Expert parallelism (Megatron-Core arguments.py, torchtitan's ExpertParallel): the routed
+// experts split evenly, the ep ranks drawn from the dp x cp ranks of a stage.
+void validate_expert_parallel(const Workload& w) {
+  if (w.ep < 2) return;
+  const int experts = w.model.moe ? w.model.moe->experts : 0;
+  if (experts <= 0 || moe_layer_count(w.model) <= 0)
+    throw usage_error("--ep splits the routed experts of a mixture-of-experts model; " +
+                      (w.model.id.empty() ? std::string("this model") : w.model.id) + " has none");
+  if (experts % w.ep != 0)
+    throw usage_error("--ep " + std::to_string(w.ep) + " does not divide the model's " +
+                      std::to_string(experts) + " routed experts");
+  const int ranks = data_parallel(w) * std::max(1, w.cp);
+  if (ranks % w.ep != 0)
+    throw usage_error("--ep " + std::to_string(w.ep) + " takes its ranks from the " +
+                      std::to_string(ranks) +
+                      " data- and context-parallel GPUs of a stage, which it must divide");
+}
+
 // Megatron-LM's constraints on the degrees (arguments.py): the GPUs are tp x pp x cp x dp, the
 // heads split by tp, each (virtual) stage holds whole layers.
 void validate_model_parallel(const Workload& w) {
@@ -85,15 +127,16 @@ void validate_model_parallel(const Workload& w) {
                               std::to_string(model_parallel_size(w));
   if (!is_training(w.mode))
     throw usage_error(
-        "--tp/--pp/--cp model training parallelism; inference splits a model with "
+        "--tp/--pp/--cp/--ep model training parallelism; inference splits a model with "
         "--shard tp (or none: layers split)");
   if (w.model.cnn)
     throw usage_error(
-        "--tp/--pp/--cp are not modelled for a convolutional network (it trains ddp)");
+        "--tp/--pp/--cp/--ep are not modelled for a convolutional network (it trains ddp)");
   validate_context_parallel(w);
   if (w.gpus % model_parallel_size(w) != 0)
     throw usage_error(degrees + " GPUs does not divide the " + std::to_string(w.gpus) +
                       " GPUs: the rest must form whole data-parallel replicas");
+  validate_expert_parallel(w);
   if (w.model.heads > 0 && !w.model.remainder_linear && w.model.heads % w.tp != 0)
     throw usage_error("--tp " + std::to_string(w.tp) + " does not divide the model's " +
                       std::to_string(w.model.heads) + " attention heads");

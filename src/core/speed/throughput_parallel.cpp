@@ -15,9 +15,14 @@
 //   and K/V plus their gradients once each in backward (+1 forward under recompute), each pass
 //   an all-gather's traffic; the sends run beside the attention kernels, so only what
 //   outlasts them is exposed;
+// - expert parallel: each MoE layer sends its tokens' hidden states to the ranks holding their
+//   top-k experts and takes the outputs back, an all-to-all each way, forward and backward
+//   (+1 pair under recompute) over the link the ep ranks span (Lepikhin et al. GShard
+//   arXiv:2006.16668 s2.2; Megatron-Core's MoEAlltoAllTokenDispatcher);
 // - data parallel: the --shard strategy's collectives on the stage's share of the parameters
 //   over the link the dp x cp ranks span (the cp ranks hold the same weights), once per
-//   optimizer step (ZeRO-3/FSDP: per micro-batch).
+//   optimizer step (ZeRO-3/FSDP: per micro-batch); under --ep the routed experts' share moves
+//   only among their dp x cp / ep expert-data-parallel ranks, 1/ep of it on each.
 // With --comm-overlap (Megatron-Core/NeMo: tp_comm_overlap, overlap_p2p_comm,
 // overlap_param_gather) the tensor-parallel collectives, the pipeline sends and ZeRO-1/2's
 // weight all-gather hide behind the micro-batch's compute as far as it lasts; the bubble never
@@ -118,12 +123,43 @@ Cost context_parallel_s(const Workload& w, const Shape& s, const Fabric& f, cons
   return {exposed, 0};
 }
 
+// All-to-all of `bytes` per GPU over `group`: (n-1)/n of it leaves each GPU, the share bound
+// for other nodes over the cluster network, the rest over the node's link.
+double all_to_all_s(const Fabric& group, double bytes) {
+  const int n = group.count, m = std::min(group.count, group.per_node);
+  if (n < 2) return 0;
+  const double intra = group.intra > 0 ? bytes * (m - 1) / n / group.intra : 0;
+  const double inter = group.nodes > 1 && group.inter > 0 ? bytes * (n - m) / n / group.inter : 0;
+  return std::max(intra, inter);
+}
+
+// The stage's MoE layers' token exchange per micro-batch (--ep), on the critical path unless
+// the stack overlaps it.
+Cost expert_parallel_s(const Workload& w, const Shape& s, const Fabric& f, const Frame& x,
+                       std::vector<std::string>& notes) {
+  if (w.ep < 2 || !w.model.moe) return {};
+  // ep ranks sit after the tp and cp ranks (Megatron-Core's tp-cp-ep-dp-pp order).
+  const Fabric group = spaced_fabric(f, w.ep, x.tp * x.cp);
+  // Each token's hidden state goes to its top-k experts; with sequence parallelism a tensor
+  // slice dispatches 1/tp of the tokens.
+  const double bytes = x.tokens(w) * w.model.moe->active * s.hidden * 2 / x.tp;
+  const int passes = 4 + (w.grad_ckpt ? 2 : 0);
+  const double layers = std::ceil(double(moe_layer_count(w.model)) / x.pp);
+  const double t = layers * passes * all_to_all_s(group, bytes);
+  notes.push_back("expert parallel " + std::to_string(w.ep) + " (" +
+                  (group.nodes > 1 ? "over the cluster network" : "inside the node") + "): " +
+                  num(layers) + " MoE layers x " + std::to_string(passes) + " all-to-alls of " +
+                  num(bytes / 1e6) + " MB (top-" + std::to_string(w.model.moe->active) +
+                  " tokens) " + critical(w) + " = " + num(t * 1e3) + " ms per micro-batch");
+  return {0, t};
+}
+
 // The data-parallel strategy's traffic per micro-batch that the overlap window leaves exposed.
 Cost data_parallel_s(const Workload& w, const Shape& s, const Fabric& f, const Frame& x, const K& k,
                      std::vector<std::string>& notes) {
   if (x.dp * x.cp < 2) return {};
   const Fabric d = spaced_fabric(f, x.dp * x.cp, x.tp);
-  const double share = 1.0 / (x.tp * x.pp);
+  const double share = expert_parallel_share(w) / (x.tp * x.pp);
   const bool fp32 =
       w.amp || w.precision == Precision::fp32 || w.mode == Mode::lora || w.mode == Mode::qlora;
   const double grads = s.trainable * (fp32 ? 4 : 2) * share;
@@ -176,6 +212,7 @@ double model_parallel_exposed_s(const Workload& w, const Shape& s, const Gpu& g,
   Cost c = tensor_parallel_s(w, s, f, x, k, notes);
   c += pipeline_s(w, s, f, x, notes);
   c += context_parallel_s(w, s, f, x, notes);
+  c += expert_parallel_s(w, s, f, x, notes);
   c += data_parallel_s(w, s, f, x, k, notes);
   // Overlapped communication hides behind the micro-batch's compute as far as it lasts.
   const double window = k.comm_overlap_fraction * (x.fwd + x.bwd);
