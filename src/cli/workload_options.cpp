@@ -144,7 +144,8 @@ void add_parallel_options(CLI::App* cmd, WorkloadArgs& a) {
                 "llama.cpp: every layer's routed experts in host RAM (llama.cpp --cpu-moe)");
   cmd->add_option_function<double>(
       "--host-mem-bw", [&a](const double& v) { a.host_mem_bw = v; },
-      "with --n-cpu-moe/--cpu-moe: the host memory's bandwidth in GB/s (default 89.6: two "
+      "with --n-cpu-moe/--cpu-moe/--offload: the host memory's bandwidth in GB/s (default 89.6: "
+      "two "
       "DDR5-5600 channels; DDR4-3200 dual channel 51.2, an 8-channel DDR5-4800 server 307)");
   cmd->add_option("--split-mode", a.split_mode,
                   "llama.cpp on several GPUs: layer|row (default layer: --shard none's layer "

@@ -170,6 +170,7 @@ struct ThroughputConstants {
   // the prompt batch from which the GPU back end runs host-resident weights' matmuls itself
   // (copying them over PCIe) instead of the CPU.
   double host_memory_bytes_per_s = 89.6e9, host_decode_fraction = 0.6;
+  double cpu_adam_bytes_per_param = 28;  // host memory an offloaded Adam step moves per param
   int op_offload_min_batch = 32;
   double matmul_default_fraction = 0.77, fp8_default_fraction = 0.72;
   double training_efficiency_default = 0.6;

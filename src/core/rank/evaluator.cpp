@@ -40,12 +40,14 @@ Estimate one_card_estimate(const Gpu& gpu, const RankRequest& req) {
 void measure(Result& r, const Workload& w, const Rates& rates, const RankRequest& req) {
   const Config& config = r.config;
   price_configuration(r, req, rates);
-  // Experts kept in host RAM are read at the RAM of the host priced, where it states its
-  // bandwidth and the user gave none (a host the user owns, --cards-only: the default).
+  // Experts kept in host RAM are read, and an offloaded optimizer steps, at the RAM of the host
+  // priced, where it states its bandwidth and the user gave none (a host the user owns,
+  // --cards-only: the default).
   const Platform* host = r.platform_quote.platform;
   Workload on_host;
   const bool host_speed = host && host->ram_bandwidth_gbs > 0 && !req.cards_only &&
-                          cpu_moe_layers(w) > 0 && !(w.host_memory_bytes_per_s > 0);
+                          (cpu_moe_layers(w) > 0 || w.offload != Offload::none) &&
+                          !(w.host_memory_bytes_per_s > 0);
   if (host_speed) {
     on_host = w;
     on_host.host_memory_bytes_per_s = host->ram_bandwidth_gbs * 1e9;

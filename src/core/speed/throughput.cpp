@@ -158,7 +158,7 @@ double memory_bound_s(const Workload& w, const Shape& s, double bw, bool fp8, in
   if (bw <= 0 || !k.memory_bound_training) return 0;
   const double tokens = double(w.batch) * w.seq_len;
   const double act = tput::activation_traffic_per_token(w, s, fp8, k);
-  // Offloaded, the optimizer steps on the CPU (its time is not modelled), not on the card.
+  // Offloaded, the optimizer steps on the CPU (offload_traffic), not on the card.
   const double opt =
       w.offload == Offload::none ? tput::optimizer_traffic(w, s, optimizer_shards(w, count)) : 0;
   const double step = (act * tokens + opt / std::max(1, w.grad_accum)) / bw;

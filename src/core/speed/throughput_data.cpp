@@ -147,6 +147,7 @@ void parse_scalars(const json& c, const std::string& at, ThroughputConstants& k)
   k.host_copy_fraction = by_int(c, "host_copy_fraction", at, 0.01, 1);
   k.host_memory_bytes_per_s = number(c, "host_memory_gbs", at, 1, 1e5) * 1e9;
   k.host_decode_fraction = number(c, "host_decode_fraction", at, 0.05, 1);
+  k.cpu_adam_bytes_per_param = number(c, "cpu_adam_bytes_per_param", at, 1, 1e3);
   k.op_offload_min_batch = int(number(c, "llama_cpp_op_offload_batch", at, 1, 1e6));
   k.matmul_default_fraction = number(c, "matmul_default_fraction", at, 0.05, 1.5);
   k.fp8_default_fraction = number(c, "fp8_default_fraction", at, 0.05, 1.5);

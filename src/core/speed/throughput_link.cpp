@@ -172,9 +172,23 @@ CommTime offload_traffic(const Workload& w, const Shape& s, const Gpu& g, const 
     p.overlapped_bwd = (weights + down) / host;
     moved = 2 * weights + down;
   }
+  // The optimizer steps on the CPU, once per optimizer step, the GPUs waiting: the host's
+  // processes stream their partitions' states through its one memory.
+  const double mem =
+      w.host_memory_bytes_per_s > 0 ? w.host_memory_bytes_per_s : k.host_memory_bytes_per_s;
+  const double stepped = s.trainable * share * std::min(f.count, f.per_node);
+  const double cpu = stepped * k.cpu_adam_bytes_per_param / mem;
+  p.exposed += cpu / std::max(1, w.grad_accum);
   if (texts_on())
     what = "offload " + to_string(w.offload) + ": " + num(moved / 1e9) +
-           " GB per step over PCIe at " + num(host / 1e9) + " GB/s [host_copy_fraction]";
+           " GB per step over PCIe at " + num(host / 1e9) +
+           " GB/s [host_copy_fraction]; the optimizer step on the CPU: " + num(stepped / 1e9) +
+           "B params x " + num(k.cpu_adam_bytes_per_param) + " B [cpu_adam_bytes_per_param] at " +
+           num(mem / 1e9) + " GB/s of host memory" +
+           (w.host_memory_bytes_per_s <= 0 ? " [host_memory_gbs]"
+            : w.host_memory_basis.empty()  ? " [--host-mem-bw]"
+                                           : " [the " + w.host_memory_basis + " platform's RAM]") +
+           " = " + num(cpu * 1e3) + " ms per optimizer step, at least";
   return p;
 }
 

@@ -269,6 +269,40 @@ TEST_CASE("offloading to the host costs the PCIe traffic it moves") {
         std::string::npos);
 }
 
+TEST_CASE("an offloaded optimizer steps on the host's memory, once per optimizer step") {
+  const auto k = plain();
+  Workload w = training(Mode::full, 7e9);
+  w.shard = Shard::zero3, w.seq_len = 2048, w.offload = Offload::optimizer;
+  // Two cards of one host step 7B params between them: 7e9 x 28 B through the host memory.
+  const Throughput t = estimate_throughput(w, card(), 2, true, k);
+  const double cpu_s = 7e9 * k.cpu_adam_bytes_per_param / k.host_memory_bytes_per_s;
+  CHECK(joined(t).find("the optimizer step on the CPU: 7B params x 28 B") != std::string::npos);
+  // A faster host memory and more micro-batches per optimizer step both shorten it per token,
+  // and never past the run without offload.
+  Workload fast = w;
+  fast.host_memory_bytes_per_s = 10 * k.host_memory_bytes_per_s;
+  Workload accumulating = w;
+  accumulating.grad_accum = 16;
+  Workload none = w;
+  none.offload = Offload::none;
+  const double base = t.train_tokens_per_s;
+  const double ceiling = estimate_throughput(none, card(), 2, true, k).train_tokens_per_s;
+  for (const Workload& v : {fast, accumulating}) {
+    const double r = estimate_throughput(v, card(), 2, true, k).train_tokens_per_s;
+    CHECK(r > base);
+    CHECK(r <= ceiling);
+  }
+  // The step's time at least: 2 x 2048 tokens a step take no less than cpu_s.
+  CHECK(2.0 * 2048 / base >= cpu_s);
+  // LoRA's few trainable parameters step in next to no time beside a 2048-token step.
+  Workload lora = training(Mode::lora, 7e9);
+  lora.shard = Shard::zero3, lora.offload = Offload::optimizer, lora.seq_len = 2048;
+  Workload lora_none = lora;
+  lora_none.offload = Offload::none;
+  CHECK(estimate_throughput(lora, card(), 2, true, k).train_tokens_per_s >
+        0.95 * estimate_throughput(lora_none, card(), 2, true, k).train_tokens_per_s);
+}
+
 TEST_CASE("primary throughput and time to finish") {
   Throughput t;
   t.train_tokens_per_s = 1000, t.decode_tokens_per_s = 50;
