@@ -144,13 +144,15 @@ void describe(const Setup& s, std::vector<std::string>& a) {
   } else if (!m.cnn) {
     a.push_back(kv_assumption(w, s.cb));
     const PrefillChunk c = prefill_chunk(w);
-    if (w.flash_attn && c.tokens > 0)
+    if ((w.flash_attn || runs_on_ggml(w)) && c.tokens > 0)
       a.push_back("prefill chunked by " + c.engine + ": at most " + num(c.tokens) +
                   " tokens per step (data/constants.json prefill_chunk_tokens); --engine sets "
                   "the engine");
   }
   if (!m.cnn)
-    a.push_back(std::string("attention: ") + (w.flash_attn ? "flash/SDPA" : "eager (scores kept)"));
+    a.push_back(std::string("attention: ") + (w.flash_attn      ? "flash/SDPA"
+                                              : runs_on_ggml(w) ? "without -fa: a ubatch's KQ"
+                                                                : "eager (scores kept)"));
   std::string par = std::to_string(s.n) + " GPU(s), sharding " + to_string(s.shard) + ", offload " +
                     to_string(w.offload);
   if (s.layer_split())

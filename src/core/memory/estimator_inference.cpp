@@ -41,7 +41,10 @@ void add_prefill(const Setup& s, std::vector<Component>& out) {
   const Workload& w = s.w;
   const Widths d = widths(w.model);
   const double p = w.prompt_len > 0 ? w.prompt_len : tokens_of(w);
-  const PrefillChunk chunk = w.flash_attn ? prefill_chunk(w) : PrefillChunk{"", 0};
+  // llama.cpp runs the prompt by ubatches with or without -fa; the others' eager attention
+  // takes the whole prompt at once.
+  const bool ggml = runs_on_ggml(w);
+  const PrefillChunk chunk = w.flash_attn || ggml ? prefill_chunk(w) : PrefillChunk{"", 0};
   const double prompt = double(w.batch) * p;
   const double tokens = chunk.tokens > 0 ? std::min(prompt, chunk.tokens) : prompt;
   const double tp = s.shard == Shard::tp && s.n > 1 ? s.n : 1;
@@ -53,7 +56,15 @@ void add_prefill(const Setup& s, std::vector<Component>& out) {
                                   : num(tokens) + " prompt tokens";
   f += " x " + num(s.cb) + " B x max(attention " + num(attn) + ", MLP " + num(mlp) + ")";
   if (s.layer_split()) f += " (layer split: the busy stage holds the whole prompt's workspace)";
-  if (!w.flash_attn) {
+  if (!w.flash_attn && ggml) {
+    // Without -fa, ggml's attention multiplies K by the ubatch's queries into an F32 KQ of
+    // n_kv x n_tokens x n_head and softmaxes it into another (llama-graph.cpp build_attn_mha:
+    // ggml_mul_mat, ggml_soft_max_ext): 2 x 4 B per score, a ubatch's rows at a time.
+    const double scores = tokens * w.model.heads / tp * p * 8;
+    bytes += scores;
+    f += " + KQ and softmax " + num(tokens) + " x " + std::to_string(w.model.heads) + " heads x " +
+         num(p) + " keys x 2 x 4 B (no -fa)";
+  } else if (!w.flash_attn) {
     const double scores = double(w.batch) * w.model.heads / tp * p * p *
                           (data_constant("softmax_saved_bytes") + s.cb);
     bytes += scores;

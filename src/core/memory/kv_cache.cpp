@@ -125,8 +125,9 @@ void add_kv_cache(const Setup& s, std::vector<Component>& out) {
   if (w.model.kind != "decoder") return;
   const KvCacheSize kv =
       kv_cache_size(w.model, w.seq_len, kv_value_bytes(w, s.cb), s.cb, {s.n, s.shard == Shard::tp});
-  // Eager attention grows the cache by concatenation: old and new blocks coexist.
-  const double copies = w.flash_attn ? 1 : data_constant("eager_kv_copies");
+  // Eager attention grows the cache by concatenation: old and new blocks coexist. llama.cpp
+  // allocates its cache whole at load (llama_kv_cache), -fa or not.
+  const double copies = w.flash_attn || runs_on_ggml(w) ? 1 : data_constant("eager_kv_copies");
   std::string f = "batch " + std::to_string(w.batch) + " x [" + kv.formula + "]";
   if (copies > 1) f += " x " + num(copies) + " (eager: concatenated cache)";
   out.push_back({"kv_cache", w.batch * kv.bytes * copies, f});

@@ -121,3 +121,22 @@ TEST_CASE("the KV cache grows with context and batch, and never for linear state
     }
   }
 }
+
+TEST_CASE("llama.cpp without -fa: the cache allocated once, a ubatch's KQ, not the prompt's") {
+  auto need = [](int prompt, bool fa) {
+    Workload w = ranker_fixtures::preset("llama-3.1-8b", Mode::inference);
+    w.engine = "llama.cpp", w.flash_attn = fa;
+    w.prompt_len = prompt, w.seq_len = prompt + 128;
+    return estimate(on_gpus(w, 1));
+  };
+  const Estimate fa = need(16384, true), plain = need(16384, false);
+  CHECK(plain.bytes_of("kv_cache") == Approx(fa.bytes_of("kv_cache")));
+  // 512 queries x 32 heads x 16,384 keys x (F32 KQ + F32 softmax) = 2.15 GB on top.
+  CHECK(plain.bytes_of("prefill_workspace") - fa.bytes_of("prefill_workspace") ==
+        Approx(512.0 * 32 * 16384 * 8).epsilon(1e-9));
+  // Linear in the context (one ubatch of rows), not quadratic as eager PyTorch's scores.
+  const double grow = need(32768, false).bytes_of("prefill_workspace") /
+                      need(16384, false).bytes_of("prefill_workspace");
+  CHECK(grow < 2.01);
+  CHECK(grow > 1.9);
+}
