@@ -89,6 +89,10 @@ void add_training_options(CLI::App* cmd, WorkloadArgs& a) {
   tri_state(cmd, "grad-ckpt", a.grad_ckpt,
             "gradient checkpointing (default on for decoder LLMs, as their fine-tuning recipes; "
             "off for encoders, ViTs and CNNs, as theirs)");
+  cmd->add_flag("--selective-ckpt", a.selective_ckpt,
+                "training: torchtitan's op-level selective checkpointing instead of full "
+                "recompute: every second matmul's output and the attention's are kept, the rest "
+                "recomputed in backward");
   cmd->add_flag("--flash-attn,!--no-flash-attn", a.flash_attn,
                 "FlashAttention/SDPA, no seq x seq scores (default on)");
   cmd->add_option("--loss", a.loss,
@@ -259,7 +263,8 @@ Workload resolve_workload(const WorkloadArgs& a) {
   w.kv_dtype = parse_kv_dtype(a.kv_dtype);
   w.double_quant = a.double_quant;
   w.amp = a.amp;
-  w.grad_ckpt = a.grad_ckpt.value_or(default_grad_ckpt(w.model));
+  w.selective_ckpt = a.selective_ckpt;
+  w.grad_ckpt = a.grad_ckpt.value_or(default_grad_ckpt(w.model) && !a.selective_ckpt);
   w.flash_attn = a.flash_attn;
   apply_framework(w, framework_profile(a.framework), !a.loss.empty(), !a.optimizer.empty(),
                   a.overrides);

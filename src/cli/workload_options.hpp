@@ -30,6 +30,7 @@ struct WorkloadArgs {
   std::optional<double> host_mem_bw;  // --host-mem-bw GB/s
   bool seq_len_given = false;
   std::optional<bool> grad_ckpt;  // not given: default_grad_ckpt(model)
+  bool selective_ckpt = false;
   bool flash_attn = true, amp = false, double_quant = true;
   bool train_embeddings = false, allow_long_context = false, comm_overlap = false, mlm = false;
   // The training framework and the behaviours set alone (issue 11).

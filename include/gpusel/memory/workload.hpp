@@ -38,6 +38,9 @@ struct Workload {
   int seq_len = 2048;      // training: tokens per sample; inference: prompt + generated
   int prompt_len = 0;      // inference: tokens prefilled at once; 0 = all of seq_len
   bool grad_ckpt = true;   // recipes for LLM fine-tuning turn it on
+  // --selective-ckpt: torchtitan's op-level selective checkpointing instead (grad_ckpt off):
+  // every second matmul's output and SDPA's are saved, the rest recomputed (checkpointing.hpp).
+  bool selective_ckpt = false;
   bool flash_attn = true;  // SDPA/FlashAttention: no seq x seq score matrix
   Loss loss = Loss::full;
   int lora_rank = 16;

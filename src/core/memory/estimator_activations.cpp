@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "estimator_parts.hpp"
+#include "gpusel/memory/checkpointing.hpp"
 
 namespace gpusel::detail {
 namespace {
@@ -134,7 +135,18 @@ void add_activations(const Setup& s, std::vector<Component>& out) {
   const int on_gpu = std::min(layers, s.f.offload_gpu_checkpoints.value);
   double gpu = 0, host = 0;
   std::string f;
-  if (s.ckpt) {
+  if (w.selective_ckpt) {
+    // Each block keeps its input, the saved matmul and SDPA outputs (and SDPA's fp32
+    // logsumexp); backward recomputes one block's other tensors at a time.
+    const double tp = s.shard == Shard::tp ? s.n : 1;
+    const SelectiveCkpt sac = selective_ckpt(w.model, s.f.fused_qkv.value);
+    const double kept = ckpt_in + (s.cb * sac.saved_elements + 4.0 * w.model.heads) / tp;
+    gpu = layers * kept + std::max(0.0, per_layer - kept) + head;
+    f = num(tokens) + " tokens x (" + std::to_string(layers) + " blocks x " + num(kept) +
+        " B saved by torchtitan's op-level policy (input, every second matmul's output, SDPA's) "
+        "+ 1 block's recomputed rest x " +
+        num(std::max(0.0, per_layer - kept)) + " B + " + num(head) + " B head)";
+  } else if (s.ckpt) {
     // The first block is recomputed after the loss's backward has freed its buffers: the
     // step's peak holds the checkpoints and the larger of the loss and one block.
     const double loss = loss_bytes(s) / std::max(1.0, tokens);

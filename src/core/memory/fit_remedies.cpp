@@ -52,7 +52,17 @@ void training_candidates(const Workload& w, std::vector<Candidate>& out) {
   // A CNN trains whole and unsharded, without checkpointing: fit.cpp adds its batch.
   if (w.model.cnn) return optimizer_and_precision(w, out);
   parallel_candidates(w, out);
-  if (!w.grad_ckpt) out.push_back({"--grad-ckpt", [](Workload& v) { v.grad_ckpt = true; }, "ckpt"});
+  // torchtitan's selective policy recomputes about a third of the forward's matmuls where full
+  // checkpointing redoes all of it: tried first where it applies (estimate refuses the rest).
+  if (!w.grad_ckpt && !w.selective_ckpt)
+    out.push_back({"--selective-ckpt", [](Workload& v) { v.selective_ckpt = true; }, "ckpt"});
+  if (!w.grad_ckpt)
+    out.push_back({"--grad-ckpt",
+                   [](Workload& v) {
+                     v.grad_ckpt = true;
+                     v.selective_ckpt = false;
+                   },
+                   "ckpt"});
   if (w.loss == Loss::full && w.model.kind == "decoder")
     out.push_back({"--loss chunked", [](Workload& v) { v.loss = Loss::chunked; }, "loss"});
   if (w.batch > 1)

@@ -14,6 +14,7 @@
 #include "gpusel/base/error.hpp"
 #include "gpusel/base/text.hpp"
 #include "gpusel/data/engines.hpp"
+#include "gpusel/memory/checkpointing.hpp"
 #include "gpusel/memory/estimator.hpp"
 #include "throughput_infer.hpp"
 #include "throughput_model.hpp"
@@ -109,11 +110,20 @@ Flops train_flops(const Workload& w, const Shape& s, Throughput& t) {
   }
   const double model = lin_x * fwd + att_x * att;
   if (w.grad_ckpt) lin_x += recompute, att_x += recompute;
+  // Selective (torchtitan's op policy): backward redoes the blocks' unsaved matmuls, not
+  // attention (SDPA's output is saved) nor the LM head (outside the blocks).
+  if (w.selective_ckpt && !w.grad_ckpt)
+    lin_x += recompute * selective_ckpt(w.model, w.framework.fused_qkv.value).recompute_share *
+             (s.matmul - s.head) / std::max(1.0, s.matmul);
   if (tput::texts_on())
-    t.assumptions.push_back(
-        "FLOPs/token " + num(lin_x) + " x 2 x " + num(s.matmul / 1e9) + "B params + " + num(att_x) +
-        " x attention 4·L·d·s = " + num((lin_x * fwd + att_x * att) / 1e9) + " GFLOP (" +
-        to_string(w.mode) + (w.grad_ckpt ? ", recompute" : "") + ")");
+    t.assumptions.push_back("FLOPs/token " + num(lin_x) + " x 2 x " + num(s.matmul / 1e9) +
+                            "B params + " + num(att_x) +
+                            " x attention 4·L·d·s = " + num((lin_x * fwd + att_x * att) / 1e9) +
+                            " GFLOP (" + to_string(w.mode) +
+                            (w.grad_ckpt        ? ", recompute"
+                             : w.selective_ckpt ? ", selective recompute of every second matmul"
+                                                : "") +
+                            ")");
   return {lin_x * fwd, att_x * att, fwd + att, model};
 }
 

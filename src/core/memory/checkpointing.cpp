@@ -1,0 +1,54 @@
+// torchtitan's op-level selective activation checkpointing, counted on the block's matmuls:
+// _custom_policy saves a matmul's output when its count in the block is odd and recomputes it
+// when even (pytorch/torchtitan torchtitan/distributed/activation_checkpoint.py, "Saves output
+// of all compute ops, except every second mm"); SDPA's output is always saved, so attention is
+// never recomputed.
+#include "gpusel/memory/checkpointing.hpp"
+
+#include <vector>
+
+#include "estimator_parts.hpp"
+
+namespace gpusel {
+
+namespace {
+
+struct Matmul {
+  double in, out;  // elements per token
+};
+
+// The block's matmuls in forward order.
+std::vector<Matmul> block_matmuls(const ModelArch& m, bool fused_qkv) {
+  const detail::Widths d = detail::widths(m);
+  std::vector<Matmul> mm;
+  if (fused_qkv)
+    mm.push_back({d.h, d.q + 2 * d.kv});
+  else
+    mm.insert(mm.end(), {{d.h, d.q}, {d.h, d.kv}, {d.h, d.kv}});
+  mm.push_back({d.q, d.h});
+  if (m.mlp != "gelu") mm.push_back({d.h, d.i});  // gate
+  mm.insert(mm.end(), {{d.h, d.i}, {d.i, d.h}});  // up (or fc1), down (or fc2)
+  return mm;
+}
+
+}  // namespace
+
+SelectiveCkpt selective_ckpt(const ModelArch& m, bool fused_qkv) {
+  const detail::Widths d = detail::widths(m);
+  SelectiveCkpt c;
+  c.saved_elements = d.q;  // SDPA's output
+  double all = 0, redone = 0;
+  const std::vector<Matmul> mm = block_matmuls(m, fused_qkv);
+  for (std::size_t i = 0; i < mm.size(); ++i) {
+    const double flops = mm[i].in * mm[i].out;
+    all += flops;
+    if ((i + 1) % 2 == 1)
+      c.saved_elements += mm[i].out;
+    else
+      redone += flops;
+  }
+  c.recompute_share = all > 0 ? redone / all : 0;
+  return c;
+}
+
+}  // namespace gpusel
