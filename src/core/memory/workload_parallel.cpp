@@ -140,9 +140,14 @@ void validate_model_parallel(const Workload& w) {
   if (w.model.heads > 0 && !w.model.remainder_linear && w.model.heads % w.tp != 0)
     throw usage_error("--tp " + std::to_string(w.tp) + " does not divide the model's " +
                       std::to_string(w.model.heads) + " attention heads");
-  if (w.pp * w.vpp > w.model.layers)
+  // Megatron-Core may count the embedding and the loss as a layer each of the split
+  // (account_for_embedding_in_pipeline_split, account_for_loss_in_pipeline_split:
+  // get_num_layers_to_build), as Llama 3 405B's 16 x 8 virtual stages over 126 layers did
+  // (one layer less on the first and the last stage, arXiv:2407.21783 s3.3.2).
+  if (1LL * w.pp * w.vpp > w.model.layers + 2LL)
     throw usage_error("--pp " + std::to_string(w.pp) + " x --vpp " + std::to_string(w.vpp) +
-                      " stages exceed the model's " + std::to_string(w.model.layers) + " layers");
+                      " stages exceed the model's " + std::to_string(w.model.layers) +
+                      " layers and its embedding and loss");
   if (w.offload != Offload::none)
     throw usage_error(
         "--offload is not modelled with --tp/--pp/--cp (Megatron-LM keeps every state "

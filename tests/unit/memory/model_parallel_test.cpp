@@ -89,3 +89,12 @@ TEST_CASE("the degrees must divide the GPUs and the heads and fit the layers") {
   CHECK(tensor_parallel_splits(dflt, 8));
   CHECK(!tensor_parallel_splits(dflt, 2));
 }
+
+TEST_CASE("the embedding and the loss may take a virtual stage each, as Llama 3 405B's did") {
+  Workload w = ranker_fixtures::preset("llama-3.1-405b", Mode::full);  // 126 layers
+  w.seq_len = 8192, w.tp = 8, w.pp = 16, w.vpp = 8;
+  w.shard = Shard::zero1, w.shard_given = true;
+  CHECK_NOTHROW(validate(on_gpus(w, 16384)));  // 128 = 126 + embedding + loss
+  w.vpp = 9;
+  CHECK_THROWS_AS(validate(on_gpus(w, 16384)), Error);
+}
