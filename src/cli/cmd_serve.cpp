@@ -51,6 +51,7 @@ void drop_options(CLI::App* cmd) {
                            "--vpp",
                            "--cp",
                            "--ep",
+                           "--shard-group",
                            "--comm-overlap",
                            "--framework",
                            "--adapter-dtype",

@@ -114,9 +114,12 @@ void add_parallel_options(CLI::App* cmd, WorkloadArgs& a) {
   cmd->add_option("--gpus", a.gpus, "GPUs the workload runs on (default 1)");
   cmd->add_option("--shard", a.shard,
                   choices(shard_names()) +
-                      " (none: layers split, one card at a time; default: none on one GPU, "
+                      "|hsdp (none: layers split, one card at a time; hsdp: FSDP inside groups "
+                      "of --shard-group GPUs, replicated across them; default: none on one GPU, "
                       "training fsdp, inference the engine's layout on several: llama.cpp "
                       "none, vllm tp)");
+  cmd->add_option("--shard-group", a.shard_group,
+                  "with --shard hsdp: GPUs per FSDP shard group (default 8, one HGX node)");
   cmd->add_option("--tp", a.tp,
                   "training: tensor-parallel degree inside a node (default 1); with --tp/--pp "
                   "the other GPUs run data parallel and --shard names how "
@@ -286,7 +289,11 @@ Workload resolve_workload(const WorkloadArgs& a) {
   // With --tp/--pp/--cp/--ep and no --gpus: the fewest GPUs that place them (one replica of
   // tp x pp x cp, as many as --ep needs of dp x cp).
   w.gpus = a.gpus != kNotGiven ? a.gpus : model_parallel(w) ? fewest_gpus(w) : 1;
-  w.shard = a.shard.empty() ? Shard::none : parse_shard(a.shard);
+  // hsdp is FSDP over shard groups (PyTorch's HYBRID_SHARD), not a strategy of its own.
+  const bool hsdp = a.shard == "hsdp" || a.shard == "HSDP";
+  w.shard = a.shard.empty() ? Shard::none : hsdp ? Shard::fsdp : parse_shard(a.shard);
+  if (a.shard_group != 0 && !hsdp) throw usage_error("--shard-group goes with --shard hsdp");
+  w.shard_group = hsdp ? (a.shard_group != 0 ? a.shard_group : 8) : 0;
   w.shard_given = !a.shard.empty();
   w.allow_long_context = a.allow_long_context;
   w.offload = parse_offload(a.offload);

@@ -33,11 +33,11 @@ struct Workload {
   bool double_quant = true;  // QLoRA's nested quantization of the NF4 constants
   bool amp = false;          // full/freeze: fp32 master weights, 16-bit compute
   Optimizer optimizer = Optimizer::adamw;
-  int batch = 1;           // micro-batch per GPU
-  int grad_accum = 1;      // micro-batches per optimizer step (FSDP no_sync keeps full gradients)
-  int seq_len = 2048;      // training: tokens per sample; inference: prompt + generated
-  int prompt_len = 0;      // inference: tokens prefilled at once; 0 = all of seq_len
-  bool grad_ckpt = true;   // recipes for LLM fine-tuning turn it on
+  int batch = 1;          // micro-batch per GPU
+  int grad_accum = 1;     // micro-batches per optimizer step (FSDP no_sync keeps full gradients)
+  int seq_len = 2048;     // training: tokens per sample; inference: prompt + generated
+  int prompt_len = 0;     // inference: tokens prefilled at once; 0 = all of seq_len
+  bool grad_ckpt = true;  // recipes for LLM fine-tuning turn it on
   // --selective-ckpt: torchtitan's op-level selective checkpointing instead (grad_ckpt off):
   // every second matmul's output and SDPA's are saved, the rest recomputed (checkpointing.hpp).
   bool selective_ckpt = false;
@@ -66,6 +66,10 @@ struct Workload {
   bool comm_overlap = false;
   Shard shard = Shard::none;
   bool shard_given = false;  // the user chose --shard: on_gpus keeps it (or refuses it)
+  // --shard hsdp: FSDP inside groups of this many GPUs, the groups replicated (PyTorch FSDP's
+  // HYBRID_SHARD, FSDP2 over a (replicate, shard) mesh: torchtitan's dp_replicate x dp_shard);
+  // 0: FSDP over all the GPUs.
+  int shard_group = 0;
   // A given --shard tp that on_gpus set aside on one GPU (where it means none): restored when
   // the same request is placed on several, so `check --count 2 --shard tp` still runs tp.
   std::optional<Shard> shard_set_aside;
@@ -267,6 +271,9 @@ double routed_expert_params(const ModelArch& m);
 // Tensor x pipeline x context parallel (--tp/--pp/--cp): tp x pp x cp > 1; or expert
 // parallel (--ep > 1).
 bool model_parallel(const Workload& w);
+// --shard hsdp on more GPUs than one shard group: FSDP per group, groups replicated.
+bool hybrid_sharded(const Workload& w);
+
 // Whether `count` GPUs form whole replicas of tp x pp x cp whose dp x cp ranks --ep divides.
 bool places_replicas(const Workload& w, int count);
 // The fewest GPUs that do (at most kMaxGpuCount; 1 without model parallelism).

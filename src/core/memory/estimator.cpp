@@ -65,6 +65,17 @@ bool tensor_parallel_splits(const Workload& w, int count) {
 Estimate estimate(const Workload& w, EstimateDetail level) {
   validate(w);
   if (model_parallel(w)) return detail::model_parallel_estimate(w, level);
+  // Hybrid sharding: each group is an FSDP run of its own GPUs; the replicas add none.
+  if (hybrid_sharded(w)) {
+    Workload group = w;
+    group.gpus = w.shard_group, group.shard_group = 0;
+    Estimate e = estimate(group, level);
+    if (level == EstimateDetail::full)
+      e.assumptions.push_back("hsdp: FSDP over groups of " + std::to_string(w.shard_group) +
+                              " GPUs, " + std::to_string(w.gpus / w.shard_group) +
+                              " replicas (each GPU holds what FSDP over its group gives it)");
+    return e;
+  }
   // Formulas and assumptions are text for a reader; the ranker needs only the numbers.
   struct Words {
     explicit Words(bool on) : saved(detail::formulas_on) { detail::formulas_on = on; }

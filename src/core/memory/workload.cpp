@@ -375,6 +375,7 @@ void validate_selective_ckpt(const Workload& w) {
 
 void validate(const Workload& w) {
   validate_selective_ckpt(w);
+  detail::validate_hybrid_shard(w);
   require_positive(w.batch, "--batch");
   require_positive(w.grad_accum, "--grad-accum");
   require_positive(w.seq_len, "--seq-len");

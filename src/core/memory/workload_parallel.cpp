@@ -13,6 +13,10 @@ namespace gpusel {
 
 bool model_parallel(const Workload& w) { return model_parallel_size(w) > 1 || w.ep > 1; }
 
+bool hybrid_sharded(const Workload& w) {
+  return w.shard_group > 0 && w.shard == Shard::fsdp && w.gpus > w.shard_group;
+}
+
 bool places_replicas(const Workload& w, int count) {
   const int size = model_parallel_size(w);
   if (count % size != 0) return false;
@@ -50,6 +54,9 @@ Workload without_model_parallel(const Workload& w) {
 
 std::string parallel_label(const Workload& w) {
   if (w.row_split && w.gpus > 1) return "row split";  // llama.cpp --split-mode row
+  if (hybrid_sharded(w))
+    return "hsdp " + std::to_string(w.shard_group) + " x " +
+           std::to_string(w.gpus / w.shard_group) + " replicas";
   if (!model_parallel(w)) return to_string(w.shard);
   return "tp " + std::to_string(w.tp) + " x pp " + std::to_string(w.pp) +
          (w.vpp > 1 ? " (vpp " + std::to_string(w.vpp) + ")" : "") +
@@ -80,6 +87,23 @@ void validate_degrees(const Workload& w) {
                       std::to_string(kMaxGpuCount));
   if (w.vpp > 1 && w.pp < 2)
     throw usage_error("--vpp interleaves pipeline stages: it needs --pp 2 or more");
+}
+
+// --shard hsdp: FSDP's hybrid sharding, for training, over whole shard groups.
+void validate_hybrid_shard(const Workload& w) {
+  if (w.shard_group == 0) return;
+  if (w.shard_group < 0 || w.shard_group > kMaxGpuCount)
+    throw usage_error("--shard-group must be between 1 and " + std::to_string(kMaxGpuCount));
+  if (w.shard != Shard::fsdp || !is_training(w.mode))
+    throw usage_error(
+        "--shard hsdp (and --shard-group) shard training states with FSDP inside "
+        "groups: training only, instead of --shard " +
+        to_string(w.shard));
+  if (model_parallel(w))
+    throw usage_error("--shard hsdp is not modelled with --tp/--pp/--cp/--ep (give --shard fsdp)");
+  if (w.gpus > w.shard_group && w.gpus % w.shard_group != 0)
+    throw usage_error("--shard hsdp groups of " + std::to_string(w.shard_group) +
+                      " GPUs do not divide the " + std::to_string(w.gpus) + " GPUs");
 }
 
 // Context parallelism's own constraints: Megatron-Core cuts each sequence into 2 x cp chunks,

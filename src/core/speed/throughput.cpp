@@ -157,6 +157,7 @@ int optimizer_shards(const Workload& w, int count) {
   // Under --tp/--pp the step is counted for one card running the whole replica (the model
   // divides it by tp x pp after): only the data-parallel sharding divides it here.
   if (model_parallel(w)) return w.shard == Shard::ddp ? 1 : data_parallel(w) * w.cp;
+  if (hybrid_sharded(w)) return w.shard_group;
   if (count <= 1 || w.shard == Shard::ddp || w.shard == Shard::none) return 1;
   return count;
 }

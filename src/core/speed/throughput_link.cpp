@@ -329,6 +329,7 @@ bool once_per_step(const Workload& w, const Fabric& f) {
 
 double exposed_step_s(const Workload& w, const Shape& s, const Gpu& g, const Fabric& f, double fwd,
                       double bwd, const K& k, std::vector<std::string>& notes) {
+  if (hybrid_sharded(w)) return hybrid_exposed_s(w, s, g, f, fwd, bwd, k, notes);
   std::string what, off_what;
   const CommTime p = f.count > 1 ? strategy_traffic(w, s, f, fwd, bwd, k, what) : CommTime{};
   const CommTime o = offload_traffic(w, s, g, f, k, off_what);

@@ -137,6 +137,11 @@ struct StepTimes {
 double model_parallel_exposed_s(const Workload& w, const Shape& s, const Gpu& g, const Fabric& f,
                                 const StepTimes& step, const K& k, std::vector<std::string>& notes);
 
+// --shard hsdp (throughput_parallel.cpp): FSDP's traffic inside each group of shard_group
+// GPUs, plus the all-reduce of each GPU's gradient shard across the replicas once per step.
+double hybrid_exposed_s(const Workload& w, const Shape& s, const Gpu& g, const Fabric& f,
+                        double fwd, double bwd, const K& k, std::vector<std::string>& notes);
+
 // Short number formatting for the assumption texts: 3 significant digits.
 std::string num(double v);
 // Whether the assumption texts are wanted: false while a ThroughputTextsOff is alive on this

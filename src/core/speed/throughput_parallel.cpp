@@ -199,6 +199,33 @@ Cost data_parallel_s(const Workload& w, const Shape& s, const Fabric& f, const F
 
 }  // namespace
 
+double hybrid_exposed_s(const Workload& w, const Shape& s, const Gpu& g, const Fabric& f,
+                        double fwd, double bwd, const K& k, std::vector<std::string>& notes) {
+  Workload inner = w;
+  inner.gpus = w.shard_group, inner.shard_group = 0;
+  Fabric group = spaced_fabric(f, w.shard_group, 1);
+  // The group's own link only, where it fits in a node: drop the cluster network's words.
+  const std::size_t cut = f.what.find(", " + std::to_string(f.nodes) + " nodes over");
+  if (group.nodes == 1 && cut != std::string::npos) group.what = f.what.substr(0, cut);
+  const double within = exposed_step_s(inner, s, g, group, fwd, bwd, k, notes);
+  // Replicas are shard_group GPUs apart: each GPU all-reduces its 1/group gradient shard with
+  // its peers of the other groups, overlapped with the backward as DDP's is.
+  const int replicas = w.gpus / w.shard_group;
+  const Fabric across = spaced_fabric(f, replicas, w.shard_group);
+  const bool fp32 = w.amp || w.precision == Precision::fp32;
+  const double shard = s.trainable * (fp32 ? 4 : 2) / w.shard_group;
+  const double ar = allreduce_s(across, shard);
+  const double exposed =
+      std::max(0.0, ar - k.comm_overlap_fraction * bwd) / std::max(1, w.grad_accum);
+  notes.push_back("hsdp: FSDP inside groups of " + std::to_string(w.shard_group) + ", " +
+                  std::to_string(replicas) + " replicas all-reduce each GPU's " + num(shard / 1e9) +
+                  " GB gradient shard" +
+                  (across.nodes > 1 ? " over the cluster network" : " inside the node") + " (" +
+                  num(ar * 1e3) + " ms per optimizer step beside the backward), " +
+                  num(exposed * 1e3) + " ms per micro-batch exposed");
+  return within + exposed;
+}
+
 double model_parallel_exposed_s(const Workload& w, const Shape& s, const Gpu& g, const Fabric& f,
                                 const StepTimes& step, const K& k,
                                 std::vector<std::string>& notes) {

@@ -196,3 +196,19 @@ TEST_CASE("Unsloth trains several GPUs data-parallel, offloading through ZeRO-3"
   CHECK(on_gpus(framework_with(on(test_models::llama2_7b(), Mode::lora), "hf"), 2).shard ==
         Shard::fsdp);
 }
+
+TEST_CASE("torchtitan: one fused wqkv, no K/V copy, gradients kept, reduce-scatter every step") {
+  const FrameworkProfile& t = framework_profile("torchtitan");
+  CHECK(t.fused_qkv.value);
+  CHECK(!t.kv_repeat.value);
+  CHECK(!t.grads_freed_each_step.value);  // CUDA graphs zero them in place
+  CHECK(!t.fsdp_no_sync_accumulation.value);
+  // FSDP over 8 GPUs with 4 micro-batches: each GPU keeps its gradient shard, never the
+  // unsharded gradients accelerate's no_sync accumulates.
+  Workload w = framework_with(on(test_models::llama2_7b(), Mode::full), "torchtitan");
+  w.gpus = 8, w.shard = Shard::fsdp, w.grad_accum = 4;
+  Workload hf = framework_with(on(test_models::llama2_7b(), Mode::full), "hf");
+  hf.gpus = 8, hf.shard = Shard::fsdp, hf.grad_accum = 4;
+  CHECK(estimate(w).bytes_of("gradients") < estimate(hf).bytes_of("gradients") / 4);
+  CHECK(estimate(w).bytes_of("gradients") == Approx(6.74e9 * 2 / 8).epsilon(0.01));
+}
