@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "estimator_parts.hpp"
+#include "gpusel/base/error.hpp"
+#include "workload_internal.hpp"
 
 namespace gpusel {
 
@@ -50,5 +52,26 @@ SelectiveCkpt selective_ckpt(const ModelArch& m, bool fused_qkv) {
   c.recompute_share = all > 0 ? redone / all : 0;
   return c;
 }
+
+namespace detail {
+
+// torchtitan's op-level policy as modelled: a dense decoder's blocks trained whole.
+void validate_selective_ckpt(const Workload& w) {
+  if (!w.selective_ckpt) return;
+  if (w.grad_ckpt)
+    throw usage_error(
+        "--selective-ckpt saves part of each block where --grad-ckpt saves its "
+        "input alone: give one of them");
+  if (w.mode != Mode::full && w.mode != Mode::freeze)
+    throw usage_error(
+        "--selective-ckpt is torchtitan's policy for training the weights: "
+        "--mode full or freeze");
+  if (w.model.kind != "decoder" || w.model.cnn || moe_layer_count(w.model) > 0)
+    throw usage_error(
+        "--selective-ckpt is modelled for dense decoders (a mixture of experts runs "
+        "its experts' grouped GEMMs outside the policy's count of matmuls)");
+}
+
+}  // namespace detail
 
 }  // namespace gpusel

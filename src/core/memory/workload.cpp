@@ -356,25 +356,8 @@ std::string default_engine_reason(const Workload& w) {
   return "batch " + std::to_string(w.batch) + " on one GPU";
 }
 
-// torchtitan's op-level policy as modelled: a dense decoder's blocks trained whole.
-void validate_selective_ckpt(const Workload& w) {
-  if (!w.selective_ckpt) return;
-  if (w.grad_ckpt)
-    throw usage_error(
-        "--selective-ckpt saves part of each block where --grad-ckpt saves its "
-        "input alone: give one of them");
-  if (w.mode != Mode::full && w.mode != Mode::freeze)
-    throw usage_error(
-        "--selective-ckpt is torchtitan's policy for training the weights: "
-        "--mode full or freeze");
-  if (w.model.kind != "decoder" || w.model.cnn || moe_layer_count(w.model) > 0)
-    throw usage_error(
-        "--selective-ckpt is modelled for dense decoders (a mixture of experts runs "
-        "its experts' grouped GEMMs outside the policy's count of matmuls)");
-}
-
 void validate(const Workload& w) {
-  validate_selective_ckpt(w);
+  detail::validate_selective_ckpt(w);
   detail::validate_hybrid_shard(w);
   require_positive(w.batch, "--batch");
   require_positive(w.grad_accum, "--grad-accum");

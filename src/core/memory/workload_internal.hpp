@@ -21,6 +21,9 @@ std::string bits_label(double bits);
 // --n-cpu-moe/--cpu-moe: llama.cpp inference of a mixture of experts (workload_moe.cpp).
 void validate_cpu_moe(const Workload& w);
 
+// --selective-ckpt: a dense decoder trained whole, not with --grad-ckpt (checkpointing.cpp).
+void validate_selective_ckpt(const Workload& w);
+
 // --shard hsdp: training, FSDP, no model parallelism, whole groups (workload_parallel.cpp).
 void validate_hybrid_shard(const Workload& w);
 
