@@ -58,6 +58,8 @@ std::string parallel_label(const Workload& w) {
     return "hsdp " + std::to_string(w.shard_group) + " x " +
            std::to_string(w.gpus / w.shard_group) + " replicas";
   if (!model_parallel(w)) return to_string(w.shard);
+  if (model_parallel_size(w) == 1)  // --ep alone: the data-parallel ranks hold the experts
+    return to_string(w.shard) + ", ep " + std::to_string(w.ep);
   return "tp " + std::to_string(w.tp) + " x pp " + std::to_string(w.pp) +
          (w.vpp > 1 ? " (vpp " + std::to_string(w.vpp) + ")" : "") +
          (w.cp > 1 ? " x cp " + std::to_string(w.cp) : "") + " x dp " +
