@@ -272,9 +272,11 @@ Setup make_setup(const Workload& w, std::vector<std::string>& assumptions) {
   const bool fsdp_ckpt = s.shard == Shard::fsdp && s.n > 1 && w.framework.fsdp_checkpointing.value;
   s.ckpt = is_training(w.mode) && (w.grad_ckpt || fsdp_ckpt);
   const std::string& bwd = w.framework.optimizer_in_backward.value;
+  // A recipe that steps in backward cannot accumulate (torchtune raises "Gradient accumulation
+  // is not supported with optimizer in bwd"): accumulating, its user turns it off.
   s.opt_in_bwd = is_training(w.mode) &&
                  (bwd == "always" || (bwd == "full-single-gpu" && w.mode == Mode::full &&
-                                      s.shard == Shard::none && s.n == 1));
+                                      s.shard == Shard::none && s.n == 1 && w.grad_accum <= 1));
   s.grads_phased = is_training(w.mode) && w.framework.grads_freed_each_step.value &&
                    s.shard == Shard::none && s.n == 1 && w.grad_accum <= 1 && !s.opt_in_bwd &&
                    w.offload == Offload::none;

@@ -358,6 +358,7 @@ std::string default_engine_reason(const Workload& w) {
 
 void validate(const Workload& w) {
   detail::validate_selective_ckpt(w);
+  detail::validate_optimizer_in_backward(w);
   detail::validate_hybrid_shard(w);
   require_positive(w.batch, "--batch");
   require_positive(w.grad_accum, "--grad-accum");

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "estimator_fixtures.hpp"
+#include "gpusel/base/error.hpp"
 #include "gpusel/data/frameworks.hpp"
 #include "gpusel/memory/estimator.hpp"
 
@@ -211,4 +212,18 @@ TEST_CASE("torchtitan: one fused wqkv, no K/V copy, gradients kept, reduce-scatt
   hf.gpus = 8, hf.shard = Shard::fsdp, hf.grad_accum = 4;
   CHECK(estimate(w).bytes_of("gradients") < estimate(hf).bytes_of("gradients") / 4);
   CHECK(estimate(w).bytes_of("gradients") == Approx(6.74e9 * 2 / 8).epsilon(0.01));
+}
+
+TEST_CASE("an optimizer stepped in backward cannot accumulate micro-batches") {
+  // torchtune's single-device full recipe steps in backward; accumulating, its user turns
+  // that off (the recipe raises otherwise): full gradients again.
+  Workload w = framework_with(on(test_models::llama2_7b(), Mode::full), "torchtune");
+  const double one = estimate(w).bytes_of("gradients");
+  w.grad_accum = 4;
+  CHECK(estimate(w).bytes_of("gradients") > one);
+  // Asked for explicitly (--opt-in-bwd), accumulation is a usage error.
+  w.framework.optimizer_in_backward.value = "always";
+  CHECK_THROWS_AS(estimate(w), Error);
+  w.grad_accum = 1;
+  CHECK_NOTHROW(estimate(w));
 }
