@@ -52,6 +52,7 @@ void drop_options(CLI::App* cmd) {
                            "--cp",
                            "--ep",
                            "--shard-group",
+                           "--selective-ckpt",
                            "--comm-overlap",
                            "--framework",
                            "--adapter-dtype",

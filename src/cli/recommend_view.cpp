@@ -106,6 +106,12 @@ std::string score_bar(double score) {
   return s;
 }
 
+// The recompute the workload names: full checkpointing or torchtitan's selective policy.
+static std::string ckpt_words(const Workload& w) {
+  if (w.selective_ckpt) return tr(", selective checkpointing");
+  return w.grad_ckpt ? tr(", gradient checkpointing") : "";
+}
+
 std::string workload_line(const Workload& w) {
   std::string s = trf("{} ({:.2f}B params{}), {} {}",
                       safe_cell(w.model.name.empty() ? w.model.id : w.model.name),
@@ -115,12 +121,10 @@ std::string workload_line(const Workload& w) {
   if (image_side(w) > 0) {  // a vision model: images, and a ViT's tokens per image
     s += trf(", batch {} images of {} px", w.batch, image_side(w));
     if (!w.model.cnn) s += trf(" ({} tokens each)", tokens_per_sample(w));
-    if (is_training(w.mode))
-      s += trf(", {} optimizer", to_string(w.optimizer)) +
-           (w.grad_ckpt ? tr(", gradient checkpointing") : "");
+    if (is_training(w.mode)) s += trf(", {} optimizer", to_string(w.optimizer)) + ckpt_words(w);
   } else if (is_training(w.mode))
     s += trf(", {} optimizer, batch {} x {} tokens{}", to_string(w.optimizer), w.batch, w.seq_len,
-             w.grad_ckpt ? tr(", gradient checkpointing") : "");
+             ckpt_words(w));
   else
     s += trf(", batch {}, context {} tokens{}", w.batch, w.seq_len,
              w.kv_dtype == KvDtype::compute ? "" : tr(", KV cache ") + to_string(w.kv_dtype));
@@ -307,7 +311,8 @@ std::string memory_line(const Workload& w, const Estimate& need) {
     return trf(
         "Memory on one GPU: {} GiB (band {}-{} GiB); multi-GPU configurations run"
         " --shard {}",
-        a, lo, hi, to_string(w.shard_set_aside.value_or(w.shard)));
+        a, lo, hi,
+        w.shard_group > 0 ? std::string("hsdp") : to_string(w.shard_set_aside.value_or(w.shard)));
   if (w.model.cnn)  // on_gpus: convolutional networks run data-parallel
     return trf(
         "Memory on one GPU: {} GiB (band {}-{} GiB); multi-GPU configurations run"

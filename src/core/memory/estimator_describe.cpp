@@ -87,7 +87,8 @@ void describe_framework(const Setup& s, std::vector<std::string>& a) {
            (f.dequant_saved.value ? ", their matmul saves the dequantized weight" : "");
     b += "; ";
   }
-  b += std::string("autocast ") + yes(s.autocast) + ", checkpointing " + yes(s.ckpt) +
+  b += std::string("autocast ") + yes(s.autocast) + ", checkpointing " +
+       (s.w.selective_ckpt ? std::string("selective (torchtitan's op policy)") : yes(s.ckpt)) +
        ", activation offload " + yes(f.activation_offload.value) +
        ", optimizer step in "
        "backward " +

@@ -59,11 +59,14 @@ void add_prefill(const Setup& s, std::vector<Component>& out) {
   if (!w.flash_attn && ggml) {
     // Without -fa, ggml's attention multiplies K by the ubatch's queries into an F32 KQ of
     // n_kv x n_tokens x n_head and softmaxes it into another (llama-graph.cpp build_attn_mha:
-    // ggml_mul_mat, ggml_soft_max_ext): 2 x 4 B per score, a ubatch's rows at a time.
-    const double scores = tokens * w.model.heads / tp * p * 8;
-    bytes += scores;
-    f += " + KQ and softmax " + num(tokens) + " x " + std::to_string(w.model.heads) + " heads x " +
-         num(p) + " keys x 2 x 4 B (no -fa)";
+    // ggml_mul_mat, ggml_soft_max_ext): 2 x 4 B per score, a ubatch's rows at a time. The
+    // compute buffer is reserved for the worst graph, a full ubatch against the whole
+    // context's keys (llama_context's graph_reserve at n_ctx), whatever the prompt.
+    const double rows = std::min(double(tokens_of(w)) * w.batch, chunk.tokens);
+    const double keys = tokens_of(w);
+    bytes += rows * w.model.heads / tp * keys * 8;
+    f += " + KQ and softmax " + num(rows) + " x " + std::to_string(w.model.heads) + " heads x " +
+         num(keys) + " keys x 2 x 4 B (no -fa, reserved for the full context)";
   } else if (!w.flash_attn) {
     const double scores = double(w.batch) * w.model.heads / tp * p * p *
                           (data_constant("softmax_saved_bytes") + s.cb);

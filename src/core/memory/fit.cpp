@@ -117,12 +117,14 @@ FitResult fit(const Workload& given, const Gpu& gpu, int count, const Reserve& r
     r.max_image_side = n > 0 ? least + n - 1 : 0;
   } else {
     r.seq_len_cap = w.model.max_context > 0 ? std::max(w.model.max_context, 1) : 1 << 20;
-    r.max_seq_len = largest(r.seq_len_cap, [&](int s) {
-      Workload v = w;
-      v.seq_len = s;
-      if (v.prompt_len > s) v.prompt_len = s;
-      return fits_in(v, r.usable_bytes);
-    });
+    // Context parallelism cuts a sequence into 2 x cp chunks: only their multiples run.
+    const int step = w.cp > 1 ? 2 * w.cp : 1;
+    r.max_seq_len = step * largest(r.seq_len_cap / step, [&](int n) {
+                      Workload v = w;
+                      v.seq_len = n * step;
+                      if (v.prompt_len > v.seq_len) v.prompt_len = v.seq_len;
+                      return fits_in(v, r.usable_bytes);
+                    });
   }
   if (!r.fits) {
     r.changes = detail::remedies(w, gpu, r.usable_bytes, r.requested.need_bytes());

@@ -37,6 +37,9 @@ void optimizer_and_precision(const Workload& w, std::vector<Candidate>& out) {
 // a third more compute (NeMo's long-sequence recipes take CP first). Each is tried only where
 // the GPUs still form whole replicas (estimate refuses the rest).
 void parallel_candidates(const Workload& w, std::vector<Candidate>& out) {
+  // Hybrid sharding keeps a group's share on each GPU: FSDP over them all keeps less.
+  if (hybrid_sharded(w))
+    out.push_back({"--shard fsdp", [](Workload& v) { v.shard_group = 0; }, "shard"});
   const int ranks = data_parallel(w) * std::max(1, w.cp);
   if (w.ep == 1 && w.gpus > 1 && w.model.moe && w.model.moe->experts > 1 && ranks > 1) {
     const int ep = std::gcd(w.model.moe->experts, ranks);
@@ -77,7 +80,8 @@ void training_candidates(const Workload& w, std::vector<Candidate>& out) {
                    },
                    "mode"});
   if (w.mode == Mode::full) {
-    out.push_back({"--mode lora", [](Workload& v) { v.mode = Mode::lora, v.amp = false; }, "mode"});
+    out.push_back({w.amp ? "--mode lora (without --amp)" : "--mode lora",
+                   [](Workload& v) { v.mode = Mode::lora, v.amp = false; }, "mode"});
     out.push_back(
         {"--mode qlora",
          [](Workload& v) { v.mode = Mode::qlora, v.amp = false, v.precision = Precision::bf16; },

@@ -138,8 +138,9 @@ double all_to_all_s(const Fabric& group, double bytes) {
 Cost expert_parallel_s(const Workload& w, const Shape& s, const Fabric& f, const Frame& x,
                        std::vector<std::string>& notes) {
   if (w.ep < 2 || !w.model.moe) return {};
-  // ep ranks sit after the tp and cp ranks (Megatron-Core's tp-cp-ep-dp-pp order).
-  const Fabric group = spaced_fabric(f, w.ep, x.tp * x.cp);
+  // Expert layers have a mesh of their own, tp-ep-dp-pp (Megatron-Core parallel_state's
+  // expert RankGenerator, expert tensor parallelism = tp): ep ranks sit tp apart, cp folded in.
+  const Fabric group = spaced_fabric(f, w.ep, x.tp);
   // Each token's hidden state goes to its top-k experts; with sequence parallelism a tensor
   // slice dispatches 1/tp of the tokens.
   const double bytes = x.tokens(w) * w.model.moe->active * s.hidden * 2 / x.tp;
@@ -204,9 +205,13 @@ double hybrid_exposed_s(const Workload& w, const Shape& s, const Gpu& g, const F
   Workload inner = w;
   inner.gpus = w.shard_group, inner.shard_group = 0;
   Fabric group = spaced_fabric(f, w.shard_group, 1);
-  // The group's own link only, where it fits in a node: drop the cluster network's words.
-  const std::size_t cut = f.what.find(", " + std::to_string(f.nodes) + " nodes over");
-  if (group.nodes == 1 && cut != std::string::npos) group.what = f.what.substr(0, cut);
+  // The group's own nodes in the link's words: one node's link alone, or its count of nodes.
+  const std::string all = ", " + std::to_string(f.nodes) + " nodes over";
+  const std::size_t cut = f.what.find(all);
+  if (cut != std::string::npos)
+    group.what = group.nodes == 1 ? f.what.substr(0, cut)
+                                  : f.what.substr(0, cut) + ", " + std::to_string(group.nodes) +
+                                        " nodes over" + f.what.substr(cut + all.size());
   const double within = exposed_step_s(inner, s, g, group, fwd, bwd, k, notes);
   // Replicas are shard_group GPUs apart: each GPU all-reduces its 1/group gradient shard with
   // its peers of the other groups, overlapped with the backward as DDP's is.

@@ -6,6 +6,7 @@
 #include "model_parallel_fixtures.hpp"
 
 #include "gpusel/base/error.hpp"
+#include "gpusel/data/data_source.hpp"
 #include "gpusel/memory/estimator.hpp"
 #include "gpusel/memory/fit.hpp"
 
@@ -84,4 +85,13 @@ TEST_CASE("doubling the context-parallel ranks is the first remedy under model p
   for (const WorkloadChange& c :
        workload_changes(on_gpus(training(Mode::full, Shard::fsdp, 1, 1), 8)))
     CHECK(c.change.rfind("--cp", 0) == std::string::npos);
+}
+
+TEST_CASE("fit's longest sequence under context parallelism is a multiple of 2 x cp") {
+  const Gpu& h100 = require_gpu(ranker_fixtures::catalog(), "h100-sxm");
+  Workload w = training(Mode::full, Shard::zero1, 4, 4);
+  w.cp = 4, w.grad_accum = 16, w.allow_long_context = true;
+  const FitResult r = fit(w, h100, 64);
+  REQUIRE(r.max_seq_len > 0);
+  CHECK(r.max_seq_len % 8 == 0);
 }

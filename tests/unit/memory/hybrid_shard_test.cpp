@@ -7,6 +7,7 @@
 #include "gpusel/base/error.hpp"
 #include "gpusel/data/data_source.hpp"
 #include "gpusel/memory/estimator.hpp"
+#include "gpusel/memory/fit.hpp"
 #include "gpusel/speed/throughput.hpp"
 
 using namespace gpusel;
@@ -52,4 +53,14 @@ TEST_CASE("the replicas all-reduce their gradient shards over the cluster networ
   CHECK(
       !model_parallel_fixtures::assumes(t, "8 cards over nvlink 900 GB/s x 0.8 [links.nvlink], 8"));
   CHECK(t.train_tokens_per_s > 0);
+}
+
+TEST_CASE("hybrid sharding places whole groups, and FSDP over all is its remedy") {
+  const Workload w = hsdp(8, 64);
+  CHECK(tensor_parallel_splits(w, 16));
+  CHECK(tensor_parallel_splits(w, 4));  // one group, smaller than asked: plain FSDP
+  CHECK(!tensor_parallel_splits(w, 12));
+  const std::vector<WorkloadChange> changes = workload_changes(w);
+  REQUIRE(!changes.empty());
+  CHECK(changes.front().change == "--shard fsdp");
 }

@@ -131,9 +131,10 @@ TEST_CASE("llama.cpp without -fa: the cache allocated once, a ubatch's KQ, not t
   };
   const Estimate fa = need(16384, true), plain = need(16384, false);
   CHECK(plain.bytes_of("kv_cache") == Approx(fa.bytes_of("kv_cache")));
-  // 512 queries x 32 heads x 16,384 keys x (F32 KQ + F32 softmax) = 2.15 GB on top.
+  // 512 queries x 32 heads x the context's 16,512 keys x (F32 KQ + F32 softmax) = 2.16 GB on
+  // top: the buffer llama.cpp reserves for its worst graph, whatever the prompt.
   CHECK(plain.bytes_of("prefill_workspace") - fa.bytes_of("prefill_workspace") ==
-        Approx(512.0 * 32 * 16384 * 8).epsilon(1e-9));
+        Approx(512.0 * 32 * 16512 * 8).epsilon(1e-9));
   // Linear in the context (one ubatch of rows), not quadratic as eager PyTorch's scores.
   const double grow = need(32768, false).bytes_of("prefill_workspace") /
                       need(16384, false).bytes_of("prefill_workspace");
