@@ -147,6 +147,10 @@ void add_parallel_options(CLI::App* cmd, WorkloadArgs& a) {
   cmd->add_option("--n-cpu-moe", a.n_cpu_moe,
                   "llama.cpp inference of a mixture of experts: keep the routed experts of the "
                   "first N layers in host RAM, multiplied by the CPU (llama.cpp --n-cpu-moe)");
+  cmd->add_option("--gpu-layers", a.gpu_layers,
+                  "llama.cpp inference on one GPU: the last N layers on the GPU, the rest (and the "
+                  "output layer unless N exceeds the layers) in host RAM, run by the CPU "
+                  "(llama.cpp's own --gpu-layers N; default: all)");
   cmd->add_flag("--cpu-moe", a.cpu_moe,
                 "llama.cpp: every layer's routed experts in host RAM (llama.cpp --cpu-moe)");
   cmd->add_option_function<double>(
@@ -306,6 +310,8 @@ Workload resolve_workload(const WorkloadArgs& a) {
   if (a.split_mode == "layer" && w.shard_given && w.shard != Shard::none)
     throw usage_error("--split-mode layer is --shard none's layer split, not --shard " + a.shard);
   set_cpu_moe(w, a.n_cpu_moe, a.cpu_moe);
+  if (a.gpu_layers < -1) throw usage_error("--gpu-layers must be 0 or more");
+  w.gpu_layers = a.gpu_layers;
   if (a.host_mem_bw) set_host_memory_bandwidth(w, *a.host_mem_bw);
   validate(w);
   require_split_mode(w);

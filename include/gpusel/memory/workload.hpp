@@ -105,6 +105,9 @@ struct Workload {
   // llama.cpp --n-cpu-moe N: the routed experts of the first N layers stay in host RAM and
   // the CPU multiplies them at decode (--cpu-moe: every layer's, kCpuMoeAll); 0: none.
   int cpu_moe = 0;
+  // --gpu-layers N: llama.cpp's -ngl, the last N layers on the GPU, the rest in host RAM
+  // (workload_gpu_layers.cpp); -1: every layer on the GPU.
+  int gpu_layers = -1;
   // --host-mem-bw: the host memory's spec bandwidth in bytes/s, for the experts the CPU
   // multiplies (--n-cpu-moe); 0: data/throughput.json's desktop default.
   double host_memory_bytes_per_s = 0;
@@ -256,6 +259,11 @@ int moe_layer_count(const ModelArch& m);
 // blk.<i>.ffn_(up|down|gate)_exps for i < N (common/arg.cpp), and the dense layers of the
 // models that have them come first (DeepSeek, GLM), so N covers N - dense of them.
 int cpu_moe_layers(const Workload& w);
+// --gpu-layers: the repeating layers llama.cpp keeps in host RAM, whether the output layer
+// stays there too, and the layers' share (workload_gpu_layers.cpp).
+int host_layers(const Workload& w);
+bool output_on_host(const Workload& w);
+double host_layer_share(const Workload& w);
 // The share of the routed experts' bytes that stays in host RAM (cpu_moe_layers / MoE layers).
 double cpu_moe_share(const Workload& w);
 // --n-cpu-moe N / --cpu-moe (`all`): Error(usage) when both are given or N < 1; the model and

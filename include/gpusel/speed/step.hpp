@@ -39,6 +39,9 @@ struct StepModel {
   // one copies them to the GPU at `host_copy_bw` (PCIe) to multiply there. In series with the
   // GPU's layers (one runs at a time).
   double host_routed_bytes = 0, host_read_bw = 0, host_copy_bw = 0;
+  // llama.cpp --gpu-layers: the bytes of the layers (and output) kept in host RAM, read whole
+  // by every step, the same way: by the CPU for a few tokens, copied to the GPU for a batch.
+  double host_dense_bytes = 0;
   int op_offload_min = 0;
   std::vector<std::string> assumptions;
 };

@@ -40,6 +40,21 @@ double experts_in_host(const Setup& s, std::string& f) {
   return params * per;
 }
 
+// llama.cpp --gpu-layers N: the other layers' weights, and the output layer's unless N exceeds
+// the layers, stay in host RAM at the file's bits (`bytes`: the whole model's).
+double layers_in_host(const Setup& s, double bytes, std::string& f) {
+  const Workload& w = s.w;
+  if (w.gpu_layers < 0 || s.p.total <= 0) return 0;
+  const double per = bytes / s.p.total;
+  const double head = s.p.lm_head > 0 ? s.p.lm_head : s.p.embedding;  // tied: a copy of it
+  const double blocks = s.p.total - s.p.embedding - s.p.lm_head;
+  const double params = blocks * host_layer_share(w) + (output_on_host(w) ? head : 0);
+  f = num(params) + " params of " + std::to_string(host_layers(w)) + " layers" +
+      (output_on_host(w) ? " and the output layer" : "") + " x " + num(per) +
+      " B (llama.cpp --gpu-layers " + std::to_string(w.gpu_layers) + ": in host RAM)";
+  return params * per;
+}
+
 // What one GPU holds of the weights under the workload's split or shard.
 void split_weights(const Setup& s, double lin_b, double emb_b, double norm_b, double& bytes,
                    std::string& f) {
@@ -94,7 +109,7 @@ void add_weight_component(const Setup& s, std::vector<Component>& out) {
   if (fsdp_amp) f += " (fp32 parameters, FSDP mixed precision gathers them in bf16)";
   if (w.weight_bits > 0) bytes = gguf_weights(s, f);
   std::string host_f;
-  const double host = experts_in_host(s, host_f);
+  const double host = experts_in_host(s, host_f) + layers_in_host(s, bytes, host_f);
   if (host > 0) bytes -= host, f += " - the experts kept in host RAM";  // before any split
   std::string where = "gpu";
   split_weights(s, lin_b, emb_b, norm_b, bytes, f);

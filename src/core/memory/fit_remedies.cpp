@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "gpusel/base/error.hpp"
+#include "gpusel/data/engines.hpp"
 #include "gpusel/data/frameworks.hpp"
 #include "gpusel/data/platforms.hpp"
 #include "gpusel/data/quantization.hpp"
@@ -328,6 +329,31 @@ std::vector<WorkloadChange> workload_changes(const Workload& w) {
 
 namespace gpusel::detail {
 
+// A dense model on llama.cpp and one GPU: the most layers that fit there (--gpu-layers N,
+// llama.cpp -ngl), the rest run by the CPU from host RAM. Memory grows with N: a bisection.
+std::optional<FitChange> gpu_layers_candidate(const Workload& w, const Gpu& gpu, double usable) {
+  // A unified-memory part's "host RAM" is its own memory: nothing to gain.
+  if (gpu.unified_memory || w.mode != Mode::inference || w.gpus != 1 || w.gpu_layers >= 0 ||
+      w.cpu_moe != 0 || moe_layer_count(w.model) > 0 || !is_llama_cpp(engine_of(w)))
+    return std::nullopt;
+  const auto with = [&](int n) {
+    return evaluate_change(
+        w, "--gpu-layers " + std::to_string(n), [n](Workload& v) { v.gpu_layers = n; }, usable);
+  };
+  const auto first = with(0);
+  if (!first || !first->fits) return first;
+  int lo = 0, hi = w.model.layers;  // lo fits; above hi the whole model is on the GPU
+  while (lo < hi) {
+    const int mid = lo + (hi - lo + 1) / 2;
+    const auto f = with(mid);
+    if (f && f->fits)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  return with(lo);
+}
+
 std::vector<FitChange> remedies(const Workload& w, const Gpu& gpu, double usable, double base) {
   // A change that saves nothing here (a chunked loss where the logits are small) is no
   // advice, alone or in a combination.
@@ -356,6 +382,10 @@ std::vector<FitChange> remedies(const Workload& w, const Gpu& gpu, double usable
   if (shard) out.push_back(*shard);
   if (std::none_of(out.begin(), out.end(), [](const auto& f) { return f.fits; }))
     if (auto f = sharded_change(out, gpu, usable)) out.push_back(std::move(*f));
+  // The CPU runs the rest: slower than any change above, so it comes after them.
+  if (auto f = gpu_layers_candidate(w, gpu, usable);
+      f && f->estimate.need_bytes() < base * (1 - 1e-3))
+    out.push_back(std::move(*f));
   // Those that fit keep the order above; the rest, nearest to fitting first.
   std::stable_sort(out.begin(), out.end(), [](const FitChange& a, const FitChange& b) {
     if (a.fits != b.fits) return a.fits;

@@ -130,7 +130,14 @@ void add_kv_cache(const Setup& s, std::vector<Component>& out) {
   const double copies = w.flash_attn || runs_on_ggml(w) ? 1 : data_constant("eager_kv_copies");
   std::string f = "batch " + std::to_string(w.batch) + " x [" + kv.formula + "]";
   if (copies > 1) f += " x " + num(copies) + " (eager: concatenated cache)";
-  out.push_back({"kv_cache", w.batch * kv.bytes * copies, f});
+  const double bytes = w.batch * kv.bytes * copies, host = host_layer_share(w);
+  if (host > 0) {  // llama.cpp keeps each layer's cache with the layer (offload_kqv)
+    out.push_back({"kv_cache", bytes * (1 - host), f + " x " + num(1 - host) + " (GPU layers)"});
+    out.push_back({"kv_cache_host", bytes * host,
+                   f + " x " + num(host) + " (layers in host RAM, --gpu-layers)", "host"});
+    return;
+  }
+  out.push_back({"kv_cache", bytes, f});
 }
 
 }  // namespace detail

@@ -387,6 +387,7 @@ void validate(const Workload& w) {
   validate_precision(w);
   detail::validate_sharding(w);
   detail::validate_cpu_moe(w);
+  detail::validate_gpu_layers(w);
   validate_context(w);
   // The degrees alone here: the count they must divide is on_gpus's (check and compare give it
   // by --count after the workload is read).

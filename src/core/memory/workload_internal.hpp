@@ -18,6 +18,9 @@ void validate_mlm_head(const Workload& w);
 // "2.5", "4": a --weight-bits value as the output writes it.
 std::string bits_label(double bits);
 
+// --gpu-layers: llama.cpp inference on one GPU, not with --n-cpu-moe (workload_gpu_layers.cpp).
+void validate_gpu_layers(const Workload& w);
+
 // --n-cpu-moe/--cpu-moe: llama.cpp inference of a mixture of experts (workload_moe.cpp).
 void validate_cpu_moe(const Workload& w);
 

@@ -44,10 +44,10 @@ void set_cpu_moe(Workload& w, int n, bool all) {
 }
 
 void set_host_memory_bandwidth(Workload& w, double gbs) {
-  if (w.cpu_moe == 0 && w.offload == Offload::none)
+  if (w.cpu_moe == 0 && w.offload == Offload::none && w.gpu_layers < 0)
     throw usage_error(
         "--host-mem-bw sets the speed of what runs from host RAM: give it with "
-        "--n-cpu-moe N, --cpu-moe or --offload");
+        "--n-cpu-moe N, --cpu-moe, --gpu-layers or --offload");
   if (!std::isfinite(gbs) || gbs <= 0 || gbs > 1e5)
     throw usage_error("--host-mem-bw must be a bandwidth in GB/s above 0 and at most 100000");
   w.host_memory_bytes_per_s = gbs * 1e9;

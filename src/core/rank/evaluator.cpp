@@ -45,9 +45,10 @@ void measure(Result& r, const Workload& w, const Rates& rates, const RankRequest
   // --cards-only: the default).
   const Platform* host = r.platform_quote.platform;
   Workload on_host;
-  const bool host_speed = host && host->ram_bandwidth_gbs > 0 && !req.cards_only &&
-                          (cpu_moe_layers(w) > 0 || w.offload != Offload::none) &&
-                          !(w.host_memory_bytes_per_s > 0);
+  const bool host_speed =
+      host && host->ram_bandwidth_gbs > 0 && !req.cards_only &&
+      (cpu_moe_layers(w) > 0 || w.offload != Offload::none || w.gpu_layers >= 0) &&
+      !(w.host_memory_bytes_per_s > 0);
   if (host_speed) {
     on_host = w;
     on_host.host_memory_bytes_per_s = host->ram_bandwidth_gbs * 1e9;

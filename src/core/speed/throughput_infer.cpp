@@ -83,11 +83,18 @@ double host_read_bytes_per_s(const Workload& w, const K& k) {
 // llama.cpp --n-cpu-moe: the offloaded layers' routed experts leave the GPU's bytes and are
 // read by the CPU (decode) or copied over PCIe for the GPU to multiply (prompt batches).
 void experts_on_host(const Ctx& c, StepModel& m) {
-  const double share = cpu_moe_share(c.w);
-  if (share <= 0 || m.routed_bytes <= 0) return;
-  m.host_routed_bytes = m.routed_bytes * share;
-  m.weight_bytes -= m.host_routed_bytes * m.route_fraction;
-  m.routed_bytes -= m.host_routed_bytes;
+  const double share = cpu_moe_share(c.w), layers = host_layer_share(c.w);
+  const bool output = output_on_host(c.w);
+  if ((share <= 0 || m.routed_bytes <= 0) && layers <= 0 && !output) return;
+  if (share > 0 && m.routed_bytes > 0) {
+    m.host_routed_bytes = m.routed_bytes * share;
+    m.weight_bytes -= m.host_routed_bytes * m.route_fraction;
+    m.routed_bytes -= m.host_routed_bytes;
+  }
+  // --gpu-layers: those layers' share of the blocks' bytes, and the output layer's.
+  const double head = c.s.matmul > 0 ? c.s.head / c.s.matmul : 0;
+  m.host_dense_bytes = m.weight_bytes * (layers * (1 - head) + (output ? head : 0));
+  m.weight_bytes -= m.host_dense_bytes;
   m.host_read_bw = host_read_bytes_per_s(c.w, c.k);
   m.host_copy_bw = host_bytes_per_s(c.g, c.k);
   m.op_offload_min = c.k.op_offload_min_batch;
@@ -95,8 +102,8 @@ void experts_on_host(const Ctx& c, StepModel& m) {
 
 // Seconds the host-resident experts add to a step of `tokens` tokens.
 double host_expert_s(const StepModel& m, double tokens) {
-  if (m.host_routed_bytes <= 0) return 0;
-  const double bytes = m.host_routed_bytes * touched(m.route_fraction, tokens);
+  if (m.host_routed_bytes <= 0 && m.host_dense_bytes <= 0) return 0;
+  const double bytes = m.host_routed_bytes * touched(m.route_fraction, tokens) + m.host_dense_bytes;
   return tokens >= m.op_offload_min ? bytes / m.host_copy_bw : bytes / m.host_read_bw;
 }
 
@@ -238,7 +245,8 @@ double prefill_rate(const Ctx& c) {
     group.count = c.tp, group.nodes = 1;
     t_tok += 2 * c.s.layers * allreduce_s(group, c.s.hidden * 2);
   }
-  if (cpu_moe_share(c.w) > 0)  // the host's experts: copied to the GPU, or read by the CPU
+  // The host's experts or layers: copied to the GPU, or read by the CPU.
+  if (cpu_moe_share(c.w) > 0 || host_layer_share(c.w) > 0 || output_on_host(c.w))
     t_tok += host_expert_s(build_step(c, c.tp, c.stages, c.row), pass) / pass;
   const double floor = weight_bytes(c.w, c.s, c.k, c.e) / (width * c.bw) / (prompt * c.w.batch);
   double rate = 1 / std::max(t_tok, floor);
@@ -249,8 +257,20 @@ double prefill_rate(const Ctx& c) {
   return rate;
 }
 
+void describe_host_layers(const Ctx& c, const StepModel& m, Throughput& t) {
+  t.assumptions.push_back(
+      "layers in host RAM (llama.cpp --gpu-layers " + std::to_string(c.w.gpu_layers) +
+      "): " + std::to_string(host_layers(c.w)) + " of " + std::to_string(c.w.model.layers) +
+      " layers" + (output_on_host(c.w) ? " and the output layer" : "") + ", " +
+      num(m.host_dense_bytes / 1e9) + " GB a token; decode: the CPU reads them at " +
+      num(m.host_read_bw / 1e9) + " GB/s [host_decode_fraction of the host memory]; prompt " +
+      "batches of " + std::to_string(m.op_offload_min) + "+ tokens copy them to the GPU at " +
+      num(m.host_copy_bw / 1e9) + " GB/s; in series with the GPU's layers");
+}
+
 void describe_host_experts(const Ctx& c, Throughput& t) {
   const StepModel m = build_step(c, 1, 1);
+  if (m.host_dense_bytes > 0) describe_host_layers(c, m, t);
   if (m.host_routed_bytes <= 0) return;
   const bool given = c.w.host_memory_bytes_per_s > 0;
   t.assumptions.push_back(

@@ -4,6 +4,7 @@
 #include "gpusel/memory/param_count.hpp"
 #include "gpusel/memory/reserve.hpp"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include "estimator_fixtures.hpp"
@@ -255,9 +256,18 @@ TEST_CASE("where neither a change nor more cards is enough, fit offers both toge
     INFO(c.change);
     if (c.change.find(" + --count ") != std::string::npos)
       both = &c;
-    else if (c.change.find("--count") == std::string::npos && c.workload.gpus == 1)
-      CHECK_FALSE(c.fits);  // no single change is enough on one card
+    else if (c.change.find("--count") == std::string::npos && c.workload.gpus == 1 &&
+             c.change.rfind("--gpu-layers", 0) != 0)
+      CHECK_FALSE(c.fits);  // no single change is enough on one card, but for the CPU's help
   }
+  // Running layers from host RAM fits, and comes after the cards: the CPU makes it slow.
+  const auto at = [&](const char* prefix) {
+    return std::find_if(r.changes.begin(), r.changes.end(),
+                        [&](const FitChange& c) { return c.change.rfind(prefix, 0) == 0; });
+  };
+  REQUIRE(at("--gpu-layers ") != r.changes.end());
+  CHECK(at("--gpu-layers ")->fits);
+  CHECK(at("--gpu-layers ") > at("--precision int4 + --count 2"));
   REQUIRE(both);
   CHECK(both->fits);
   CHECK(both->workload.gpus == 2);
