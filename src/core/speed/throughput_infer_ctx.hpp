@@ -3,6 +3,7 @@
 // under an engine (throughput_rates.cpp): decode bandwidth, prompt GEMM rates and efficiency.
 #include <string>
 
+#include "gpusel/speed/step.hpp"
 #include "throughput_model.hpp"
 
 namespace gpusel::tput {
@@ -42,5 +43,12 @@ void prefill_rates(Ctx& c, Throughput& t);
 
 // The engine's prompt efficiency on this card, and what quantized weights cost the GEMMs.
 void prompt_efficiency(Ctx& c, Throughput& t);
+
+// The step model of `tp` x `stages` cards (or `row` cards of llama.cpp's row split): the
+// same rates prefill and decode use (throughput_infer.cpp).
+StepModel build_step(const Ctx& c, int tp, int stages, int row = 1);
+// What the host's RAM holds and runs (--gpu-layers, --n-cpu-moe), in the assumption texts
+// (throughput_host.cpp).
+void describe_host_experts(const Ctx& c, Throughput& t);
 
 }  // namespace gpusel::tput
