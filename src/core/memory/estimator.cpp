@@ -58,6 +58,8 @@ bool tensor_parallel_splits(const Workload& w, int count) {
       (!w.shard_given && engine_tensor_parallel(w)) || w.shard == Shard::tp;
   // A bare count's heads are the shape's guess; the models it stands for split on 2-8 GPUs.
   if (model_parallel(w)) return places_replicas(w, count);  // whole dp replicas
+  // --gpu-layers: llama.cpp's partial offload is modelled on one card.
+  if (w.gpu_layers >= 0 && count > 1) return false;
   // --shard hsdp: whole shard groups once there is more than one.
   if (w.shard_group > 0 && count > w.shard_group && count % w.shard_group != 0) return false;
   return !tensor_parallel || w.model.heads <= 0 || w.model.remainder_linear ||

@@ -75,3 +75,9 @@ TEST_CASE("partial offload is llama.cpp inference on one GPU") {
   moe.gpu_layers = 10, moe.cpu_moe = 4;
   CHECK_THROWS_AS(validate(moe), Error);
 }
+
+TEST_CASE("recommend and compare place partial offload on one card only") {
+  CHECK(tensor_parallel_splits(gguf70(40), 1));
+  CHECK(!tensor_parallel_splits(gguf70(40), 2));
+  CHECK(tensor_parallel_splits(gguf70(-1), 2));  // without it, llama.cpp's layer split
+}
