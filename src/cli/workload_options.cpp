@@ -296,8 +296,11 @@ Workload resolve_workload(const WorkloadArgs& a) {
   // hsdp is FSDP over shard groups (PyTorch's HYBRID_SHARD), not a strategy of its own.
   const bool hsdp = a.shard == "hsdp" || a.shard == "HSDP";
   w.shard = a.shard.empty() ? Shard::none : hsdp ? Shard::fsdp : parse_shard(a.shard);
-  if (a.shard_group != 0 && !hsdp) throw usage_error("--shard-group goes with --shard hsdp");
-  w.shard_group = hsdp ? (a.shard_group != 0 ? a.shard_group : 8) : 0;
+  if (a.shard_group && !hsdp) throw usage_error("--shard-group goes with --shard hsdp");
+  if (a.shard_group && *a.shard_group < 1)
+    throw usage_error("--shard-group must be at least 1 (got " + std::to_string(*a.shard_group) +
+                      ")");
+  w.shard_group = hsdp ? a.shard_group.value_or(8) : 0;
   w.shard_given = !a.shard.empty();
   w.allow_long_context = a.allow_long_context;
   w.offload = parse_offload(a.offload);

@@ -28,9 +28,8 @@ struct WorkloadArgs {
   int n_cpu_moe = 0;                  // --n-cpu-moe N
   bool cpu_moe = false;               // --cpu-moe (every layer's experts)
   std::optional<double> host_mem_bw;  // --host-mem-bw GB/s
-  int shard_group = 0;
-  int gpu_layers = -1;  // --gpu-layers (llama.cpp -ngl); -1: all                // --shard-group
-                        // (with --shard hsdp; 0: one node's 8)
+  std::optional<int> shard_group;     // --shard-group (with --shard hsdp; default one node's 8)
+  int gpu_layers = -1;                // --gpu-layers (llama.cpp -ngl); -1: all
   bool seq_len_given = false;
   std::optional<bool> grad_ckpt;  // not given: default_grad_ckpt(model)
   bool selective_ckpt = false;

@@ -72,18 +72,6 @@ void validate_selective_ckpt(const Workload& w) {
         "its experts' grouped GEMMs outside the policy's count of matmuls)");
 }
 
-// --opt-in-bwd steps each parameter as its gradient is made: nothing to accumulate into
-// (torchtune's recipes raise "Gradient accumulation is not supported with optimizer in bwd",
-// recipes/full_finetune_single_device.py and full_finetune_distributed.py).
-void validate_optimizer_in_backward(const Workload& w) {
-  if (is_training(w.mode) && w.framework.optimizer_in_backward.value == "always" &&
-      w.grad_accum > 1)
-    throw usage_error(
-        "--opt-in-bwd steps the optimizer inside backward: it cannot accumulate "
-        "--grad-accum " +
-        std::to_string(w.grad_accum) + " micro-batches (torchtune refuses it too)");
-}
-
 }  // namespace detail
 
 }  // namespace gpusel

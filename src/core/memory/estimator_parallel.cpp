@@ -78,28 +78,27 @@ double factor_of(const Stage& st, const std::string& name) {
   return 1;  // reduce buckets, context: per GPU whatever the split
 }
 
-// Whether `shard` already spreads component `name` over the dp x cp ranks.
-bool sharded(Shard shard, const std::string& name) {
-  const bool z3 = shard == Shard::zero3 || shard == Shard::fsdp;
-  const bool z2 = z3 || shard == Shard::zero2, z1 = z2 || shard == Shard::zero1;
-  if (name == "optimizer_states" || name == "master_weights" || name == "optimizer_step") return z1;
-  if (name == "gradients") return z2;
-  if (name == "weights") return z3;
+// Whether the shard strategy already spreads component `name` over the dp x cp ranks.
+bool sharded(const Setup& s, const std::string& name) {
+  if (name == "optimizer_states" || name == "master_weights" || name == "optimizer_step")
+    return s.shards_states();
+  if (name == "gradients") return s.shards_grads();
+  if (name == "weights") return s.shards_params();
   return false;
 }
 
 // The expert-parallel share of a component: routed experts / ep where nothing shards it.
-double ep_factor(const Workload& w, const std::string& name) {
-  if (w.ep <= 1 || sharded(w.shard, name)) return 1;
+double ep_factor(const Setup& s, const std::string& name) {
+  if (s.w.ep <= 1 || sharded(s, name)) return 1;
   const bool model_state = kWeightLike.count(name) || kTrainedLike.count(name);
-  return model_state && name != "lora_adapters" ? expert_parallel_share(w) : 1;
+  return model_state && name != "lora_adapters" ? expert_parallel_share(s.w) : 1;
 }
 
-double stage_bytes(const Workload& w, const Estimate& replica, const Stage& st) {
+double stage_bytes(const Setup& s, const Estimate& replica, const Stage& st) {
   double total = 0;
   for (const auto& c : replica.components)
     if (c.where == "gpu" && c.name != "allocator_overhead" && c.name != "cuda_context")
-      total += c.bytes * factor_of(st, c.name) * ep_factor(w, c.name);
+      total += c.bytes * factor_of(st, c.name) * ep_factor(s, c.name);
   return total;
 }
 
@@ -110,11 +109,12 @@ std::string degrees(const Workload& w) {
          std::to_string(data_parallel(w));
 }
 
-void rescale(const Workload& w, Estimate& e, const Stage& st, bool words) {
+void rescale(const Setup& s, Estimate& e, const Stage& st, bool words) {
+  const Workload& w = s.w;
   std::vector<Component> kept;
   for (auto c : e.components) {
     if (c.name == "allocator_overhead" || c.name == "cuda_context") continue;
-    const double ep = ep_factor(w, c.name), f = factor_of(st, c.name) * ep;
+    const double ep = ep_factor(s, c.name), f = factor_of(st, c.name) * ep;
     if (f == 0) continue;
     const bool per_sequence =
         w.cp > 1 && (c.name.rfind("activations", 0) == 0 || c.name == "logits");
@@ -144,10 +144,10 @@ Estimate model_parallel_estimate(const Workload& w, EstimateDetail level) {
   std::vector<std::string> unused;
   const Setup s = make_setup(w, unused);
   const Stage first = stage_share(s, true), last = stage_share(s, false);
-  const bool first_busier = stage_bytes(w, e, first) >= stage_bytes(w, e, last);
+  const bool first_busier = stage_bytes(s, e, first) >= stage_bytes(s, e, last);
   const Stage& st = first_busier ? first : last;
   const bool words = level == EstimateDetail::full;
-  rescale(w, e, st, words);
+  rescale(s, e, st, words);
   const double allocated = std::max(0.0, e.allocated_bytes());
   const double frac = data_constant("allocator_overhead_fraction");
   e.components.push_back(

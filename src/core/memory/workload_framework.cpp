@@ -7,6 +7,7 @@
 #include "gpusel/base/error.hpp"
 #include "gpusel/base/text.hpp"
 #include "gpusel/memory/workload.hpp"
+#include "workload_internal.hpp"
 
 namespace gpusel {
 
@@ -76,5 +77,21 @@ void apply_framework(Workload& w, const FrameworkProfile& f, bool loss_given, bo
       w.optimizer = parse_optimizer(w.model.cnn->optimizer);
   }
 }
+
+namespace detail {
+
+// --opt-in-bwd steps each parameter as its gradient is made: nothing to accumulate into
+// (torchtune's recipes raise "Gradient accumulation is not supported with optimizer in bwd",
+// recipes/full_finetune_single_device.py and full_finetune_distributed.py).
+void validate_optimizer_in_backward(const Workload& w) {
+  if (is_training(w.mode) && w.framework.optimizer_in_backward.value == "always" &&
+      w.grad_accum > 1)
+    throw usage_error(
+        "--opt-in-bwd steps the optimizer inside backward: it cannot accumulate "
+        "--grad-accum " +
+        std::to_string(w.grad_accum) + " micro-batches (torchtune refuses it too)");
+}
+
+}  // namespace detail
 
 }  // namespace gpusel

@@ -26,7 +26,7 @@ void validate_cpu_moe(const Workload& w);
 
 // --selective-ckpt: a dense decoder trained whole, not with --grad-ckpt (checkpointing.cpp).
 void validate_selective_ckpt(const Workload& w);
-// --opt-in-bwd with --grad-accum above 1 (checkpointing.cpp).
+// --opt-in-bwd with --grad-accum above 1 (workload_framework.cpp).
 void validate_optimizer_in_backward(const Workload& w);
 
 // --shard hsdp: training, FSDP, no model parallelism, whole groups (workload_parallel.cpp).

@@ -38,12 +38,16 @@ double value_at(const std::map<int, double>& table, int key) {  // nearest key a
 
 bool shards_params(Shard s) { return s == Shard::zero3 || s == Shard::fsdp; }
 
+}  // namespace
+
 // Gradients as they are reduced: fp32 for LoRA adapters (PEFT keeps them fp32), AMP and
 // fp32 training; the weights' 16-bit dtype for pure bf16/fp16 training.
 double grad_bytes(const Workload& w, const Shape& s) {
   const bool fp32 = w.amp || w.precision == Precision::fp32 || adapters(w.mode);
   return s.trainable * (fp32 ? 4 : 2);
 }
+
+namespace {
 
 // Parameters as FSDP/ZeRO-3 gathers them: a frozen base in its storage dtype (NF4 for
 // QLoRA), trained weights in the 16-bit compute dtype (FSDP param_dtype; FP8 runs gather

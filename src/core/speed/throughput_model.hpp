@@ -137,6 +137,10 @@ struct StepTimes {
 double model_parallel_exposed_s(const Workload& w, const Shape& s, const Gpu& g, const Fabric& f,
                                 const StepTimes& step, const K& k, std::vector<std::string>& notes);
 
+// Gradients as they are reduced, bytes: fp32 for LoRA adapters, AMP and fp32 training; the
+// weights' 16-bit dtype otherwise (throughput_link.cpp).
+double grad_bytes(const Workload& w, const Shape& s);
+
 // --shard hsdp (throughput_parallel.cpp): FSDP's traffic inside each group of shard_group
 // GPUs, plus the all-reduce of each GPU's gradient shard across the replicas once per step.
 double hybrid_exposed_s(const Workload& w, const Shape& s, const Gpu& g, const Fabric& f,

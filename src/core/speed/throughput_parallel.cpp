@@ -161,9 +161,7 @@ Cost data_parallel_s(const Workload& w, const Shape& s, const Fabric& f, const F
   if (x.dp * x.cp < 2) return {};
   const Fabric d = spaced_fabric(f, x.dp * x.cp, x.tp);
   const double share = expert_parallel_share(w) / (x.tp * x.pp);
-  const bool fp32 =
-      w.amp || w.precision == Precision::fp32 || w.mode == Mode::lora || w.mode == Mode::qlora;
-  const double grads = s.trainable * (fp32 ? 4 : 2) * share;
+  const double grads = grad_bytes(w, s) * share;
   const double ov = k.comm_overlap_fraction, m = x.micro;
   double exposed = 0, gather = 0;  // gather: ZeRO-1/2's weight all-gather after the step
   std::string what;
@@ -217,8 +215,7 @@ double hybrid_exposed_s(const Workload& w, const Shape& s, const Gpu& g, const F
   // its peers of the other groups, overlapped with the backward as DDP's is.
   const int replicas = w.gpus / w.shard_group;
   const Fabric across = spaced_fabric(f, replicas, w.shard_group);
-  const bool fp32 = w.amp || w.precision == Precision::fp32;
-  const double shard = s.trainable * (fp32 ? 4 : 2) / w.shard_group;
+  const double shard = grad_bytes(w, s) / w.shard_group;
   const double ar = allreduce_s(across, shard);
   const double exposed =
       std::max(0.0, ar - k.comm_overlap_fraction * bwd) / std::max(1, w.grad_accum);
